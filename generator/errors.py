@@ -1,0 +1,40 @@
+"""The one exception family, and the located problem it carries.
+
+The library never prints or exits: it collects `Problem`s, and `cli.py` turns
+them into `Error: ...` lines on stderr and exit code 1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    """Something wrong with one file: where, which field, what, and the fix."""
+
+    file: str
+    line: int | None
+    field: str | None
+    message: str
+    severity: Severity = "error"
+
+    def __str__(self) -> str:
+        where = self.file if self.line is None else f"{self.file}:{self.line}"
+        field = f" {self.field}:" if self.field else ""
+        return f"{where}:{field} {self.message}"
+
+
+class BenchledgerError(Exception):
+    """Raised when input cannot be used; carries every problem found."""
+
+    def __init__(self, problems: list[Problem] | Problem | str) -> None:
+        if isinstance(problems, str):
+            problems = [Problem("", None, None, problems)]
+        elif isinstance(problems, Problem):
+            problems = [problems]
+        self.problems = problems
+        super().__init__("\n".join(str(p) for p in problems))

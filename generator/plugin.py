@@ -1,0 +1,93 @@
+"""The `benchledger` MkDocs plugin: regenerate the publication's pages as real
+files on every build, keep generated run pages out of the navigation, and
+watch runs/ while serving. Everything else is ordinary MkDocs."""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+import logging
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from mkdocs.config import config_options as c
+from mkdocs.config.base import Config
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin
+from mkdocs.structure.files import InclusionLevel
+
+from . import publication, sitefiles
+from .errors import BenchledgerError
+from .load import RUNS_DIR, Ledger, load
+
+log = logging.getLogger("mkdocs.plugins.benchledger")
+RUN_PAGE = re.compile(r"^runs/[^/]+/index\.md$")
+USER_EPOCH = os.environ.get("SOURCE_DATE_EPOCH")  # a value the user set wins
+
+
+class PluginConfig(Config):
+    min_effect = c.Type(float, default=0.01)
+    noise = c.Optional(c.Type(float))
+    confidence = c.Type(float, default=0.95)
+
+
+def build_epoch(ledger: Ledger) -> int:
+    """A build timestamp taken from the inputs (the newest run or report date), never the clock."""
+    dates = [run.meta.date for run in ledger.runs.values()]
+    dates += [r.meta.date for r in ledger.reports if r.meta.date is not None]
+    newest = max(dates, default=dt.date(1970, 1, 1))
+    return int(dt.datetime.combine(newest, dt.time(), dt.UTC).timestamp())
+
+
+def generate_into(root: Path, docs_dir: Path) -> tuple[Ledger, sitefiles.WriteReport]:
+    """Load the repository and write its generated pages; raise on any error."""
+    ledger = load(root, docs_dir.relative_to(root).as_posix())
+    if ledger.errors:
+        raise BenchledgerError(ledger.errors)
+    return ledger, sitefiles.write(docs_dir, publication.generate(ledger))
+
+
+class BenchledgerPlugin(BasePlugin[PluginConfig]):
+    def on_config(self, config: Any) -> Any:
+        self.root = Path(config.config_file_path).resolve().parent
+        docs_dir = Path(config.docs_dir).resolve()
+        try:
+            ledger, report = generate_into(self.root, docs_dir)
+        except BenchledgerError as err:
+            raise PluginError("benchledger found problems:\n" + str(err)) from None
+        log.info(
+            "benchledger: %s; %d files written, %d unchanged, %d removed",
+            ledger.summary(),
+            len(report.written),
+            report.unchanged,
+            len(report.removed),
+        )
+        for path in publication.JAVASCRIPT:
+            if path not in [str(s) for s in config.extra_javascript]:
+                config.extra_javascript.append(path)
+        for path in publication.STYLESHEETS:
+            if path not in config.extra_css:
+                config.extra_css.append(path)
+        if config.theme.name == "material" and config.theme.get("font") is not False:
+            log.info("benchledger: theme.font set to false so no page loads Google Fonts")
+            config.theme["font"] = False
+        os.environ["SOURCE_DATE_EPOCH"] = USER_EPOCH or str(build_epoch(ledger))
+        return config
+
+    def on_files(self, files: Any, config: Any) -> Any:
+        for file in files:
+            if RUN_PAGE.match(file.src_uri):
+                file.inclusion = InclusionLevel.NOT_IN_NAV
+        return files
+
+    def on_page_markdown(self, markdown: str, page: Any, config: Any, files: Any) -> str:
+        title = page.meta.get("title")
+        if isinstance(title, str):
+            page.meta["title"] = html.escape(title)
+        return markdown
+
+    def on_serve(self, server: Any, config: Any, builder: Any) -> Any:
+        server.watch(str(self.root / RUNS_DIR))
+        return server

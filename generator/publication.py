@@ -1,0 +1,181 @@
+"""The ledger as generated site files: {path under docs_dir: bytes}.
+
+Pure except for the vega-embed bundle, which is generated once per
+vl-convert version and cached in the user's cache folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from . import charts as ch
+from . import pages
+from . import text as t
+from .load import Ledger, Run
+from .summaries import condition_label, summarize_run
+
+RUNS = "runs"
+ASSETS = "assets/benchledger"
+VEGA_JS = f"{ASSETS}/vega.js"
+CHARTS_JS = f"{ASSETS}/charts.js"
+CSS = f"{ASSETS}/benchledger.css"
+JAVASCRIPT = (VEGA_JS, CHARTS_JS)
+STYLESHEETS = (CSS,)
+# Raw files are served from the site's origin: anything a browser or MkDocs could
+# interpret (.html, .svg, .md, .js, ...) is published with .txt appended.
+PLAIN_SUFFIXES = {
+    ".csv",
+    ".tsv",
+    ".yaml",
+    ".yml",
+    ".json",
+    ".jsonl",
+    ".txt",
+    ".log",
+    ".sig",
+    ".out",
+    ".err",
+    ".gz",
+    ".zip",
+    ".png",
+    ".jpg",
+    ".jpeg",
+}
+
+
+def chart_json(chart: Any) -> bytes:
+    return json.dumps(chart.to_dict(), sort_keys=True, separators=(",", ":")).encode()
+
+
+def published_name(path: str) -> str:
+    """The name a run file is published under (dangerous suffixes neutralized)."""
+    return path if Path(path).suffix.lower() in PLAIN_SUFFIXES else path + ".txt"
+
+
+def _direction(better: str | None) -> str:
+    return {"higher": "Higher is better.", "lower": "Lower is better."}.get(
+        better or "", "No direction declared: shown, never judged."
+    )
+
+
+def run_outputs(run: Run) -> dict[str, bytes]:
+    """The page of one run, its chart specs and its downloadable files."""
+    base = f"{RUNS}/{run.id}"
+    summary = summarize_run(run)
+    order = [condition_label(run.results.conditions, at) for at in run.results.condition_values()]
+    out: dict[str, bytes] = {}
+    blocks = []
+    for name, metric in run.meta.metrics.items():
+        at_metric = summary.at(name)
+        if not at_metric:
+            continue
+        points = [
+            ch.Point(m.label, trial, v)
+            for m in at_metric
+            for trial, v in zip(m.trials, m.values, strict=True)
+        ]
+        if run.reported:
+            specs = {
+                "reported": (
+                    ch.reported_chart(points, order, name, metric.unit),
+                    "Reported figures: one diamond each, no interval.",
+                )
+            }
+        else:
+            intervals = [
+                ch.Interval(m.label, m.summary.mean, m.summary.ci_low, m.summary.ci_high, m.summary.n)
+                for m in at_metric
+                if m.summary is not None
+            ]
+            specs = {
+                "trials": (
+                    ch.trials_chart(points, intervals, order, name, metric.unit),
+                    "Every trial a grey dot; blue: the mean and its 95% CI.",
+                ),
+                "sequence": (
+                    ch.sequence_chart(points, order, name, metric.unit),
+                    "Each trial against its condition's median: warmup and drift show as slopes.",
+                ),
+            }
+        refs = []
+        for kind, (chart, caption) in specs.items():
+            path = f"charts/{name}-{kind}.json"
+            out[f"{base}/{path}"] = chart_json(chart)
+            refs.append(pages.ChartSpec(path, f"{kind} chart of {name}", caption))
+        blocks.append(
+            pages.ChartBlock(
+                name,
+                metric.unit,
+                _direction(metric.better),
+                tuple(refs),
+                pages.per_trial_table(run, name, at_metric),
+            )
+        )
+    rate_specs = []
+    for rate in run.meta.rates:
+        intervals = [
+            ch.Interval(
+                r.label,
+                r.summary.pooled,
+                r.summary.wilson_low,
+                r.summary.wilson_high,
+                len(r.summary.per_trial),
+            )
+            for r in summary.rates
+            if r.rate == rate and r.summary.pooled is not None
+        ]
+        if intervals:
+            path = f"charts/rate-{rate}.json"
+            out[f"{base}/{path}"] = chart_json(ch.rate_chart(intervals, order, rate))
+            rate_specs.append(pages.ChartSpec(path, f"pooled {rate} with Wilson intervals", ""))
+    files = []
+    for name in run.files:
+        data = run.blobs[name]
+        target = f"files/{published_name(name)}"
+        out[f"{base}/{target}"] = data
+        files.append(pages.FileLink(t.link(name, t.path_url(target)), len(data)))
+    out[f"{base}/index.md"] = pages.run_page(run, summary, blocks, rate_specs, files).encode()
+    return out
+
+
+def _cache_dir() -> Path:
+    base = os.environ.get("BENCHLEDGER_CACHE") or os.environ.get("XDG_CACHE_HOME")
+    return Path(base) / "benchledger" if base else Path.home() / ".cache" / "benchledger"
+
+
+def vega_bundle() -> bytes:
+    """vega, vega-lite and vega-embed in one local script (vl-convert), cached per version."""
+    import vl_convert
+
+    version = getattr(vl_convert, "__version__", "unknown")
+    path = _cache_dir() / f"vega-embed-{version}.js"
+    if path.is_file():
+        return path.read_bytes()
+    data = vl_convert.javascript_bundle(None).encode()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_bytes(data)
+    tmp.replace(path)
+    return data
+
+
+def asset_outputs() -> dict[str, bytes]:
+    own = resources.files("generator") / "assets"
+    return {
+        VEGA_JS: vega_bundle(),
+        CHARTS_JS: (own / "charts.js").read_bytes(),
+        CSS: (own / "benchledger.css").read_bytes(),
+    }
+
+
+def generate(ledger: Ledger) -> dict[str, bytes]:
+    """Every generated file of the publication, keyed by its path under docs_dir."""
+    out = asset_outputs()
+    out[f"{RUNS}/index.md"] = pages.runs_index(list(ledger.runs.values())).encode()
+    for run in ledger.runs.values():
+        out.update(run_outputs(run))
+    return out

@@ -1,0 +1,108 @@
+"""Fixture publications built from {path: content} dicts (mkdocs' @tempdir style)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+MKDOCS_YML = """\
+site_name: fixture
+docs_dir: site_src
+theme:
+  name: material
+  font: false
+plugins:
+  - search
+  - benchledger
+nav:
+  - Home: index.md
+  - Runs: runs/index.md
+"""
+
+
+def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:
+    for rel, content in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content)
+    return root
+
+
+def run_yaml(run_id: str, **fields: object) -> str:
+    data: dict[str, object] = {
+        "schema": "benchledger.run/1",
+        "id": run_id,
+        "title": f"Run {run_id}",
+        "date": "2026-09-01",
+        "benchmark": "spec-decode-throughput",
+        "setup": {"draft_vocab": 16000, "head_kernel": "stock"},
+        "conditions": ["concurrency"],
+        "metrics": {
+            "tokens_per_second": {"unit": "tok/s", "better": "higher"},
+            "draft_tokens": {"unit": "tokens"},
+            "draft_accepted": {"unit": "tokens"},
+        },
+        "rates": {"acceptance": {"numerator": "draft_accepted", "denominator": "draft_tokens"}},
+        "warmup_trials": 1,
+        "source": {"kind": "measured"},
+    }
+    data.update(fields)
+    return yaml.safe_dump(data, sort_keys=False)
+
+
+MANIFEST = """\
+schema: benchledger.manifest/1
+captured: {at: 2026-09-01T10:12:00Z, by: benchledger 0.1.0, method: auto}
+host: {name: spark-01, cores: 20, memory_gb: 128}
+accelerators:
+  - {name: NVIDIA GB10, driver: "580.95", cuda: "13.0"}
+software: {engine: llama.cpp, engine_version: b6520}
+kernels: {draft_head_gemm: stock}
+"""
+
+RESULTS = """\
+trial,concurrency,tokens_per_second,draft_tokens,draft_accepted
+1,1,31.2,2048,1490
+1,8,104.1,16384,11790
+2,1,30.8,2040,1502
+2,8,103.5,16300,11800
+3,1,31.0,2050,1480
+3,8,104.8,16390,11750
+4,1,30.9,2046,1495
+4,8,102.9,16310,11820
+5,1,31.4,2052,1488
+5,8,104.0,16350,11790
+"""
+
+REQUESTS = """\
+trial,concurrency,request,start_s,ttft_s,latency_s,output_tokens,draft_tokens,draft_accepted,error
+1,1,1,0.0,0.05,4.1,128,200,140,
+1,1,2,4.1,0.06,4.0,128,205,142,
+1,8,1,0.0,0.2,5.0,128,210,150,
+1,8,2,0.0,,,,,,HTTP 500
+"""
+
+
+def measured_run(run_id: str = "2026-09-01-measured", **fields: object) -> dict[str, str]:
+    base = f"runs/{run_id}"
+    return {
+        f"{base}/run.yaml": run_yaml(run_id, **fields),
+        f"{base}/manifest.yaml": MANIFEST,
+        f"{base}/results.csv": RESULTS,
+        f"{base}/requests.csv": REQUESTS,
+    }
+
+
+def publication(*runs: dict[str, str], extra: dict[str, str] | None = None) -> dict[str, str]:
+    files: dict[str, str] = {
+        "mkdocs.yml": MKDOCS_YML,
+        "site_src/index.md": "# Fixture\n\nSee [runs](runs/index.md).\n",
+    }
+    for run in runs:
+        files.update(run)
+    files.update(extra or {})
+    return files
