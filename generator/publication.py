@@ -155,7 +155,7 @@ def vega_bundle() -> bytes:
     path = _cache_dir() / f"vega-embed-{version}.js"
     if path.is_file():
         return path.read_bytes()
-    data = vl_convert.javascript_bundle(None).encode()
+    data = vl_convert.javascript_bundle().encode()  # type: ignore[call-arg]
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
     tmp.write_bytes(data)

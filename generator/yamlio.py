@@ -63,8 +63,10 @@ def parse_yaml(text: str, rel: str) -> tuple[Any, Lines]:
         mark = getattr(err, "problem_mark", None)
         line = mark.line + 1 if mark else None
         problem = getattr(err, "problem", None) or str(err)
+        context, cmark = getattr(err, "context", None), getattr(err, "context_mark", None)
+        where = f" ({context} started on line {cmark.line + 1})" if context and cmark else ""
         raise BenchledgerError(
-            Problem(rel, line, None, f"YAML syntax error: {problem}; fix the YAML at this line")
+            Problem(rel, line, None, f"YAML syntax error: {problem}{where}; fix the YAML there")
         ) from None
     finally:
         loader.dispose()

@@ -1,0 +1,104 @@
+"""Statistics against hand-computed values, and properties that must always hold."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from generator import stats
+
+finite = st.floats(min_value=0.01, max_value=1e6, allow_nan=False, allow_infinity=False)
+
+
+def test_summary_of_one_two_three_four() -> None:
+    s = stats.summarize([1, 2, 3, 4])
+    assert (s.n, s.mean, s.median, s.min, s.max) == (4, 2.5, 2.5, 1, 4)
+    assert s.sd == pytest.approx(math.sqrt(5 / 3))
+    assert s.cv == pytest.approx(0.5163978)
+    # t(0.975, 3) = 3.182446, sem = 0.645497, half-width 2.054260
+    assert s.ci_low == pytest.approx(0.445740, abs=1e-5)
+    assert s.ci_high == pytest.approx(4.554260, abs=1e-5)
+
+
+def test_one_trial_has_no_spread() -> None:
+    s = stats.summarize([31.2])
+    assert (s.n, s.mean, s.sd, s.cv, s.ci_low) == (1, 31.2, None, None, None)
+
+
+def test_empty_input_raises() -> None:
+    for fn in (stats.summarize, stats.modified_zscores, stats.t_interval):
+        with pytest.raises(ValueError, match="at least one trial"):
+            fn([])
+
+
+def test_modified_zscores_by_hand() -> None:
+    z = stats.modified_zscores([1, 2, 3, 4, 100])
+    assert z == pytest.approx([-1.349, -0.6745, 0, 0.6745, 65.4265])
+
+
+def test_modified_zscores_when_mad_is_zero() -> None:
+    z = stats.modified_zscores([5, 5, 5, 5, 9])
+    assert z[:4] == [0, 0, 0, 0]
+    assert z[4] == pytest.approx(4 / (1.253314 * 0.8))
+    assert stats.modified_zscores([5, 5, 5]) == [0, 0, 0]
+
+
+def test_wilson_seven_of_ten() -> None:
+    low, high = stats.wilson(7, 10)
+    assert low == pytest.approx(0.396776, abs=1e-5)
+    assert high == pytest.approx(0.892208, abs=1e-5)
+
+
+def test_wilson_refuses_impossible_counts() -> None:
+    with pytest.raises(ValueError):
+        stats.wilson(11, 10)
+    with pytest.raises(ValueError):
+        stats.wilson(0, 0)
+
+
+def test_rate_pools_counts_across_trials() -> None:
+    r = stats.summarize_rate([1490, 1502], [2048, 2040])
+    assert r.pooled == pytest.approx(2992 / 4088)
+    assert r.per_trial == pytest.approx((1490 / 2048, 1502 / 2040))
+    assert r.wilson_low < r.pooled < r.wilson_high
+
+
+def test_rate_with_nothing_drafted_has_no_interval() -> None:
+    r = stats.summarize_rate([0, 0], [0, 0])
+    assert r.pooled is None and r.per_trial == ()
+
+
+def test_warnings_name_the_remedy() -> None:
+    assert stats.warnings([10, 10.1, 9.9, 10], "higher") == []
+    noisy = stats.warnings([10, 14, 7, 12], "higher")
+    assert any("CV is" in w and "Run more trials" in w for w in noisy)
+    outlier = stats.warnings([10, 10.1, 9.9, 10, 10.05, 30], None)
+    assert any("Trial 6 is an outlier" in w for w in outlier)
+    slow_first = stats.warnings([7, 10, 10.1, 9.9, 10], "higher")
+    assert any("Trial 1 is 30% worse" in w and "warmup" in w for w in slow_first)
+    # For a lower-is-better metric, a *lower* first trial is not a warmup problem.
+    assert not any("worse" in w for w in stats.warnings([7, 10, 10.1, 9.9, 10], "lower"))
+
+
+@given(st.lists(finite, min_size=2, max_size=30))
+def test_interval_contains_mean(values: list[float]) -> None:
+    s = stats.summarize(values)
+    assert s.ci_low <= s.mean * (1 + 1e-12) and s.mean <= s.ci_high * (1 + 1e-12)
+    assert s.min <= s.median <= s.max
+
+
+@given(st.lists(finite, min_size=2, max_size=30), st.floats(min_value=0.1, max_value=100))
+def test_cv_is_scale_free(values: list[float], factor: float) -> None:
+    a, b = stats.summarize(values), stats.summarize([v * factor for v in values])
+    assert b.cv == pytest.approx(a.cv, rel=1e-6, abs=1e-9)
+
+
+@given(st.lists(finite, min_size=3, max_size=30), st.floats(min_value=-1000, max_value=1000))
+def test_zscores_ignore_a_shift(values: list[float], shift: float) -> None:
+    a = stats.modified_zscores(values)
+    b = stats.modified_zscores([v + shift for v in values])
+    for x, y in zip(a, b, strict=True):
+        assert x == pytest.approx(y, rel=1e-6, abs=1e-6) or (math.isinf(x) and math.isinf(y))
