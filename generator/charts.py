@@ -1,21 +1,28 @@
-"""Altair chart builders. Each returns an `alt.Chart`; none saves anything.
+"""Altair chart builders. Each returns an `alt.Chart` (or layer/facet); none saves.
 
-Field names are fixed (condition, trial, value, ...): publisher strings only
-ever appear as data values and titles, which Vega draws as text.
+A chart is built over a named data source, `table`, and depends only on its
+labels (metric, unit, condition order), so one built chart serves every run
+with the same labels: Altair's construction and validation are slow, so
+`template()` caches the spec and `spec()` inlines each run's rows. Field names
+are fixed; publisher strings only ever appear as data values and titles,
+which Vega draws as text.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+import json
+import statistics
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import altair as alt
-import pandas as pd
 
 HEIGHT = 220
 FACET_WIDTH = 110
 BLUE, GREY, ORANGE = "#1f77b4", "#7f7f7f", "#d95f02"
+DATA = "table"
 
 
 @dataclass(frozen=True)
@@ -38,42 +45,23 @@ def _title(metric: str, unit: str | None) -> str:
     return f"{metric} ({unit})" if unit else metric
 
 
-def _base(data: pd.DataFrame) -> Any:
-    return alt.Chart(data).properties(width="container", height=HEIGHT)
+def _base(width: Any = "container") -> alt.Chart:
+    return alt.Chart(alt.NamedData(name=DATA)).properties(width=width, height=HEIGHT)
 
 
-def trials_chart(
-    points: Sequence[Point],
-    intervals: Sequence[Interval],
-    order: Sequence[str],
-    metric: str,
-    unit: str | None,
-) -> Any:
+def _x(order: Sequence[str]) -> alt.X:
+    return alt.X("condition:N", sort=list(order), title="condition", axis=alt.Axis(labelAngle=0))
+
+
+def trials_chart(order: tuple[str, ...], metric: str, unit: str | None) -> Any:
     """Every trial one dot, the mean and its 95% CI beside; one panel per condition with its
     own y scale, so the spread within a condition stays visible."""
-    rows = [{**p.__dict__, "kind": "trial"} for p in points]
-    rows += [
-        {
-            "condition": i.condition,
-            "trial": None,
-            "value": i.estimate,
-            "low": i.low,
-            "high": i.high,
-            "n": i.n,
-            "kind": "mean",
-        }
-        for i in intervals
-        if i.low is not None
-    ]
-    base = alt.Chart(pd.DataFrame(rows)).properties(width=FACET_WIDTH, height=HEIGHT)
+    base = _base(FACET_WIDTH)
     y = alt.Y("value:Q", title=_title(metric, unit), scale=alt.Scale(zero=False))
     dots = (
         base.transform_filter("datum.kind == 'trial'")
         .mark_circle(size=60, opacity=0.7, color=GREY, xOffset=-8)
-        .encode(
-            y=y,
-            tooltip=[alt.Tooltip("trial:Q"), alt.Tooltip("value:Q", title=metric, format=",.4~g")],
-        )
+        .encode(y=y, tooltip=[alt.Tooltip("trial:Q"), alt.Tooltip("value:Q", title=metric, format=",.4~g")])
     )
     summary = base.transform_filter("datum.kind == 'mean'")
     tooltip = [
@@ -90,21 +78,33 @@ def trials_chart(
     )
     return (
         alt.layer(dots, bars, means)
-        .facet(column=alt.Column("condition:N", sort=list(order), title=None))
+        .facet(column=alt.Column("condition:N", sort=list(order), title=None), data=alt.NamedData(name=DATA))
         .resolve_scale(y="independent")
     )
 
 
-def sequence_chart(points: Sequence[Point], order: Sequence[str], metric: str, unit: str | None) -> Any:
+def trials_rows(points: Sequence[Point], intervals: Sequence[Interval]) -> list[dict[str, Any]]:
+    rows = [{**p.__dict__, "kind": "trial"} for p in points]
+    rows += [
+        {
+            "condition": i.condition,
+            "value": i.estimate,
+            "low": i.low,
+            "high": i.high,
+            "n": i.n,
+            "kind": "mean",
+        }
+        for i in intervals
+        if i.low is not None
+    ]
+    return rows
+
+
+def sequence_chart(order: tuple[str, ...], metric: str, unit: str | None) -> Any:
     """Each trial's deviation from its condition's median, against trial index: warmup and
     drift show as slopes, on one axis for every condition."""
-    medians = {c: float(pd.Series([p.value for p in points if p.condition == c]).median()) for c in order}
-    rows = [
-        {**p.__dict__, "deviation": (p.value / medians[p.condition] - 1) if medians[p.condition] else 0.0}
-        for p in points
-    ]
     return (
-        _base(pd.DataFrame(rows))
+        _base()
         .mark_line(point=True)
         .encode(
             x=alt.X("trial:Q", title="trial", axis=alt.Axis(tickMinStep=1, format="d")),
@@ -120,13 +120,24 @@ def sequence_chart(points: Sequence[Point], order: Sequence[str], metric: str, u
     )
 
 
-def reported_chart(points: Sequence[Point], order: Sequence[str], metric: str, unit: str | None) -> Any:
+def sequence_rows(points: Sequence[Point]) -> list[dict[str, Any]]:
+    medians = {
+        c: statistics.median(p.value for p in points if p.condition == c)
+        for c in {p.condition for p in points}
+    }
+    return [
+        {**p.__dict__, "deviation": p.value / medians[p.condition] - 1 if medians[p.condition] else 0.0}
+        for p in points
+    ]
+
+
+def reported_chart(order: tuple[str, ...], metric: str, unit: str | None) -> Any:
     """Figures copied from a publication: one diamond each, never an interval."""
     return (
-        _base(pd.DataFrame([p.__dict__ for p in points]))
+        _base()
         .mark_point(shape="diamond", size=120, filled=True, color=ORANGE)
         .encode(
-            x=alt.X("condition:N", sort=list(order), title="condition", axis=alt.Axis(labelAngle=0)),
+            x=_x(order),
             y=alt.Y("value:Q", title=_title(metric, unit) + " (reported)"),
             tooltip=[
                 alt.Tooltip("condition:N"),
@@ -136,10 +147,8 @@ def reported_chart(points: Sequence[Point], order: Sequence[str], metric: str, u
     )
 
 
-def rate_chart(intervals: Sequence[Interval], order: Sequence[str], rate: str) -> Any:
+def rate_chart(order: tuple[str, ...], rate: str) -> Any:
     """Pooled rate per condition with its Wilson 95% interval."""
-    data = _base(pd.DataFrame([i.__dict__ for i in intervals if i.low is not None]))
-    x = alt.X("condition:N", sort=list(order), title="condition", axis=alt.Axis(labelAngle=0))
     y = alt.Y("estimate:Q", title=rate, scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%"))
     tooltip = [
         alt.Tooltip("condition:N"),
@@ -147,6 +156,23 @@ def rate_chart(intervals: Sequence[Interval], order: Sequence[str], rate: str) -
         alt.Tooltip("low:Q", title="Wilson 95% low", format=".1%"),
         alt.Tooltip("high:Q", title="Wilson 95% high", format=".1%"),
     ]
-    bars = data.mark_rule(color=BLUE, strokeWidth=2).encode(x=x, y="low:Q", y2="high:Q", tooltip=tooltip)
-    dots = data.mark_circle(size=80, color=BLUE).encode(x=x, y=y, tooltip=tooltip)
+    bars = (
+        _base()
+        .mark_rule(color=BLUE, strokeWidth=2)
+        .encode(x=_x(order), y="low:Q", y2="high:Q", tooltip=tooltip)
+    )
+    dots = _base().mark_circle(size=80, color=BLUE).encode(x=_x(order), y=y, tooltip=tooltip)
     return alt.layer(bars, dots)
+
+
+@functools.lru_cache(maxsize=512)
+def template(builder: Callable[..., Any], *labels: Any) -> str:
+    """The Vega-Lite spec of `builder(*labels)` without data, built once per labels."""
+    return json.dumps(builder(*labels).to_dict(validate=True))
+
+
+def spec(builder: Callable[..., Any], labels: tuple[Any, ...], rows: Sequence[dict[str, Any]]) -> bytes:
+    """The chart's Vega-Lite JSON with its rows inlined (the page never fetches data)."""
+    out = json.loads(template(builder, *labels))
+    out["datasets"] = {DATA: list(rows)}
+    return json.dumps(out, sort_keys=True, separators=(",", ":")).encode()

@@ -159,3 +159,7 @@ def main() -> None:
         for problem in err.problems:
             typer.echo(f"Error: {problem}", err=True)
         sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -6,11 +6,9 @@ vl-convert version and cached in the user's cache folder.
 
 from __future__ import annotations
 
-import json
 import os
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 from . import charts as ch
 from . import pages
@@ -47,13 +45,14 @@ PLAIN_SUFFIXES = {
 }
 
 
-def chart_json(chart: Any) -> bytes:
-    return json.dumps(chart.to_dict(), sort_keys=True, separators=(",", ":")).encode()
-
-
 def published_name(path: str) -> str:
     """The name a run file is published under (dangerous suffixes neutralized)."""
     return path if Path(path).suffix.lower() in PLAIN_SUFFIXES else path + ".txt"
+
+
+REPORTED = "Reported figures: one diamond each, no interval."
+TRIALS = "Every trial a grey dot; blue: the mean and its 95% CI."
+SEQUENCE = "Each trial against its condition's median: warmup and drift show as slopes."
 
 
 def _direction(better: str | None) -> str:
@@ -66,7 +65,7 @@ def run_outputs(run: Run) -> dict[str, bytes]:
     """The page of one run, its chart specs and its downloadable files."""
     base = f"{RUNS}/{run.id}"
     summary = summarize_run(run)
-    order = [condition_label(run.results.conditions, at) for at in run.results.condition_values()]
+    order = tuple(condition_label(run.results.conditions, at) for at in run.results.condition_values())
     out: dict[str, bytes] = {}
     blocks = []
     for name, metric in run.meta.metrics.items():
@@ -78,13 +77,9 @@ def run_outputs(run: Run) -> dict[str, bytes]:
             for m in at_metric
             for trial, v in zip(m.trials, m.values, strict=True)
         ]
+        labels = (order, name, metric.unit)
         if run.reported:
-            specs = {
-                "reported": (
-                    ch.reported_chart(points, order, name, metric.unit),
-                    "Reported figures: one diamond each, no interval.",
-                )
-            }
+            specs = {"reported": (ch.spec(ch.reported_chart, labels, [p.__dict__ for p in points]), REPORTED)}
         else:
             intervals = [
                 ch.Interval(m.label, m.summary.mean, m.summary.ci_low, m.summary.ci_high, m.summary.n)
@@ -92,29 +87,16 @@ def run_outputs(run: Run) -> dict[str, bytes]:
                 if m.summary is not None
             ]
             specs = {
-                "trials": (
-                    ch.trials_chart(points, intervals, order, name, metric.unit),
-                    "Every trial a grey dot; blue: the mean and its 95% CI.",
-                ),
-                "sequence": (
-                    ch.sequence_chart(points, order, name, metric.unit),
-                    "Each trial against its condition's median: warmup and drift show as slopes.",
-                ),
+                "trials": (ch.spec(ch.trials_chart, labels, ch.trials_rows(points, intervals)), TRIALS),
+                "sequence": (ch.spec(ch.sequence_chart, labels, ch.sequence_rows(points)), SEQUENCE),
             }
         refs = []
-        for kind, (chart, caption) in specs.items():
+        for kind, (data, caption) in specs.items():
             path = f"charts/{name}-{kind}.json"
-            out[f"{base}/{path}"] = chart_json(chart)
+            out[f"{base}/{path}"] = data
             refs.append(pages.ChartSpec(path, f"{kind} chart of {name}", caption))
-        blocks.append(
-            pages.ChartBlock(
-                name,
-                metric.unit,
-                _direction(metric.better),
-                tuple(refs),
-                pages.per_trial_table(run, name, at_metric),
-            )
-        )
+        table = pages.per_trial_table(run, name, at_metric)
+        blocks.append(pages.ChartBlock(name, metric.unit, _direction(metric.better), tuple(refs), table))
     rate_specs = []
     for rate in run.meta.rates:
         intervals = [
@@ -130,7 +112,7 @@ def run_outputs(run: Run) -> dict[str, bytes]:
         ]
         if intervals:
             path = f"charts/rate-{rate}.json"
-            out[f"{base}/{path}"] = chart_json(ch.rate_chart(intervals, order, rate))
+            out[f"{base}/{path}"] = ch.spec(ch.rate_chart, (order, rate), [i.__dict__ for i in intervals])
             rate_specs.append(pages.ChartSpec(path, f"pooled {rate} with Wilson intervals", ""))
     files = []
     for name in run.files:
@@ -165,7 +147,12 @@ def vega_bundle() -> bytes:
 
 def asset_outputs() -> dict[str, bytes]:
     own = resources.files("generator") / "assets"
-    return {
+    schemas = {
+        f"{ASSETS}/schemas/{entry.name}": entry.read_bytes()
+        for entry in (resources.files("generator") / "schemas").iterdir()
+        if entry.name.endswith(".json")
+    }
+    return schemas | {
         VEGA_JS: vega_bundle(),
         CHARTS_JS: (own / "charts.js").read_bytes(),
         CSS: (own / "benchledger.css").read_bytes(),
