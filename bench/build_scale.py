@@ -58,12 +58,15 @@ def make_publication(root: Path, runs: int) -> None:
         folder.mkdir(parents=True)
         (folder / "run.yaml").write_text(RUN.format(id=rid, i=i, day=1 + i % 28, nmax=1 + i % 8))
         (folder / "manifest.yaml").write_text(
-            "schema: benchledger.manifest/1\nhost: {name: bench, cores: 2}\n")
+            "schema: benchledger.manifest/1\nhost: {name: bench, cores: 2}\n"
+        )
         rows = ["trial,concurrency,tokens_per_second,ttft_p50_s,draft_accepted"]
         for trial in range(1, 6):
             for conc in (1, 4, 16):
-                rows.append(f"{trial},{conc},{rng.gauss(30 * conc ** 0.5, 1):.3f},"
-                            f"{rng.gauss(0.05 * conc, 0.005):.4f},{rng.randint(900, 1100)}")
+                rows.append(
+                    f"{trial},{conc},{rng.gauss(30 * conc**0.5, 1):.3f},"
+                    f"{rng.gauss(0.05 * conc, 0.005):.4f},{rng.randint(900, 1100)}"
+                )
         (folder / "results.csv").write_text("\n".join(rows) + "\n")
 
 
@@ -88,23 +91,34 @@ def measure(runs: int, tmp: Path) -> dict[str, object]:
     (root / "mkdocs.yml").write_text(MKDOCS.format(plugin=""))  # same pages, plugin off
     plain = timed([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(root / "mkdocs.yml")], root)
     size, largest, name = site_stats(root / "site")
-    return {"runs": runs, "benchledger": full, "mkdocs": plain, "ratio": full / plain,
-            "per_run_ms": 1000 * full / runs, "site_mb": size / 1e6, "largest_kb": largest / 1e3,
-            "largest": name}
+    return {
+        "runs": runs,
+        "benchledger": full,
+        "mkdocs": plain,
+        "ratio": full / plain,
+        "per_run_ms": 1000 * full / runs,
+        "site_mb": size / 1e6,
+        "largest_kb": largest / 1e3,
+        "largest": name,
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="10,100,1000")
     args = parser.parse_args()
-    print(f"{'runs':>6} {'benchledger s':>14} {'mkdocs s':>9} {'ratio':>6} {'ms/run':>7} "
-          f"{'site MB':>8} {'largest KB':>10}  largest page")
+    print(
+        f"{'runs':>6} {'benchledger s':>14} {'mkdocs s':>9} {'ratio':>6} {'ms/run':>7} "
+        f"{'site MB':>8} {'largest KB':>10}  largest page"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         for runs in (int(s) for s in args.sizes.split(",")):
             r = measure(runs, Path(tmp))
-            print(f"{r['runs']:>6} {r['benchledger']:>14.2f} {r['mkdocs']:>9.2f} {r['ratio']:>6.2f} "
-                  f"{r['per_run_ms']:>7.1f} {r['site_mb']:>8.1f} {r['largest_kb']:>10.1f}  {r['largest']}",
-                  flush=True)
+            print(
+                f"{r['runs']:>6} {r['benchledger']:>14.2f} {r['mkdocs']:>9.2f} {r['ratio']:>6.2f} "
+                f"{r['per_run_ms']:>7.1f} {r['site_mb']:>8.1f} {r['largest_kb']:>10.1f}  {r['largest']}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from helpers import measured_run, publication, write_tree  # noqa: E402
+from helpers import measured_run, publication, write_tree
 
 
 @pytest.fixture

@@ -45,7 +45,11 @@ def test_empty_runs_folder_is_valid(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("file", "content", "expected"),
     [
-        ("run.yaml", "schema: benchledger.run/1\nid: [unclosed\n", ["run.yaml:3", "YAML syntax error", "started on line 2"]),
+        (
+            "run.yaml",
+            "schema: benchledger.run/1\nid: [unclosed\n",
+            ["run.yaml:3", "YAML syntax error", "started on line 2"],
+        ),
         (
             "run.yaml",
             "schema: benchledger.run/1\nid: !!python/object/apply:os.system ['echo hi']\n",
@@ -80,16 +84,24 @@ def test_empty_runs_folder_is_valid(tmp_path: Path) -> None:
         ("results.csv", RESULTS.replace("104.1", "inf"), ["results.csv:3", "not finite"]),
         ("results.csv", RESULTS + "1,8,99.0,1,1\n", ["results.csv:12", "trial 1", "repeats line 3"]),
         ("results.csv", RESULTS.replace("\n2,1,", "\nzwei,1,"), ["results.csv:4", "trial"]),
-        ("receipts/r.yaml", "schema: benchledger.receipt/1\nverifier: Zak\nmethod: rerun\n"
-         "date: 2026-09-25\nfiles: {/etc/passwd: 'sha256:" + "0" * 64 + "'}\n", ["r.yaml", "absolute"]),
-        ("receipts/r.yaml", "schema: benchledger.receipt/1\nverifier: Zak\nmethod: rerun\n"
-         "date: 2026-09-25\nfiles: {../x/run.yaml: 'sha256:" + "0" * 64 + "'}\n", ["r.yaml", "'..'"]),
+        (
+            "receipts/r.yaml",
+            "schema: benchledger.receipt/1\nverifier: Zak\nmethod: rerun\n"
+            "date: 2026-09-25\nfiles: {/etc/passwd: 'sha256:" + "0" * 64 + "'}\n",
+            ["r.yaml", "absolute"],
+        ),
+        (
+            "receipts/r.yaml",
+            "schema: benchledger.receipt/1\nverifier: Zak\nmethod: rerun\n"
+            "date: 2026-09-25\nfiles: {../x/run.yaml: 'sha256:" + "0" * 64 + "'}\n",
+            ["r.yaml", "'..'"],
+        ),
     ],
 )
 def test_bad_input_names_file_and_field(tmp_path: Path, file: str, content: str, expected: list[str]) -> None:
     code, out = check(broken(tmp_path, **{file: content}))
     assert code == 1, out
-    assert out.startswith(f"1 runs, 0 reports") or "0 runs" in out
+    assert out.startswith("1 runs, 0 reports") or "0 runs" in out
     line = next(line for line in out.splitlines() if line.startswith("Error:"))
     for text in expected:
         assert text in out, (text, out)

@@ -13,7 +13,8 @@ from typer.testing import CliRunner
 from generator import publication
 from generator.cli import app
 from generator.load import load
-from helpers import MANIFEST, measured_run, publication as pub, run_yaml, write_tree
+from helpers import MANIFEST, measured_run, run_yaml, write_tree
+from helpers import publication as pub
 
 RUN = "2026-09-01-measured"
 
@@ -36,8 +37,9 @@ def test_run_page_shows_trials_spread_and_environment(repo: Path) -> None:
     assert "1 trial&#40;s&#41; run and discarded" in page
     assert '<a href="files/results.csv">results.csv</a>' in page
     spec = json.loads(out[f"runs/{RUN}/charts/tokens_per_second-trials.json"])
-    values = sorted(row["value"] for rows in spec["datasets"].values() for row in rows
-                    if row.get("kind") == "trial")
+    values = sorted(
+        row["value"] for rows in spec["datasets"].values() for row in rows if row.get("kind") == "trial"
+    )
     assert values == [30.8, 30.9, 31.0, 31.2, 31.4, 102.9, 103.5, 104.0, 104.1, 104.8]
     assert f"runs/{RUN}/charts/tokens_per_second-sequence.json" in out
     assert f"runs/{RUN}/charts/rate-acceptance.json" in out
@@ -45,9 +47,12 @@ def test_run_page_shows_trials_spread_and_environment(repo: Path) -> None:
 
 
 def test_reported_run_says_trials_not_reported(tmp_path: Path) -> None:
-    files = measured_run(RUN, rates={}, source={"kind": "reported", "citation": "A blog",
-                                                "url": "https://example.org/post"})
-    files[f"runs/{RUN}/results.csv"] = "trial,concurrency,tokens_per_second,draft_tokens,draft_accepted\n,8,87.4,1,1\n"
+    files = measured_run(
+        RUN, rates={}, source={"kind": "reported", "citation": "A blog", "url": "https://example.org/post"}
+    )
+    files[f"runs/{RUN}/results.csv"] = (
+        "trial,concurrency,tokens_per_second,draft_tokens,draft_accepted\n,8,87.4,1,1\n"
+    )
     del files[f"runs/{RUN}/requests.csv"]
     root = write_tree(tmp_path, pub(files))
     page = publication.run_outputs(load(root).runs[RUN])[f"runs/{RUN}/index.md"].decode()
@@ -74,8 +79,11 @@ def test_plugin_builds_site_with_bundled_charts(repo: Path) -> None:
 
 
 def _hashes(folder: Path) -> dict[str, str]:
-    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 def test_same_inputs_give_byte_identical_site(tmp_path: Path) -> None:
@@ -105,7 +113,7 @@ def test_untrusted_text_never_becomes_markup(tmp_path: Path) -> None:
     for page in ("runs/index.html", f"runs/{RUN}/index.html"):
         html = (root / "site" / page).read_text()
         assert "<script>window.pwned" not in html, page
-        assert "<img src=x" not in html and "<img src=\"x\"" not in html, page
+        assert "<img src=x" not in html and '<img src="x"' not in html, page
         assert 'href="javascript:' not in html, page
         assert not re.search(r"<img[^>]*onerror", html), page
     html = (root / "site" / "runs" / RUN / "index.html").read_text()
