@@ -176,3 +176,72 @@ def spec(builder: Callable[..., Any], labels: tuple[Any, ...], rows: Sequence[di
     out = json.loads(template(builder, *labels))
     out["datasets"] = {DATA: list(rows)}
     return json.dumps(out, sort_keys=True, separators=(",", ":")).encode()
+
+
+VERDICT_COLORS = {
+    "supported": "#1a9850",
+    "contradicted": "#d73027",
+    "within noise": "#4575b4",
+    "inconclusive": "#fdae61",
+    "no trial data": "#999999",
+}
+
+
+def forest_chart(noise: float, min_effect: float, metric: str, rows: int) -> Any:
+    """Each claim's ratio and interval on a log axis, a line at 1, the shaded noise band and
+    the smallest-change ticks; coloured by verdict."""
+    x = alt.X(
+        "ratio:Q",
+        title=f"{metric}: candidate / baseline (log scale)",
+        scale=alt.Scale(type="log", zero=False),
+    )
+    y = alt.Y("claim:N", title=None, sort=None)
+    color = alt.Color(
+        "verdict:N",
+        scale=alt.Scale(domain=list(VERDICT_COLORS), range=list(VERDICT_COLORS.values())),
+        legend=alt.Legend(title="verdict", orient="bottom"),
+    )
+    tooltip = [
+        alt.Tooltip("claim:N"),
+        alt.Tooltip("verdict:N"),
+        alt.Tooltip("ratio:Q", format=".3f"),
+        alt.Tooltip("low:Q", title="CI low", format=".3f"),
+        alt.Tooltip("high:Q", title="CI high", format=".3f"),
+    ]
+    base = _base()
+    layers = []
+    if noise > 0:
+        band = alt.Chart(alt.Data(values=[{"lo": 1 - noise, "hi": 1 + noise}]))
+        layers.append(band.mark_rect(opacity=0.15, color=BLUE).encode(x="lo:Q", x2="hi:Q"))
+    marks = [{"at": 1 - min_effect}, {"at": 1 + min_effect}]
+    layers.append(alt.Chart(alt.Data(values=marks)).mark_rule(strokeDash=[2, 2], color=GREY).encode(x="at:Q"))
+    layers.append(alt.Chart(alt.Data(values=[{"at": 1}])).mark_rule(color="black").encode(x="at:Q"))
+    layers.append(
+        base.transform_filter("isValid(datum.low)")
+        .mark_rule(strokeWidth=3)
+        .encode(
+            x=alt.X("low:Q", scale=alt.Scale(type="log", zero=False)),
+            x2="high:Q",
+            y=y,
+            color=color,
+            tooltip=tooltip,
+        )
+    )
+    layers.append(
+        base.mark_point(filled=True, size=90, shape="diamond").encode(x=x, y=y, color=color, tooltip=tooltip)
+    )
+    return alt.layer(*layers).properties(height=40 * rows + 30)
+
+
+def sides_chart(metric: str, unit: str | None) -> Any:
+    """Per-trial values of the baseline and candidate of one claim, side by side."""
+    return (
+        _base()
+        .mark_circle(size=60, opacity=0.75)
+        .encode(
+            x=alt.X("side:N", title=None, sort=None, axis=alt.Axis(labelAngle=0)),
+            y=alt.Y("value:Q", title=_title(metric, unit), scale=alt.Scale(zero=False)),
+            color=alt.Color("side:N", legend=None),
+            tooltip=[alt.Tooltip("side:N"), alt.Tooltip("trial:Q"), alt.Tooltip("value:Q", format=",.4~g")],
+        )
+    )

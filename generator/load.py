@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
+from .claimcheck import validate_claims
 from .errors import BenchledgerError, Problem
 from .model import (
     MANIFEST_SCHEMA,
@@ -72,6 +73,7 @@ class Report:
     meta: ReportMeta
     body: str  # the Markdown after the front matter
     digest: str
+    lines: Mapping[tuple[str | int, ...], int] = field(default_factory=dict, compare=False)
 
 
 @dataclass(frozen=True)
@@ -259,7 +261,7 @@ def _load_report(root: Path, path: Path) -> tuple[Report | None, list[Problem]]:
         return None, err.problems
     body = text[match.end() :]
     digest = hashlib.sha256(text.encode()).hexdigest()
-    return Report(path.stem, rel, meta, body, digest), []
+    return Report(path.stem, rel, meta, body, digest, MappingProxyType(lines)), []
 
 
 def _parse_front_matter(text: str, rel: str) -> tuple[object, Lines]:
@@ -279,6 +281,7 @@ def load(root: Path | str, docs_dir: str = DOCS_DIR) -> Ledger:
     root = Path(root).resolve()
     problems: list[Problem] = []
     runs: dict[str, Run] = {}
+    failed_runs: set[str] = set()
     runs_dir = root / RUNS_DIR
     if runs_dir.is_symlink():
         problems.append(Problem(RUNS_DIR, None, None, "is a symlink; make runs/ a real folder"))
@@ -300,6 +303,8 @@ def load(root: Path | str, docs_dir: str = DOCS_DIR) -> Ledger:
                 problems.extend(found)
                 if run is not None:
                     runs[run.id] = run
+                else:
+                    failed_runs.add(entry.name)
             else:
                 problems.append(
                     Problem(f"{RUNS_DIR}/{entry.name}", None, None, "is not a run folder; ignored", "warning")
@@ -312,4 +317,5 @@ def load(root: Path | str, docs_dir: str = DOCS_DIR) -> Ledger:
             problems.extend(found)
             if report is not None:
                 reports.append(report)
+    problems.extend(validate_claims(runs, reports, failed_runs))
     return Ledger(root, MappingProxyType(runs), tuple(reports), tuple(problems))

@@ -19,11 +19,13 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import InclusionLevel
 
 from . import publication, sitefiles
+from .claimpages import insert_panel, report_panel
+from .claims import Settings, evaluate
 from .errors import BenchledgerError
 from .load import RUNS_DIR, Ledger, load
 
 log = logging.getLogger("mkdocs.plugins.benchledger")
-RUN_PAGE = re.compile(r"^runs/[^/]+/index\.md$")
+RUN_PAGE = re.compile(r"^(runs|claims)/[^/]+/index\.md$")
 USER_EPOCH = os.environ.get("SOURCE_DATE_EPOCH")  # a value the user set wins
 
 
@@ -41,20 +43,21 @@ def build_epoch(ledger: Ledger) -> int:
     return int(dt.datetime.combine(newest, dt.time(), dt.UTC).timestamp())
 
 
-def generate_into(root: Path, docs_dir: Path) -> tuple[Ledger, sitefiles.WriteReport]:
+def generate_into(root: Path, docs_dir: Path, settings: Settings) -> tuple[Ledger, sitefiles.WriteReport]:
     """Load the repository and write its generated pages; raise on any error."""
     ledger = load(root, docs_dir.relative_to(root).as_posix())
     if ledger.errors:
         raise BenchledgerError(ledger.errors)
-    return ledger, sitefiles.write(docs_dir, publication.generate(ledger))
+    return ledger, sitefiles.write(docs_dir, publication.generate(ledger, settings))
 
 
 class BenchledgerPlugin(BasePlugin[PluginConfig]):
     def on_config(self, config: Any) -> Any:
         self.root = Path(config.config_file_path).resolve().parent
         docs_dir = Path(config.docs_dir).resolve()
+        self.settings = Settings(self.config.confidence, self.config.min_effect, self.config.noise)
         try:
-            ledger, report = generate_into(self.root, docs_dir)
+            ledger, report = generate_into(self.root, docs_dir, self.settings)
         except BenchledgerError as err:
             raise PluginError("benchledger found problems:\n" + str(err)) from None
         log.info(
@@ -73,6 +76,8 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         if config.theme.name == "material" and config.theme.get("font") is not False:
             log.info("benchledger: theme.font set to false so no page loads Google Fonts")
             config.theme["font"] = False
+        self.ledger = ledger
+        self.docs_rel = docs_dir.relative_to(self.root).as_posix()
         os.environ["SOURCE_DATE_EPOCH"] = USER_EPOCH or str(build_epoch(ledger))
         return config
 
@@ -86,7 +91,12 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         title = page.meta.get("title")
         if isinstance(title, str):
             page.meta["title"] = html.escape(title)
-        return markdown
+        path = f"{self.docs_rel}/{page.file.src_uri}"
+        report = next((r for r in self.ledger.reports if r.path == path), None)
+        if report is None:
+            return markdown
+        evaluations = [evaluate(report, claim, self.ledger, self.settings) for claim in report.meta.claims]
+        return insert_panel(markdown, report_panel(evaluations))
 
     def on_serve(self, server: Any, config: Any, builder: Any) -> Any:
         server.watch(str(self.root / RUNS_DIR))

@@ -11,12 +11,14 @@ from importlib import resources
 from pathlib import Path
 
 from . import charts as ch
-from . import pages
+from . import claimpages, pages
 from . import text as t
+from .claims import Evaluation, Settings, chain, evaluate_all
 from .load import Ledger, Run
 from .summaries import condition_label, summarize_run
 
 RUNS = "runs"
+CLAIMS = "claims"
 ASSETS = "assets/benchledger"
 VEGA_JS = f"{ASSETS}/vega.js"
 CHARTS_JS = f"{ASSETS}/charts.js"
@@ -159,10 +161,55 @@ def asset_outputs() -> dict[str, bytes]:
     }
 
 
-def generate(ledger: Ledger) -> dict[str, bytes]:
+def claim_outputs(ledger: Ledger, evaluations: dict[str, Evaluation], settings: Settings) -> dict[str, bytes]:
+    """The claims ledger, a page per claim (with its whole correction chain) and the methods page."""
+    out = {
+        f"{CLAIMS}/index.md": claimpages.claims_index(evaluations).encode(),
+        "methods.md": claimpages.methods_page(settings).encode(),
+    }
+    for claim_id in evaluations:
+        base = f"{CLAIMS}/{claim_id}"
+        links = [evaluations[i] for i in chain(claim_id, ledger)]
+        comparisons = [ev for ev in links if ev.claim.kind == "comparison"]
+        trial_specs = {}
+        for ev in comparisons:
+            if ev.baseline is None or ev.candidate is None or not ev.claim.metric:
+                continue
+            rows = [
+                {"side": f"{name}: {s.run}", "trial": trial, "value": value}
+                for name, s in (("baseline", ev.baseline), ("candidate", ev.candidate))
+                for trial, value in zip(s.trials, s.values, strict=True)
+            ]
+            path = f"charts/trials-{ev.claim.id}.json"
+            out[f"{base}/{path}"] = ch.spec(ch.sides_chart, (ev.claim.metric, ev.unit), rows)
+            trial_specs[ev.claim.id] = path
+        forest = None
+        plotted = [ev for ev in comparisons if ev.ratio is not None]
+        if plotted:
+            noise = max((ev.noise or 0.0) for ev in plotted)
+            rows = [
+                {
+                    "claim": ev.claim.id,
+                    "verdict": ev.verdict,
+                    "ratio": ev.ratio,
+                    "low": ev.ci_low,
+                    "high": ev.ci_high,
+                }
+                for ev in plotted
+            ]
+            labels = (noise, settings.min_effect, plotted[0].claim.metric or "", len(rows))
+            forest = "charts/forest.json"
+            out[f"{base}/{forest}"] = ch.spec(ch.forest_chart, labels, rows)
+        out[f"{base}/index.md"] = claimpages.claim_page(links, forest, trial_specs, settings).encode()
+    return out
+
+
+def generate(ledger: Ledger, settings: Settings | None = None) -> dict[str, bytes]:
     """Every generated file of the publication, keyed by its path under docs_dir."""
+    settings = settings or Settings()
     out = asset_outputs()
     out[f"{RUNS}/index.md"] = pages.runs_index(list(ledger.runs.values())).encode()
     for run in ledger.runs.values():
         out.update(run_outputs(run))
+    out.update(claim_outputs(ledger, evaluate_all(ledger, settings), settings))
     return out

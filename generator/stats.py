@@ -153,3 +153,87 @@ def warnings(values: Values, better: str | None) -> list[str]:
                 "trials (warmup_trials) before measuring."
             )
     return out
+
+
+@dataclass(frozen=True)
+class Ratio:
+    """Ratio of geometric means candidate/baseline with a Welch t interval on the log scale."""
+
+    ratio: float
+    low: float
+    high: float
+    df: float  # Welch-Satterthwaite degrees of freedom (inf when both sides are constant)
+    sd_log: float  # pooled standard deviation of the per-trial log values
+
+
+def ratio_interval(baseline: Values, candidate: Values, confidence: float = CONFIDENCE) -> Ratio:
+    """Welch's t interval for mean(log c) - mean(log b), exponentiated.
+
+    Every value must be positive; each side needs at least two trials.
+    """
+    b, c = _array(baseline, "baseline trials"), _array(candidate, "candidate trials")
+    if b.size < 2 or c.size < 2:
+        raise ValueError("a ratio interval needs at least two trials on each side")
+    if (b <= 0).any() or (c <= 0).any():
+        raise ValueError("a ratio of geometric means needs positive values")
+    lb, lc = np.log(b), np.log(c)
+    vb, vc = float(np.var(lb, ddof=1)) / b.size, float(np.var(lc, ddof=1)) / c.size
+    diff = float(lc.mean() - lb.mean())
+    se = math.sqrt(vb + vc)
+    pooled = math.sqrt(((b.size - 1) * vb * b.size + (c.size - 1) * vc * c.size) / (b.size + c.size - 2))
+    if se == 0:
+        return Ratio(math.exp(diff), math.exp(diff), math.exp(diff), math.inf, 0.0)
+    df = (vb + vc) ** 2 / (vb**2 / (b.size - 1) + vc**2 / (c.size - 1))
+    half = float(sps.t.ppf(0.5 + confidence / 2, df)) * se
+    return Ratio(math.exp(diff), math.exp(diff - half), math.exp(diff + half), df, pooled)
+
+
+VERDICTS = ("supported", "contradicted", "within noise", "inconclusive", "no trial data")
+
+
+def verdict(low: float, high: float, direction: int, min_effect: float, noise: float) -> str:
+    """The verdict rule, in order: supported, contradicted, within noise, inconclusive.
+
+    `direction` is +1 when the claim says the ratio is above 1, -1 below, 0 when
+    the claim has no direction (then only "within noise" or "inconclusive").
+    """
+    above, below = low > 1 + min_effect, high < 1 - min_effect
+    if direction and (above if direction > 0 else below):
+        return "supported"
+    if direction and (below if direction > 0 else above):
+        return "contradicted"
+    if low >= 1 - noise and high <= 1 + noise:
+        return "within noise"
+    return "inconclusive"
+
+
+def trials_needed(sd_log: float, effect: float, confidence: float = CONFIDENCE, power: float = 0.8) -> int:
+    """Trials per side for a two-sided Welch-style t test to detect a ratio of 1 + effect
+    with the given power (noncentral t, equal n and variances)."""
+    if effect <= 0:
+        raise ValueError("the effect to detect must be positive")
+    delta = math.log1p(effect)
+    if sd_log == 0:
+        return 2
+
+    def achieved(n: int) -> float:
+        df = 2 * n - 2
+        crit = float(sps.t.ppf(0.5 + confidence / 2, df))
+        ncp = delta / (sd_log * math.sqrt(2 / n))
+        return float(1 - sps.nct.cdf(crit, df, ncp) + sps.nct.cdf(-crit, df, ncp))
+
+    low, high = 2, 2
+    while achieved(high) < power:
+        low, high = high, high * 2
+        if high > 1_000_000:
+            return high
+    while low < high:
+        mid = (low + high) // 2
+        low, high = (mid + 1, high) if achieved(mid) < power else (low, mid)
+    return high
+
+
+def mann_whitney(baseline: Values, candidate: Values) -> float:
+    """Two-sided Mann-Whitney U p-value (a cross-check, never the verdict)."""
+    b, c = _array(baseline, "baseline trials"), _array(candidate, "candidate trials")
+    return float(sps.mannwhitneyu(c, b, alternative="two-sided").pvalue)

@@ -58,6 +58,15 @@ class Results:
         seen = {row.at for row in self.rows}
         return sorted(seen, key=lambda at: tuple(condition_key(v) for v in at))
 
+    def matching(self, at: dict[str, object]) -> list[tuple[str, ...]]:
+        """Condition tuples whose values agree with every `at` entry (8 matches '8.0')."""
+        index = {name: i for i, name in enumerate(self.conditions)}
+        return [
+            values
+            for values in self.condition_values()
+            if all(name in index and same_condition(want, values[index[name]]) for name, want in at.items())
+        ]
+
     def select(self, at: tuple[str, ...]) -> list[Row]:
         """Rows at one condition tuple, in trial order."""
         return sorted((r for r in self.rows if r.at == at), key=lambda r: r.trial or 0)

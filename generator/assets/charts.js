@@ -25,11 +25,33 @@
         });
     });
   }
+  function filters() {
+    var bar = document.querySelector(".bl-filter");
+    if (!bar || bar.getAttribute("data-bl-ready")) { return; }
+    bar.setAttribute("data-bl-ready", "yes");
+    var table = bar.nextElementSibling;
+    while (table && !table.querySelector("table")) { table = table.nextElementSibling; }
+    if (!table) { return; }
+    bar.addEventListener("click", function (event) {
+      var button = event.target.closest("button[data-bl-verdict]");
+      if (!button) { return; }
+      var wanted = button.getAttribute("data-bl-verdict");
+      Array.prototype.forEach.call(bar.querySelectorAll("button"), function (b) {
+        b.classList.toggle("md-button--primary", b === button);
+      });
+      Array.prototype.forEach.call(table.querySelectorAll("tbody tr"), function (row) {
+        var badge = row.querySelector(".bl-verdict");
+        var verdict = badge ? badge.textContent.trim() : "";
+        row.hidden = wanted !== "all" && verdict !== wanted;
+      });
+    });
+  }
+  function ready() { draw(); filters(); }
   if (typeof window.document$ !== "undefined" && window.document$.subscribe) {
-    window.document$.subscribe(draw);
+    window.document$.subscribe(ready);
   } else if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", draw);
+    document.addEventListener("DOMContentLoaded", ready);
   } else {
-    draw();
+    ready();
   }
 })();
