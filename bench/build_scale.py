@@ -57,9 +57,7 @@ def make_publication(root: Path, runs: int) -> None:
         folder = root / "runs" / rid
         folder.mkdir(parents=True)
         (folder / "run.yaml").write_text(RUN.format(id=rid, i=i, day=1 + i % 28, nmax=1 + i % 8))
-        (folder / "manifest.yaml").write_text(
-            "schema: benchledger.manifest/1\nhost: {name: bench, cores: 2}\n"
-        )
+        (folder / "manifest.yaml").write_text("schema: benchledger.manifest/1\nhost: {name: bench, cores: 2}\n")
         rows = ["trial,concurrency,tokens_per_second,ttft_p50_s,draft_accepted"]
         for trial in range(1, 6):
             for conc in (1, 4, 16):

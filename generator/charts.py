@@ -70,9 +70,7 @@ def trials_chart(order: tuple[str, ...], metric: str, unit: str | None) -> Any:
         alt.Tooltip("low:Q", title="95% CI low", format=",.4~g"),
         alt.Tooltip("high:Q", title="95% CI high", format=",.4~g"),
     ]
-    bars = summary.mark_rule(color=BLUE, strokeWidth=2, xOffset=8).encode(
-        y="low:Q", y2="high:Q", tooltip=tooltip
-    )
+    bars = summary.mark_rule(color=BLUE, strokeWidth=2, xOffset=8).encode(y="low:Q", y2="high:Q", tooltip=tooltip)
     means = summary.mark_tick(color=BLUE, thickness=2, size=14, orient="horizontal", xOffset=8).encode(
         y="value:Q", tooltip=tooltip
     )
@@ -121,13 +119,9 @@ def sequence_chart(order: tuple[str, ...], metric: str, unit: str | None) -> Any
 
 
 def sequence_rows(points: Sequence[Point]) -> list[dict[str, Any]]:
-    medians = {
-        c: statistics.median(p.value for p in points if p.condition == c)
-        for c in {p.condition for p in points}
-    }
+    medians = {c: statistics.median(p.value for p in points if p.condition == c) for c in {p.condition for p in points}}
     return [
-        {**p.__dict__, "deviation": p.value / medians[p.condition] - 1 if medians[p.condition] else 0.0}
-        for p in points
+        {**p.__dict__, "deviation": p.value / medians[p.condition] - 1 if medians[p.condition] else 0.0} for p in points
     ]
 
 
@@ -156,11 +150,7 @@ def rate_chart(order: tuple[str, ...], rate: str) -> Any:
         alt.Tooltip("low:Q", title="Wilson 95% low", format=".1%"),
         alt.Tooltip("high:Q", title="Wilson 95% high", format=".1%"),
     ]
-    bars = (
-        _base()
-        .mark_rule(color=BLUE, strokeWidth=2)
-        .encode(x=_x(order), y="low:Q", y2="high:Q", tooltip=tooltip)
-    )
+    bars = _base().mark_rule(color=BLUE, strokeWidth=2).encode(x=_x(order), y="low:Q", y2="high:Q", tooltip=tooltip)
     dots = _base().mark_circle(size=80, color=BLUE).encode(x=_x(order), y=y, tooltip=tooltip)
     return alt.layer(bars, dots)
 
@@ -227,9 +217,7 @@ def forest_chart(noise: float, min_effect: float, metric: str, rows: int) -> Any
             tooltip=tooltip,
         )
     )
-    layers.append(
-        base.mark_point(filled=True, size=90, shape="diamond").encode(x=x, y=y, color=color, tooltip=tooltip)
-    )
+    layers.append(base.mark_point(filled=True, size=90, shape="diamond").encode(x=x, y=y, color=color, tooltip=tooltip))
     return alt.layer(*layers).properties(height=40 * rows + 30)
 
 

@@ -39,9 +39,7 @@ def _run_problems(
         return
     line, name = _where(report, i, field)
     if "/" in ref or "\\" in ref or ".." in ref:
-        yield Problem(
-            report.path, line, name, f"{ref!r} is a path; give the run id only (the folder name under runs/)"
-        )
+        yield Problem(report.path, line, name, f"{ref!r} is a path; give the run id only (the folder name under runs/)")
         return
     if ref in failed:
         return  # the run itself has problems, reported on its own files
@@ -110,7 +108,12 @@ def validate_claims(runs: Mapping[str, Run], reports: Iterable[Report], failed: 
             claims[claim.id] = (report, i, claim)
             for field in ("baseline", "candidate", "run"):
                 problems.extend(_run_problems(report, i, claim, field, runs, failed))
-            if claim.baseline in runs and claim.candidate in runs:
+            if (
+                claim.baseline is not None
+                and claim.candidate is not None
+                and claim.baseline in runs
+                and claim.candidate in runs
+            ):
                 b, c = runs[claim.baseline].meta.benchmark, runs[claim.candidate].meta.benchmark
                 if b != c:
                     problems.append(
@@ -134,11 +137,10 @@ def validate_claims(runs: Mapping[str, Run], reports: Iterable[Report], failed: 
         if claim.corrects not in claims:
             close = difflib.get_close_matches(claim.corrects, list(claims), n=3, cutoff=0.5)
             hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
-            problems.append(
-                Problem(report.path, line, name, f"claim {claim.corrects!r} does not exist{hint}")
-            )
+            problems.append(Problem(report.path, line, name, f"claim {claim.corrects!r} does not exist{hint}"))
             continue
-        chain, current = [cid], claim.corrects
+        chain: list[str] = [cid]
+        current: str | None = claim.corrects
         while current is not None and current in claims:
             if current in chain:
                 problems.append(

@@ -82,9 +82,7 @@ def side_figures(label: str, s: Side | None, unit: str | None) -> list[tuple[str
 
 def card(ev: Evaluation, role: Markup | str) -> dict[str, object]:
     c = ev.claim
-    figures = side_figures("Baseline", ev.baseline, ev.unit) + side_figures(
-        "Candidate", ev.candidate, ev.unit
-    )
+    figures = side_figures("Baseline", ev.baseline, ev.unit) + side_figures("Candidate", ev.candidate, ev.unit)
     figures += side_figures("Figure", ev.figure, ev.unit)
     if c.value is not None:
         figures.append(("Stated figure", t.number(c.value)))
@@ -134,11 +132,10 @@ def claim_page(
 ) -> str:
     """The claim and its corrections side by side, with the forest plot, trials, confounds, limits."""
     first = chain[0]
-    roles = ["Original claim"] + [
-        Markup("Correction of ") + t.text(ev.claim.corrects or "") for ev in chain[1:]
-    ]
+    roles = ["Original claim"] + [Markup("Correction of ") + t.text(ev.claim.corrects or "") for ev in chain[1:]]
     intro = (
-        "The claim and its correction, side by side: the correction stands beside the original, which is never edited away."
+        "The claim and its correction, side by side: the correction stands beside the original, "
+        "which is never edited away."
         if len(chain) > 1
         else "This claim has no correction."
     )
@@ -147,9 +144,7 @@ def claim_page(
             "id": ev.claim.id,
             "verdict": ev.verdict,
             "ratio": t.number(ev.ratio) if ev.ratio is not None else "–",
-            "interval": f"[{t.number(ev.ci_low)}, {t.number(ev.ci_high)}]"
-            if ev.ci_low is not None
-            else "none",
+            "interval": f"[{t.number(ev.ci_low)}, {t.number(ev.ci_high)}]" if ev.ci_low is not None else "none",
             "noise": f"±{ev.noise:.1%}" if ev.noise is not None else "–",
             "min_effect": f"±{ev.min_effect:.0%}",
             "n": f"{ev.baseline.n if ev.baseline else '–'} / {ev.candidate.n if ev.candidate else '–'}",

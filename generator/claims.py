@@ -151,9 +151,7 @@ def _no_data_reason(b: Side, c: Side) -> str:
     parts = []
     for name, s in (("baseline", b), ("candidate", c)):
         if s.reported:
-            parts.append(
-                f"the {name} ({s.run}) holds figures copied from a publication that reported no trials"
-            )
+            parts.append(f"the {name} ({s.run}) holds figures copied from a publication that reported no trials")
         elif s.n < 2:
             parts.append(f"the {name} ({s.run}) has {s.n} trial{'s' if s.n != 1 else ''} at {s.label}")
     return (
@@ -212,9 +210,7 @@ def _pct(ratio: float) -> str:
     return f"{(ratio - 1) * 100:+.1f}%"
 
 
-def _reason(
-    verdict: str, direction: int, r: stats.Ratio, noise: float, s: Settings, needed: int | None
-) -> str:
+def _reason(verdict: str, direction: int, r: stats.Ratio, noise: float, s: Settings, needed: int | None) -> str:
     interval = f"the {s.confidence:.0%} interval of the ratio runs from {_pct(r.low)} to {_pct(r.high)}"
     way = "an increase" if direction > 0 else "a decrease"
     if verdict == "supported":
@@ -242,7 +238,7 @@ def evaluate(report: Report, claim: Claim, ledger: Ledger, settings: Settings) -
     """The verdict and everything shown beside it, for one claim."""
     claimed = parse_claimed(claim.claimed) if claim.claimed else None
     corrected = corrections(ledger).get(claim.id, ())
-    common = {"claim": claim, "report": report, "claimed": claimed, "corrected_by": corrected}
+    common: dict[str, Any] = {"claim": claim, "report": report, "claimed": claimed, "corrected_by": corrected}
     if claim.kind == "statement":
         reason = (
             "No trial data: a statement published as prose, without figures. Committing the runs "

@@ -99,19 +99,13 @@ class RunFile(_File):
     id: str = Field(pattern=RUN_ID_PATTERN, description="Equals the run folder's name.")
     title: str = Field(min_length=1, description="One line saying what this run is.")
     date: dt.date = Field(description="Day the trials were measured (YYYY-MM-DD).")
-    benchmark: str = Field(
-        min_length=1, description="Workload name; only runs of one benchmark are compared."
-    )
+    benchmark: str = Field(min_length=1, description="Workload name; only runs of one benchmark are compared.")
     setup: dict[str, Any] = Field(default_factory=dict, description="The knobs this run sets on purpose.")
-    conditions: list[Name] = Field(
-        default_factory=list, description="results.csv columns that index the load."
-    )
+    conditions: list[Name] = Field(default_factory=list, description="results.csv columns that index the load.")
     metrics: dict[Name, Metric] = Field(
         description="Every other results.csv column, declared with its unit and direction."
     )
-    rates: dict[Name, Rate] = Field(
-        default_factory=dict, description="Proportions derived from count metrics."
-    )
+    rates: dict[Name, Rate] = Field(default_factory=dict, description="Proportions derived from count metrics.")
     warmup_trials: int | None = Field(
         None, ge=0, description="Trials run and discarded before trial 1; absent: not reported."
     )
@@ -130,8 +124,7 @@ class RunFile(_File):
             for part in (rate.numerator, rate.denominator):
                 if part not in self.metrics:
                     raise ValueError(
-                        f"rate {name!r} uses {part!r}, which is not a declared metric; "
-                        f"declare it under metrics"
+                        f"rate {name!r} uses {part!r}, which is not a declared metric; declare it under metrics"
                     )
         if len(set(self.conditions)) != len(self.conditions):
             raise ValueError("conditions lists a column twice; list each once")
@@ -214,8 +207,7 @@ class Claim(_Record):
                 raise ValueError(f"a single-figure claim needs {', '.join(missing)}")
         elif self.source is None:
             raise ValueError(
-                "a claim with neither baseline nor run is statement-only and needs "
-                "source: {citation: ..., url: ...}"
+                "a claim with neither baseline nor run is statement-only and needs source: {citation: ..., url: ...}"
             )
         return self
 

@@ -74,11 +74,7 @@ def run_outputs(run: Run) -> dict[str, bytes]:
         at_metric = summary.at(name)
         if not at_metric:
             continue
-        points = [
-            ch.Point(m.label, trial, v)
-            for m in at_metric
-            for trial, v in zip(m.trials, m.values, strict=True)
-        ]
+        points = [ch.Point(m.label, trial, v) for m in at_metric for trial, v in zip(m.trials, m.values, strict=True)]
         labels = (order, name, metric.unit)
         if run.reported:
             specs = {"reported": (ch.spec(ch.reported_chart, labels, [p.__dict__ for p in points]), REPORTED)}

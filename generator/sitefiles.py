@@ -43,9 +43,7 @@ def _inside(docs: Path, rel: str) -> Path:
     target = (docs / rel).resolve()
     if not target.is_relative_to(docs) or ".." in rel.split("/"):
         raise BenchledgerError(
-            Problem(
-                rel, None, None, "would be written outside the docs folder; remove the symlink on its way"
-            )
+            Problem(rel, None, None, "would be written outside the docs folder; remove the symlink on its way")
         )
     return target
 

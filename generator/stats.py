@@ -63,9 +63,7 @@ def summarize(values: Values, confidence: float = CONFIDENCE) -> Summary:
     sd = float(np.std(arr, ddof=1)) if arr.size > 1 else None
     cv = sd / abs(mean) if sd is not None and mean != 0 else None
     low, high = t_interval(arr, confidence) if arr.size > 1 else (None, None)
-    return Summary(
-        int(arr.size), mean, float(np.median(arr)), sd, cv, float(arr.min()), float(arr.max()), low, high
-    )
+    return Summary(int(arr.size), mean, float(np.median(arr)), sd, cv, float(arr.min()), float(arr.max()), low, high)
 
 
 def modified_zscores(values: Values) -> list[float]:

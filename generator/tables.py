@@ -9,7 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .errors import BenchledgerError, Problem
@@ -58,7 +58,7 @@ class Results:
         seen = {row.at for row in self.rows}
         return sorted(seen, key=lambda at: tuple(condition_key(v) for v in at))
 
-    def matching(self, at: dict[str, object]) -> list[tuple[str, ...]]:
+    def matching(self, at: Mapping[str, object]) -> list[tuple[str, ...]]:
         """Condition tuples whose values agree with every `at` entry (8 matches '8.0')."""
         index = {name: i for i, name in enumerate(self.conditions)}
         return [
@@ -143,9 +143,7 @@ def _trial(cell: str, reported: bool, rel: str, line: int, problems: list[Proble
             )
         return None
     if not text.isdigit() or int(text) < 1:
-        problems.append(
-            Problem(rel, line, "trial", f"{text!r} is not a trial number; number trials 1, 2, 3, ...")
-        )
+        problems.append(Problem(rel, line, "trial", f"{text!r} is not a trial number; number trials 1, 2, 3, ..."))
         return None
     return int(text)
 
@@ -184,9 +182,7 @@ def parse_results(text: str, rel: str, run: RunFile) -> Results:
     header, rows = _read(text, rel)
     conditions, metrics = tuple(run.conditions), tuple(run.metrics)
     reported = run.source.kind == "reported"
-    problems = _check_header(
-        header, ("trial", *conditions, *metrics), (), rel, "run.yaml (conditions or metrics)"
-    )
+    problems = _check_header(header, ("trial", *conditions, *metrics), (), rel, "run.yaml (conditions or metrics)")
     if problems:
         raise BenchledgerError(problems)
     col = {name: i for i, name in enumerate(header)}
@@ -199,8 +195,7 @@ def parse_results(text: str, rel: str, run: RunFile) -> Results:
                     rel,
                     line,
                     None,
-                    f"has {len(cells)} cells, the header has "
-                    f"{len(header)}; give every row one cell per column",
+                    f"has {len(cells)} cells, the header has {len(header)}; give every row one cell per column",
                 )
             )
             continue
@@ -252,8 +247,7 @@ def parse_requests(text: str, rel: str, run: RunFile) -> tuple[Request, ...]:
                     rel,
                     line,
                     None,
-                    f"has {len(cells)} cells, the header has "
-                    f"{len(header)}; give every row one cell per column",
+                    f"has {len(cells)} cells, the header has {len(header)}; give every row one cell per column",
                 )
             )
             continue
@@ -261,9 +255,7 @@ def parse_requests(text: str, rel: str, run: RunFile) -> tuple[Request, ...]:
         request = _trial(cells[col["request"]], False, rel, line, [])
         if request is None:
             problems.append(
-                Problem(
-                    rel, line, "request", "not a request number; number requests 1, 2, 3, ... within a trial"
-                )
+                Problem(rel, line, "request", "not a request number; number requests 1, 2, 3, ... within a trial")
             )
         error = cells[col["error"]].strip()
         nums = {

@@ -142,9 +142,7 @@ def test_symlinked_run_folder_is_refused(tmp_path: Path) -> None:
 
 
 def test_reported_run_must_leave_trial_empty(tmp_path: Path) -> None:
-    yaml_text = run_yaml(
-        "2026-09-01-measured", source={"kind": "reported", "citation": "Somebody's blog"}, rates={}
-    )
+    yaml_text = run_yaml("2026-09-01-measured", source={"kind": "reported", "citation": "Somebody's blog"}, rates={})
     code, out = check(broken(tmp_path, **{"run.yaml": yaml_text}))
     assert code == 1
     assert "reported run; leave trial empty" in out

@@ -27,10 +27,7 @@ def test_help_does_not_import_heavy_libraries() -> None:
 def test_build_outside_a_publication_says_where_to_run(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["build", "--repo", str(tmp_path)])
     assert result.exit_code == 1
-    assert (
-        "mkdocs.yml: not found; run benchledger in a publication repository or pass --repo DIR"
-        in result.output
-    )
+    assert "mkdocs.yml: not found; run benchledger in a publication repository or pass --repo DIR" in result.output
 
 
 def test_build_refuses_a_broken_publication_before_mkdocs_runs(repo: Path) -> None:
@@ -38,7 +35,6 @@ def test_build_refuses_a_broken_publication_before_mkdocs_runs(repo: Path) -> No
     result = CliRunner().invoke(app, ["build", "--repo", str(repo)])
     assert result.exit_code == 1
     assert (
-        "Error: runs/2026-09-01-measured/results.csv:1: tokens_per_second: declared but has no column"
-        in result.output
+        "Error: runs/2026-09-01-measured/results.csv:1: tokens_per_second: declared but has no column" in result.output
     )
     assert not (repo / "site").exists()

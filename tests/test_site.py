@@ -37,9 +37,7 @@ def test_run_page_shows_trials_spread_and_environment(repo: Path) -> None:
     assert "1 trial&#40;s&#41; run and discarded" in page
     assert '<a href="files/results.csv">results.csv</a>' in page
     spec = json.loads(out[f"runs/{RUN}/charts/tokens_per_second-trials.json"])
-    values = sorted(
-        row["value"] for rows in spec["datasets"].values() for row in rows if row.get("kind") == "trial"
-    )
+    values = sorted(row["value"] for rows in spec["datasets"].values() for row in rows if row.get("kind") == "trial")
     assert values == [30.8, 30.9, 31.0, 31.2, 31.4, 102.9, 103.5, 104.0, 104.1, 104.8]
     assert f"runs/{RUN}/charts/tokens_per_second-sequence.json" in out
     assert f"runs/{RUN}/charts/rate-acceptance.json" in out
@@ -50,9 +48,7 @@ def test_reported_run_says_trials_not_reported(tmp_path: Path) -> None:
     files = measured_run(
         RUN, rates={}, source={"kind": "reported", "citation": "A blog", "url": "https://example.org/post"}
     )
-    files[f"runs/{RUN}/results.csv"] = (
-        "trial,concurrency,tokens_per_second,draft_tokens,draft_accepted\n,8,87.4,1,1\n"
-    )
+    files[f"runs/{RUN}/results.csv"] = "trial,concurrency,tokens_per_second,draft_tokens,draft_accepted\n,8,87.4,1,1\n"
     del files[f"runs/{RUN}/requests.csv"]
     root = write_tree(tmp_path, pub(files))
     page = publication.run_outputs(load(root).runs[RUN])[f"runs/{RUN}/index.md"].decode()
