@@ -1,0 +1,273 @@
+"""Claims: comparison statistics, verdicts, validation, confounds, claim pages, compare."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+from hypothesis import given
+from hypothesis import strategies as st
+from scipy import stats as sps
+from typer.testing import CliRunner
+
+from generator import stats
+from generator.cli import app
+from generator.load import load
+from helpers import MANIFEST, RESULTS, measured_run, publication, write_tree
+
+A, B = "2026-09-01-full-vocab", "2026-09-01-shortlist"
+SLOWER = RESULTS.replace("104.1", "99.1").replace("103.5", "98.2").replace("104.8", "98.9").replace("102.9", "97.5")
+
+
+def report(claims: list[dict], limits: list[str] | None = None, title: str = "A report") -> str:
+    meta = {"title": title, "date": "2026-09-06", "claims": claims, "limits": limits or []}
+    return "---\n" + yaml.safe_dump(meta, sort_keys=False) + "---\n\n# " + title + "\n\nProse.\n"
+
+
+def claim(**fields: object) -> dict:
+    base = {
+        "id": "shortlist-c8",
+        "date": "2026-09-02",
+        "statement": "The shortlist is faster.",
+        "metric": "tokens_per_second",
+        "baseline": A,
+        "candidate": B,
+        "at": {"concurrency": 8},
+        "varies": ["setup.draft_vocab"],
+    }
+    base.update(fields)
+    return base
+
+
+def repo_with(
+    tmp_path: Path,
+    claims: list[dict],
+    candidate_results: str = SLOWER,
+    candidate_manifest: str = MANIFEST,
+    **run_fields: object,
+) -> Path:
+    b = measured_run(B, setup={"draft_vocab": 16000, "head_kernel": "stock"}, **run_fields)
+    b[f"runs/{B}/results.csv"] = candidate_results
+    b[f"runs/{B}/manifest.yaml"] = candidate_manifest
+    files = publication(
+        measured_run(A, setup={"draft_vocab": 248320, "head_kernel": "stock"}),
+        b,
+        extra={"site_src/reports/seed.md": report(claims)},
+    )
+    return write_tree(tmp_path / "pub", files)
+
+
+# --- statistics -----------------------------------------------------------------
+
+
+def test_ratio_interval_by_hand() -> None:
+    b = [math.exp(0.0), math.exp(0.2)]
+    c = [math.exp(0.1), math.exp(0.5)]
+    r = stats.ratio_interval(b, c)
+    # log means 0.1 and 0.3; sample variances 0.02 and 0.08; se = sqrt(0.01 + 0.04)
+    assert r.ratio == pytest.approx(math.exp(0.2))
+    assert r.df == pytest.approx(0.05**2 / (0.01**2 + 0.04**2))
+    half = sps.t.ppf(0.975, r.df) * math.sqrt(0.05)
+    assert (r.low, r.high) == pytest.approx((math.exp(0.2 - half), math.exp(0.2 + half)))
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "direction", "expected"),
+    [
+        (1.05, 1.2, 1, "supported"),
+        (0.8, 0.95, 1, "contradicted"),
+        (0.8, 0.95, -1, "supported"),
+        (0.97, 1.04, 1, "within noise"),
+        (0.9, 1.3, 1, "inconclusive"),
+        (1.05, 1.2, 0, "inconclusive"),
+    ],
+)
+def test_verdict_rule(low: float, high: float, direction: int, expected: str) -> None:
+    assert stats.verdict(low, high, direction, min_effect=0.01, noise=0.06) == expected
+
+
+def test_trials_needed_grows_with_noise() -> None:
+    assert stats.trials_needed(0.02, 0.06) < stats.trials_needed(0.06, 0.06) < stats.trials_needed(0.12, 0.06)
+
+
+samples = st.lists(st.floats(min_value=1, max_value=1000), min_size=2, max_size=12)
+
+
+@given(samples, samples)
+def test_swapping_sides_inverts_the_ratio_and_the_verdict(b: list[float], c: list[float]) -> None:
+    r, s = stats.ratio_interval(b, c), stats.ratio_interval(c, b)
+    assert r.ratio * s.ratio == pytest.approx(1)
+    assert r.low * s.high == pytest.approx(1) and r.high * s.low == pytest.approx(1)
+    swap = {"supported": "contradicted", "contradicted": "supported"}
+    v1 = stats.verdict(r.low, r.high, 1, 0.01, 0.05)
+    v2 = stats.verdict(s.low, s.high, 1, 0.01, 0.05)
+    assert swap.get(v1, v1) == v2
+
+
+@given(samples, samples, st.floats(min_value=0.01, max_value=100))
+def test_scaling_every_value_leaves_the_ratio(b: list[float], c: list[float], k: float) -> None:
+    r, s = stats.ratio_interval(b, c), stats.ratio_interval([x * k for x in b], [x * k for x in c])
+    assert s.ratio == pytest.approx(r.ratio) and s.low == pytest.approx(r.low)
+
+
+@given(samples, samples)
+def test_interval_contains_the_estimate(b: list[float], c: list[float]) -> None:
+    r = stats.ratio_interval(b, c)
+    assert r.low <= r.ratio * (1 + 1e-12) and r.ratio <= r.high * (1 + 1e-12)
+
+
+def test_null_comparisons_rarely_call_an_effect() -> None:
+    rng = np.random.default_rng(20260906)
+    called = 0
+    for _ in range(1000):
+        b, c = rng.lognormal(3, 0.05, 5), rng.lognormal(3, 0.05, 5)
+        r = stats.ratio_interval(b, c)
+        cv = max(np.std(b, ddof=1) / b.mean(), np.std(c, ddof=1) / c.mean())
+        called += stats.verdict(r.low, r.high, 1, 0.01, cv) in ("supported", "contradicted")
+    assert called <= 60
+
+
+@pytest.mark.parametrize("n", [5, 20])
+def test_interval_covers_the_true_ratio(n: int) -> None:
+    rng = np.random.default_rng(n)
+    true = 1.1
+    covered = 0
+    for _ in range(1000):
+        b = rng.lognormal(3, 0.05, n)
+        c = rng.lognormal(3 + math.log(true), 0.08, n)
+        r = stats.ratio_interval(b, c)
+        covered += r.low <= true <= r.high
+    assert 930 <= covered <= 970
+
+
+# --- validation -----------------------------------------------------------------
+
+
+def problems(root: Path) -> str:
+    result = CliRunner().invoke(app, ["check", "--repo", str(root)])
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+    return result.output
+
+
+@pytest.mark.parametrize(
+    ("claims", "expected"),
+    [
+        (
+            [claim(baseline="2026-09-01-full-vocb")],
+            ["seed.md:", "claims.0.baseline", "did you mean '2026-09-01-full-vocab'"],
+        ),
+        ([claim(candidate=f"../runs/{B}")], ["claims.0.candidate", "is a path; give the run id only"]),
+        ([claim(metric="joules")], ["claims.0.metric", "'joules' is neither a metric nor a rate"]),
+        ([claim(at={"concurrency": 16})], ["claims.0.at", "selects no rows", "concurrency: 1, 8"]),
+        ([claim(at={"batch": 16})], ["claims.0.at", "batch is not a condition"]),
+        ([claim(), claim(statement="again")], ["claims.1.id", "'shortlist-c8' is already used"]),
+        ([claim(corrects="shortlist-c9")], ["claims.0.corrects", "'shortlist-c9' does not exist"]),
+        ([claim(id="a", corrects="b"), claim(id="b", corrects="a")], ["corrections form a cycle: a -> b -> a"]),
+        ([claim(claimed="about 20")], ["claims.0.claimed", 'write "+20%", "-5%" or "1.2x"']),
+        ([claim(baseline=None)], ["claims.0", "a comparison claim needs baseline"]),
+    ],
+)
+def test_claim_validation(tmp_path: Path, claims: list[dict], expected: list[str]) -> None:
+    out = problems(repo_with(tmp_path, claims))
+    for text in expected:
+        assert text in out, (text, out)
+
+
+def test_runs_of_different_benchmarks_are_not_compared(tmp_path: Path) -> None:
+    out = problems(repo_with(tmp_path, [claim()], benchmark="other-benchmark"))
+    assert "baseline runs benchmark 'spec-decode-throughput' but candidate runs 'other-benchmark'" in out
+
+
+# --- evaluation and pages ---------------------------------------------------------
+
+
+def test_confounds_name_the_differing_nested_key(tmp_path: Path) -> None:
+    lowm = MANIFEST.replace("draft_head_gemm: stock", "draft_head_gemm: lowm")
+    root = repo_with(tmp_path, [claim()], candidate_manifest=lowm)
+    from generator.claims import Settings, evaluate_all
+
+    ev = evaluate_all(load(root), Settings())["shortlist-c8"]
+    assert [(c.key, c.baseline, c.candidate) for c in ev.confounds] == [("kernels.draft_head_gemm", "stock", "lowm")]
+    assert "unmatched conditions" in ev.flags
+
+
+def test_built_claim_page_shows_claim_and_correction_side_by_side(tmp_path: Path) -> None:
+    fix = claim(
+        id="shortlist-c8-matched",
+        corrects="shortlist-c8",
+        date="2026-09-06",
+        statement="With matched kernels the gain is within noise.",
+    )
+    root = repo_with(tmp_path, [claim(claimed="+20%"), fix], candidate_results=RESULTS)
+    result = CliRunner().invoke(app, ["build", "--repo", str(root), "--strict"])
+    assert result.exit_code == 0, result.output
+    html = (root / "site" / "claims" / "shortlist-c8" / "index.html").read_text()
+    assert html.count('class="bl-card') == 2
+    assert "Original claim" in html and "Correction of shortlist&#45;c8" in html
+    assert 'data-bl-spec="charts&#47;forest.json"' in html
+    forest = json.loads((root / "site" / "claims" / "shortlist-c8" / "charts" / "forest.json").read_text())
+    assert sorted(row["claim"] for row in forest["datasets"]["table"]) == ["shortlist-c8", "shortlist-c8-matched"]
+    ledger = (root / "site" / "claims" / "index.html").read_text()
+    assert "corrected" in ledger and "bl-verdict--" in ledger
+    report_html = (root / "site" / "reports" / "seed" / "index.html").read_text()
+    assert "Claims in this report" in report_html
+    assert (root / "site" / "methods" / "index.html").is_file()
+
+
+def test_compare_json_has_exactly_the_documented_keys(tmp_path: Path) -> None:
+    root = repo_with(tmp_path, [])
+    result = CliRunner().invoke(
+        app,
+        [
+            "compare",
+            A,
+            B,
+            "--metric",
+            "tokens_per_second",
+            "--at",
+            "concurrency=8",
+            "--varies",
+            "setup.draft_vocab",
+            "--repo",
+            str(root),
+            "--json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output)
+    assert list(out) == [
+        "baseline",
+        "candidate",
+        "metric",
+        "at",
+        "n_baseline",
+        "n_candidate",
+        "ratio",
+        "ci_low",
+        "ci_high",
+        "noise",
+        "min_effect",
+        "verdict",
+        "trials_needed",
+        "confounds",
+    ]
+    assert out["at"] == {"concurrency": 8} and out["n_baseline"] == out["n_candidate"] == 5
+    b = [104.1, 103.5, 104.8, 102.9, 104.0]
+    c = [99.1, 98.2, 98.9, 97.5, 104.0]
+    expected = stats.ratio_interval(b, c)
+    assert out["ratio"] == pytest.approx(expected.ratio)
+    assert out["ci_low"] == pytest.approx(expected.low)
+    assert out["verdict"] in stats.VERDICTS and out["confounds"] == []
+    assert out["trials_needed"] is None or out["verdict"] == "inconclusive"
+
+
+def test_compare_bad_input_exits_1(tmp_path: Path) -> None:
+    root = repo_with(tmp_path, [])
+    result = CliRunner().invoke(app, ["compare", A, "nope", "--metric", "tokens_per_second", "--repo", str(root)])
+    assert result.exit_code == 1
+    assert "run 'nope' does not exist" in result.output
