@@ -20,7 +20,7 @@ from mkdocs.structure.files import InclusionLevel
 
 from . import publication, sitefiles
 from .claimpages import insert_panel, report_panel
-from .claims import Settings, evaluate
+from .claims import Evaluation, Settings, evaluate_all
 from .errors import BenchledgerError
 from .load import RUNS_DIR, Ledger, load
 
@@ -43,12 +43,15 @@ def build_epoch(ledger: Ledger) -> int:
     return int(dt.datetime.combine(newest, dt.time(), dt.UTC).timestamp())
 
 
-def generate_into(root: Path, docs_dir: Path, settings: Settings) -> tuple[Ledger, sitefiles.WriteReport]:
-    """Load the repository and write its generated pages; raise on any error."""
+def generate_into(
+    root: Path, docs_dir: Path, settings: Settings
+) -> tuple[Ledger, dict[str, Evaluation], sitefiles.WriteReport]:
+    """Load the repository, evaluate its claims and write its generated pages; raise on any error."""
     ledger = load(root, docs_dir.relative_to(root).as_posix())
     if ledger.errors:
         raise BenchledgerError(ledger.errors)
-    return ledger, sitefiles.write(docs_dir, publication.generate(ledger, settings))
+    evaluations = evaluate_all(ledger, settings)
+    return ledger, evaluations, sitefiles.write(docs_dir, publication.generate(ledger, settings, evaluations))
 
 
 class BenchledgerPlugin(BasePlugin[PluginConfig]):
@@ -57,7 +60,7 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         docs_dir = Path(config.docs_dir).resolve()
         self.settings = Settings(self.config.confidence, self.config.min_effect, self.config.noise)
         try:
-            ledger, report = generate_into(self.root, docs_dir, self.settings)
+            ledger, self.evaluations, report = generate_into(self.root, docs_dir, self.settings)
         except BenchledgerError as err:
             raise PluginError("benchledger found problems:\n" + str(err)) from None
         log.info(
@@ -95,7 +98,7 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         report = next((r for r in self.ledger.reports if r.path == path), None)
         if report is None:
             return markdown
-        evaluations = [evaluate(report, claim, self.ledger, self.settings) for claim in report.meta.claims]
+        evaluations = [self.evaluations[claim.id] for claim in report.meta.claims]
         return insert_panel(markdown, report_panel(evaluations))
 
     def on_serve(self, server: Any, config: Any, builder: Any) -> Any:

@@ -200,12 +200,15 @@ def claim_outputs(ledger: Ledger, evaluations: dict[str, Evaluation], settings: 
     return out
 
 
-def generate(ledger: Ledger, settings: Settings | None = None) -> dict[str, bytes]:
+def generate(
+    ledger: Ledger, settings: Settings | None = None, evaluations: dict[str, Evaluation] | None = None
+) -> dict[str, bytes]:
     """Every generated file of the publication, keyed by its path under docs_dir."""
     settings = settings or Settings()
+    evaluations = evaluations if evaluations is not None else evaluate_all(ledger, settings)
     out = asset_outputs()
     out[f"{RUNS}/index.md"] = pages.runs_index(list(ledger.runs.values())).encode()
     for run in ledger.runs.values():
         out.update(run_outputs(run))
-    out.update(claim_outputs(ledger, evaluate_all(ledger, settings), settings))
+    out.update(claim_outputs(ledger, evaluations, settings))
     return out
