@@ -77,7 +77,17 @@ def side_figures(label: str, s: Side | None, unit: str | None) -> list[tuple[str
     ci = ""
     if s.summary.ci_low is not None:
         ci = f" [{t.number(s.summary.ci_low)}, {t.number(s.summary.ci_high)}]"
-    return [(label, f"{s.run}: mean {t.number(s.summary.mean)}{ci}{u}, n = {s.summary.n}")]
+    out = [(label, f"{s.run}: mean {t.number(s.summary.mean)}{ci}{u}, n = {s.summary.n}")]
+    if s.pooled is not None and s.pooled.pooled is not None:
+        p = s.pooled
+        out.append(
+            (
+                f"{label}, pooled",
+                f"{t.percent(p.pooled)} of {t.number(p.attempts)} (Wilson 95% "
+                f"{t.percent(p.wilson_low)} – {t.percent(p.wilson_high)})",
+            )
+        )
+    return out
 
 
 def card(ev: Evaluation, role: Markup | str) -> dict[str, object]:
