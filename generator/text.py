@@ -32,12 +32,19 @@ def _entity(ch: str) -> str:
     return f"&#{ord(ch)};"
 
 
+_UNSAFE = re.compile(r"[\x00-\x1f\x7f!-+\-/:-@\[-`{-~]")
+
+
+def _escape(value: str) -> str:
+    return _UNSAFE.sub(lambda m: _entity(m.group()), value)
+
+
 def text(value: Any) -> Markup:
     """One line of untrusted text, inert in Markdown and HTML (newlines become spaces)."""
     if isinstance(value, Markup):
         return value
     shown = scalar(value) if not isinstance(value, str) else value
-    return Markup("".join(_entity(ch) for ch in " ".join(shown.split("\n"))))
+    return Markup(_escape(" ".join(shown.split("\n"))))
 
 
 def lines(value: Any) -> Markup:
@@ -45,13 +52,13 @@ def lines(value: Any) -> Markup:
     if isinstance(value, Markup):
         return value
     shown = scalar(value) if not isinstance(value, str) else value
-    parts = ["".join(_entity(ch) for ch in part) for part in shown.strip().split("\n")]
+    parts = [_escape(part) for part in shown.strip().split("\n")]
     return Markup("<br>".join(parts))
 
 
 def attr(value: str) -> Markup:
     """A value for a double-quoted HTML attribute."""
-    return Markup("".join(_entity(ch) for ch in value.replace("\n", " ")))
+    return Markup(_escape(value.replace("\n", " ")))
 
 
 def url(value: str | None) -> str | None:
