@@ -105,6 +105,8 @@ def card(ev: Evaluation, role: Markup | str) -> dict[str, object]:
             figures.append(("Trials needed per side", str(ev.trials_needed)))
         if ev.mann_whitney_p is not None:
             figures.append(("Mann–Whitney p (cross-check)", f"{ev.mann_whitney_p:.3g}"))
+    if ev.receipts:
+        figures.append(("Receipts", " · ".join(f"{run}: {state}" for run, state in ev.receipts)))
     # Raw HTML is not rewritten by MkDocs: these hrefs assume directory URLs (the default).
     links = [str(t.link("report", t.path_url(f"../../reports/{ev.report.slug}") + "/"))]
     for run in (c.baseline, c.candidate, c.run):

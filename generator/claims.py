@@ -72,6 +72,7 @@ class Evaluation:
     mann_whitney_p: float | None = None
     confounds: tuple[Confound, ...] = ()
     corrected_by: tuple[str, ...] = field(default=())
+    receipts: tuple[tuple[str, str], ...] = ()  # (run id, unverified | verified | dual-verified | stale)
 
     @property
     def flags(self) -> list[str]:
@@ -82,6 +83,11 @@ class Evaluation:
             out.append("corrected")
         if self.verdict == "no trial data":
             out.append("no trial data")
+        states = {state for _, state in self.receipts}
+        if "stale" in states:
+            out.append("stale run")
+        if "unverified" in states:
+            out.append("unverified run")
         return out
 
 
@@ -234,11 +240,22 @@ def corrections(ledger: Ledger) -> dict[str, tuple[str, ...]]:
     return {k: tuple(v) for k, v in out.items()}
 
 
-def evaluate(report: Report, claim: Claim, ledger: Ledger, settings: Settings) -> Evaluation:
-    """The verdict and everything shown beside it, for one claim."""
+def evaluate(
+    report: Report, claim: Claim, ledger: Ledger, settings: Settings, states: Mapping[str, str] | None = None
+) -> Evaluation:
+    """The verdict and everything shown beside it, for one claim. `states` holds each run's
+    receipt state (unverified when absent)."""
     claimed = parse_claimed(claim.claimed) if claim.claimed else None
     corrected = corrections(ledger).get(claim.id, ())
-    common: dict[str, Any] = {"claim": claim, "report": report, "claimed": claimed, "corrected_by": corrected}
+    runs = [r for r in (claim.baseline, claim.candidate, claim.run) if r is not None]
+    receipts = tuple((r, (states or {}).get(r, "unverified")) for r in runs)
+    common: dict[str, Any] = {
+        "claim": claim,
+        "report": report,
+        "claimed": claimed,
+        "corrected_by": corrected,
+        "receipts": receipts,
+    }
     if claim.kind == "statement":
         reason = (
             "No trial data: a statement published as prose, without figures. Committing the runs "
@@ -283,8 +300,8 @@ def evaluate(report: Report, claim: Claim, ledger: Ledger, settings: Settings) -
     return Evaluation(**common, **fields)
 
 
-def evaluate_all(ledger: Ledger, settings: Settings) -> dict[str, Evaluation]:
-    return {claim.id: evaluate(report, claim, ledger, settings) for report, claim in ledger.claims}
+def evaluate_all(ledger: Ledger, settings: Settings, states: Mapping[str, str] | None = None) -> dict[str, Evaluation]:
+    return {claim.id: evaluate(report, claim, ledger, settings, states) for report, claim in ledger.claims}
 
 
 def chain(claim_id: str, ledger: Ledger) -> list[str]:

@@ -52,28 +52,37 @@ def _config_file(repo: Path) -> Path:
     return path
 
 
-def _check(repo: Path, quiet: bool = False) -> None:
+def _check(repo: Path, quiet: bool = False, allow_stale: bool = False) -> None:
     from .load import load
+    from .receipts import ledger_receipts, receipt_problems
 
     ledger = load(repo)
-    for problem in ledger.problems:
+    problems = list(ledger.problems)
+    states, signer_problems = ledger_receipts(ledger)
+    problems += signer_problems + receipt_problems(ledger, states, stale_is_error=not allow_stale)
+    for problem in problems:
         if problem.severity == "warning":
             typer.echo(f"Warning: {problem}", err=True)
-    if ledger.errors:
-        typer.echo(f"{ledger.summary()}: {len(ledger.errors)} problem(s)", err=True)
-        fail(sorted(ledger.errors, key=lambda p: (p.file, p.line or 0)))
+    errors = [p for p in problems if p.severity == "error"]
+    if errors:
+        typer.echo(f"{ledger.summary()}: {len(errors)} problem(s)", err=True)
+        fail(sorted(errors, key=lambda p: (p.file, p.line or 0)))
     if not quiet:
         typer.echo(f"{ledger.summary()}: no problems")
 
 
 @app.command()
-def check(repo: Repo = Path(".")) -> None:
+def check(
+    repo: Repo = Path("."),
+    allow_stale: Annotated[bool, typer.Option(help="Report stale receipts as warnings instead of failing.")] = False,
+) -> None:
     """Validate every run, manifest, results table, receipt and report.
 
     Prints one line per problem naming the file (and line), the field, what was
-    found and how to fix it; exits 1 if there is any problem.
+    found and how to fix it; exits 1 if there is any problem. A receipt whose
+    files changed since it was written (stale) or whose signature fails is a problem.
     """
-    _check(repo)
+    _check(repo, allow_stale=allow_stale)
 
 
 def _mkdocs_logging(verbose: bool) -> None:
@@ -100,7 +109,7 @@ def build(
     from mkdocs.exceptions import MkDocsException
 
     config_file = _config_file(repo)
-    _check(repo, quiet=True)
+    _check(repo, quiet=True, allow_stale=not strict)
     _mkdocs_logging(verbose)
     try:
         config = load_config(
@@ -127,12 +136,40 @@ def serve(
     from mkdocs.exceptions import MkDocsException
 
     config_file = _config_file(repo)
-    _check(repo, quiet=True)
+    _check(repo, quiet=True, allow_stale=True)
     _mkdocs_logging(False)
     try:
         mkdocs_serve(config_file=str(config_file), dev_addr=dev_addr, livereload=True, open_in_browser=open_browser)
     except MkDocsException as err:
         fail(str(err))
+
+
+@app.command()
+def verify(
+    run: Annotated[str, typer.Argument(help="The run: its folder (runs/<id>) or its id.")],
+    by: Annotated[str, typer.Option("--by", help="Your name, as allowed_signers lists it when you sign.")],
+    method: Annotated[str, typer.Option(help="rerun, review or recompute.")],
+    statement: Annotated[str | None, typer.Option(help="What you did and what you found.")] = None,
+    sign: Annotated[
+        Path | None, typer.Option(help="SSH private key to sign the receipt with (runs ssh-keygen -Y sign).")
+    ] = None,
+    date: Annotated[str | None, typer.Option(help="Day of verification, YYYY-MM-DD.", show_default="today")] = None,
+    repo: Repo = Path("."),
+) -> None:
+    """Write a receipt vouching for the run's files as they are now, optionally SSH-signed.
+
+    The receipt lists the sha256 of every file in the run folder except receipts/;
+    commit it. An existing receipt is never overwritten.
+    """
+    from .verify import write_receipt
+
+    try:
+        written = write_receipt(repo, run, by, method, statement, sign, date)
+    except BenchledgerError as err:
+        fail(err.problems)
+    for path in written:
+        typer.echo(f"wrote {path}")
+    typer.echo("Commit the receipt; benchledger check now compares the run's files with it.")
 
 
 @app.command()

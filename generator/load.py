@@ -82,6 +82,7 @@ class Ledger:
     runs: Mapping[str, Run]
     reports: tuple[Report, ...]
     problems: tuple[Problem, ...] = field(default=())
+    allowed_signers: str | None = None  # the text of <root>/allowed_signers, when present
 
     @property
     def claims(self) -> list[tuple[Report, Claim]]:
@@ -318,4 +319,13 @@ def load(root: Path | str, docs_dir: str = DOCS_DIR) -> Ledger:
             if report is not None:
                 reports.append(report)
     problems.extend(validate_claims(runs, reports, failed_runs))
-    return Ledger(root, MappingProxyType(runs), tuple(reports), tuple(problems))
+    signers = root / "allowed_signers"
+    allowed = None
+    if signers.is_symlink():
+        problems.append(Problem("allowed_signers", None, None, "is a symlink; make it a real file"))
+    elif signers.is_file():
+        try:
+            allowed = _decode(signers.read_bytes(), "allowed_signers")
+        except BenchledgerError as err:
+            problems.extend(err.problems)
+    return Ledger(root, MappingProxyType(runs), tuple(reports), tuple(problems), allowed)

@@ -6,7 +6,7 @@ it is already `Markup`, so untrusted text cannot become markup by accident.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +17,7 @@ from markupsafe import Markup
 from . import text as t
 from .load import Run
 from .model import flatten
+from .receipts import RunReceipts
 from .stats import Summary
 from .summaries import MetricAt, RunSummary, condition_label
 
@@ -127,6 +128,7 @@ def run_page(
     charts: Sequence[ChartBlock],
     rate_charts: Sequence[ChartSpec],
     files: Sequence[FileLink],
+    receipts: RunReceipts,
 ) -> str:
     """The page of one run: what was run, its trials and spread, environment and files."""
     meta = run.meta
@@ -143,6 +145,8 @@ def run_page(
         rate_charts=rate_charts,
         files=files,
         warnings=warnings,
+        receipts=receipts,
+        receipt_state=state_badge(receipts.state),
         setup=[
             (k, t.lines(t.scalar(v)) if not isinstance(v, dict | list) else _yaml_value(v))
             for k, v in flatten(meta.setup).items()
@@ -182,7 +186,11 @@ def source_text(run: Run) -> Markup:
     return Markup(f"reported by {t.link(src.citation, t.url(src.url))}")
 
 
-def runs_index(runs: Sequence[Run]) -> str:
+def state_badge(state: str) -> Markup:
+    return Markup(f'<span class="bl-receipt bl-receipt--{t.attr(state)}">{t.text(state)}</span>')
+
+
+def runs_index(runs: Sequence[Run], states: Mapping[str, str] | None = None) -> str:
     """One row per run, newest first, linking each run page."""
     ordered = sorted(runs, key=lambda r: (r.meta.date, r.id), reverse=True)
     rows = []
@@ -201,6 +209,7 @@ def runs_index(runs: Sequence[Run]) -> str:
                     condition_label(run.results.conditions, at) for at in run.results.condition_values()
                 ),
                 "source": "measured" if not run.reported else "reported",
+                "receipts": state_badge((states or {}).get(run.id, "unverified")),
             }
         )
     return render("runs_index.md.j2", mark=Markup(generated_mark("runs/")), rows=rows)

@@ -23,6 +23,7 @@ from .claimpages import insert_panel, report_panel
 from .claims import Evaluation, Settings, evaluate_all
 from .errors import BenchledgerError
 from .load import RUNS_DIR, Ledger, load
+from .receipts import ledger_receipts
 
 log = logging.getLogger("mkdocs.plugins.benchledger")
 RUN_PAGE = re.compile(r"^(runs|claims)/[^/]+/index\.md$")
@@ -50,7 +51,10 @@ def generate_into(
     ledger = load(root, docs_dir.relative_to(root).as_posix())
     if ledger.errors:
         raise BenchledgerError(ledger.errors)
-    evaluations = evaluate_all(ledger, settings)
+    receipts, problems = ledger_receipts(ledger)
+    if problems:
+        raise BenchledgerError(problems)
+    evaluations = evaluate_all(ledger, settings, {run_id: r.state for run_id, r in receipts.items()})
     return ledger, evaluations, sitefiles.write(docs_dir, publication.generate(ledger, settings, evaluations))
 
 

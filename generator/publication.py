@@ -15,6 +15,7 @@ from . import claimpages, pages
 from . import text as t
 from .claims import Evaluation, Settings, chain, evaluate_all
 from .load import Ledger, Run
+from .receipts import RunReceipts, ledger_receipts
 from .summaries import condition_label, summarize_run
 
 RUNS = "runs"
@@ -63,7 +64,7 @@ def _direction(better: str | None) -> str:
     )
 
 
-def run_outputs(run: Run) -> dict[str, bytes]:
+def run_outputs(run: Run, receipts: RunReceipts | None = None) -> dict[str, bytes]:
     """The page of one run, its chart specs and its downloadable files."""
     base = f"{RUNS}/{run.id}"
     summary = summarize_run(run)
@@ -118,7 +119,8 @@ def run_outputs(run: Run) -> dict[str, bytes]:
         target = f"files/{published_name(name)}"
         out[f"{base}/{target}"] = data
         files.append(pages.FileLink(t.link(name, t.path_url(target)), len(data)))
-    out[f"{base}/index.md"] = pages.run_page(run, summary, blocks, rate_specs, files).encode()
+    receipts = receipts or RunReceipts("unverified", ())
+    out[f"{base}/index.md"] = pages.run_page(run, summary, blocks, rate_specs, files, receipts).encode()
     return out
 
 
@@ -205,10 +207,12 @@ def generate(
 ) -> dict[str, bytes]:
     """Every generated file of the publication, keyed by its path under docs_dir."""
     settings = settings or Settings()
-    evaluations = evaluations if evaluations is not None else evaluate_all(ledger, settings)
+    receipts, _ = ledger_receipts(ledger)
+    states = {run_id: r.state for run_id, r in receipts.items()}
+    evaluations = evaluations if evaluations is not None else evaluate_all(ledger, settings, states)
     out = asset_outputs()
-    out[f"{RUNS}/index.md"] = pages.runs_index(list(ledger.runs.values())).encode()
+    out[f"{RUNS}/index.md"] = pages.runs_index(list(ledger.runs.values()), states).encode()
     for run in ledger.runs.values():
-        out.update(run_outputs(run))
+        out.update(run_outputs(run, receipts[run.id]))
     out.update(claim_outputs(ledger, evaluations, settings))
     return out
