@@ -16,8 +16,9 @@ from generator.receipts import file_hash, ledger_receipts
 from helpers import RESULTS
 
 RUN = "2026-09-01-measured"
-needs_ssh = pytest.mark.skipif(shutil.which("ssh-keygen") is None,
-                               reason="ssh-keygen is not installed (Debian: openssh-client)")
+needs_ssh = pytest.mark.skipif(
+    shutil.which("ssh-keygen") is None, reason="ssh-keygen is not installed (Debian: openssh-client)"
+)
 
 
 def cli(*args: str) -> tuple[int, str]:
@@ -34,8 +35,21 @@ def keypair(tmp_path: Path, kind: str = "ed25519", name: str = "key") -> tuple[P
 
 
 def verify(repo: Path, by: str = "Zak Example", *extra: str) -> tuple[int, str]:
-    return cli("verify", f"runs/{RUN}", "--by", by, "--method", "rerun", "--date", "2026-09-25",
-               "--statement", "Re-ran 5 trials; medians within 2%.", "--repo", str(repo), *extra)
+    return cli(
+        "verify",
+        f"runs/{RUN}",
+        "--by",
+        by,
+        "--method",
+        "rerun",
+        "--date",
+        "2026-09-25",
+        "--statement",
+        "Re-ran 5 trials; medians within 2%.",
+        "--repo",
+        str(repo),
+        *extra,
+    )
 
 
 def state(repo: Path) -> tuple[str, list]:
@@ -91,11 +105,17 @@ def test_crlf_checkout_gives_the_same_hash(repo: Path) -> None:
 
 def test_dual_verification_needs_two_different_verifiers(repo: Path) -> None:
     assert verify(repo)[0] == 0
-    assert cli("verify", RUN, "--by", "zak example", "--method", "review", "--date", "2026-09-26",
-               "--repo", str(repo))[0] == 0
+    assert (
+        cli("verify", RUN, "--by", "zak example", "--method", "review", "--date", "2026-09-26", "--repo", str(repo))[0]
+        == 0
+    )
     assert state(repo)[0] == "verified"  # the same person twice
-    assert cli("verify", RUN, "--by", "Ada Second", "--method", "recompute", "--date", "2026-09-27",
-               "--repo", str(repo))[0] == 0
+    assert (
+        cli("verify", RUN, "--by", "Ada Second", "--method", "recompute", "--date", "2026-09-27", "--repo", str(repo))[
+            0
+        ]
+        == 0
+    )
     assert state(repo)[0] == "dual-verified"
 
 
@@ -119,8 +139,11 @@ def _signed(repo: Path, tmp_path: Path, allowed: str, namespace: str | None = No
     receipt = repo / "runs" / RUN / "receipts" / "2026-09-25-zak-example.yaml"
     if namespace is not None:
         receipt.with_name(receipt.name + ".sig").unlink()
-        subprocess.run(["ssh-keygen", "-Y", "sign", "-q", "-f", str(key), "-n", namespace, str(receipt)],
-                       check=True, capture_output=True)
+        subprocess.run(
+            ["ssh-keygen", "-Y", "sign", "-q", "-f", str(key), "-n", namespace, str(receipt)],
+            check=True,
+            capture_output=True,
+        )
     code, out = cli("check", "--repo", str(repo))
     assert code == 1
     assert f"runs/{RUN}/receipts/2026-09-25-zak-example.yaml.sig: badly signed:" in out
@@ -179,8 +202,13 @@ def test_key_type_the_library_cannot_verify(repo: Path, tmp_path: Path) -> None:
     assert "cannot be verified here" in out or "key not allowed" in out
 
 
-GOOD = {"schema": "benchledger.receipt/1", "verifier": "Zak", "method": "rerun", "date": "2026-09-25",
-        "files": {"results.csv": "sha256:" + "0" * 64}}
+GOOD = {
+    "schema": "benchledger.receipt/1",
+    "verifier": "Zak",
+    "method": "rerun",
+    "date": "2026-09-25",
+    "files": {"results.csv": "sha256:" + "0" * 64},
+}
 
 
 @pytest.mark.parametrize(
@@ -212,3 +240,35 @@ def test_malformed_allowed_signers_line_is_numbered(repo: Path) -> None:
     (repo / "allowed_signers").write_text('# comment\n\nzak namespaces="unclosed ssh-ed25519 AAAA\n')
     code, out = cli("check", "--repo", str(repo))
     assert code == 1 and "allowed_signers:3: malformed allowed_signers line" in out
+
+
+def test_site_shows_receipts_states_and_flags_claims_on_stale_runs(repo: Path) -> None:
+    assert verify(repo)[0] == 0
+    assert (
+        cli("verify", RUN, "--by", "Ada Second", "--method", "review", "--date", "2026-09-26", "--repo", str(repo))[0]
+        == 0
+    )
+    from generator import publication
+
+    out = publication.generate(load(repo))
+    page = out[f"runs/{RUN}/index.md"].decode()
+    assert (
+        "| Zak Example | rerun | 2026&#45;09&#45;25 | Re&#45;ran 5 trials&#59; medians within 2&#37;. | verified | unsigned |"
+        in page
+    )
+    assert "bl-receipt--dual-verified" in page and "two verified receipts by different people" in page
+    assert "bl-receipt--dual-verified" in out["runs/index.md"].decode()
+    # tamper: the run turns stale on the site, and a claim resting on it carries the flag
+    results = repo / "runs" / RUN / "results.csv"
+    results.write_text(RESULTS.replace("31.2", "35.2"))
+    report = (
+        "---\ntitle: R\nclaims:\n  - id: c\n    statement: Fast.\n    run: "
+        + RUN
+        + "\n    metric: tokens_per_second\n    at: {concurrency: 1}\n    value: 31\n---\n# R\n"
+    )
+    (repo / "site_src" / "reports").mkdir(parents=True)
+    (repo / "site_src" / "reports" / "r.md").write_text(report)
+    out = publication.generate(load(repo))
+    page = out[f"runs/{RUN}/index.md"].decode()
+    assert "stale: results.csv changed since it was written" in page.replace("&#58;", ":")
+    assert "stale run" in out["claims/index.md"].decode()
