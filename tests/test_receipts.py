@@ -53,7 +53,7 @@ def verify(repo: Path, by: str = "Zak Example", *extra: str) -> tuple[int, str]:
 
 
 def state(repo: Path) -> tuple[str, list]:
-    states, problems = ledger_receipts(load(repo))
+    states, _ = ledger_receipts(load(repo))
     return states[RUN].state, states[RUN].receipts
 
 
