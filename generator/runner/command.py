@@ -1,0 +1,116 @@
+"""Measure any command: wall time per execution, plus figures parsed from its stdout."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import BenchledgerError, Problem
+from ..model import NAME_PATTERN
+
+MAX_FAILURES_IN_A_ROW = 3
+
+
+@dataclass(frozen=True)
+class Extractor:
+    name: str
+    pattern: re.Pattern[str] | None = None  # --metric NAME=REGEX (first group)
+    path: tuple[str, ...] | None = None  # --json-metric NAME=dotted.path
+
+    def read(self, stdout: str) -> float:
+        if self.pattern is not None:
+            match = self.pattern.search(stdout)
+            if not match:
+                raise ValueError(f"metric {self.name!r}: /{self.pattern.pattern}/ matched nothing in the output")
+            text = match.group(1) if match.groups() else match.group(0)
+        else:
+            assert self.path is not None
+            value: Any = _last_json(stdout)
+            for part in self.path:
+                if isinstance(value, list) and part.isdigit() and int(part) < len(value):
+                    value = value[int(part)]
+                elif isinstance(value, dict) and part in value:
+                    value = value[part]
+                else:
+                    raise ValueError(f"metric {self.name!r}: {'.'.join(self.path)} not found in the JSON output")
+            text = str(value)
+        try:
+            return float(text)
+        except ValueError:
+            raise ValueError(f"metric {self.name!r}: {text!r} is not a number") from None
+
+
+def _last_json(stdout: str) -> Any:
+    try:
+        return json.loads(stdout)
+    except json.JSONDecodeError:
+        for line in reversed(stdout.strip().splitlines()):
+            try:
+                return json.loads(line)
+            except json.JSONDecodeError:
+                continue
+    raise ValueError("the output holds no JSON document")
+
+
+def extractors(regexes: list[str], json_paths: list[str]) -> list[Extractor]:
+    out = []
+    for flag, items in (("--metric", regexes), ("--json-metric", json_paths)):
+        for item in items:
+            name, sep, spec = item.partition("=")
+            if not sep or not re.match(NAME_PATTERN, name) or not spec:
+                raise BenchledgerError(
+                    Problem(
+                        flag,
+                        None,
+                        None,
+                        f"{item!r}: write NAME="
+                        + ("REGEX" if flag == "--metric" else "dotted.path")
+                        + " with NAME made of letters, digits and _",
+                    )
+                )
+            if name in ("wall_seconds", "trial"):
+                raise BenchledgerError(Problem(flag, None, None, f"{name!r} is reserved; choose another name"))
+            if flag == "--metric":
+                try:
+                    out.append(Extractor(name, pattern=re.compile(spec)))
+                except re.error as err:
+                    raise BenchledgerError(Problem(flag, None, None, f"{item!r}: bad regex ({err})")) from None
+            else:
+                out.append(Extractor(name, path=tuple(spec.split("."))))
+    return out
+
+
+@dataclass
+class Execution:
+    wall_seconds: float
+    exit_code: int
+    values: dict[str, float]
+    error: str = ""
+    stderr_tail: str = ""
+
+
+def execute(command: list[str], found: list[Extractor], timeout: float | None) -> Execution:
+    """Run the command once; an error is recorded, never raised."""
+    start = time.perf_counter()
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    except FileNotFoundError:
+        raise BenchledgerError(
+            Problem(command[0], None, None, "command not found; check the command after --")
+        ) from None
+    except subprocess.TimeoutExpired:
+        return Execution(time.perf_counter() - start, -1, {}, f"timed out after {timeout} s")
+    wall = time.perf_counter() - start
+    if done.returncode != 0:
+        return Execution(wall, done.returncode, {}, f"exit code {done.returncode}", done.stderr[-500:])
+    values = {}
+    for extractor in found:
+        try:
+            values[extractor.name] = extractor.read(done.stdout)
+        except ValueError as err:
+            return Execution(wall, 0, {}, str(err), done.stderr[-500:])
+    return Execution(wall, 0, values)

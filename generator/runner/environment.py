@@ -1,0 +1,163 @@
+"""Capture the environment a run measured in, for manifest.yaml.
+
+Never invent a value: a field that cannot be read is left out (absent means
+unknown). Environment variables are kept only when they steer kernels or
+engines, and never when their name suggests a secret.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import platform
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from .. import __version__
+
+ENV_PREFIXES = ("CUDA_", "VLLM_", "GGML_", "LLAMA_", "HIP_", "ROCM_", "HSA_", "OMP_", "TORCH_", "NCCL_", "SGLANG_")
+SECRET = re.compile(r"KEY|TOKEN|SECRET|PASSWORD", re.IGNORECASE)
+
+
+def steering_environment(environ: dict[str, str] | None = None) -> dict[str, str]:
+    env = os.environ if environ is None else environ
+    return {k: env[k] for k in sorted(env) if k.startswith(ENV_PREFIXES) and not SECRET.search(k)}
+
+
+def _cpu_model() -> str | None:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.lower().startswith(("model name", "hardware")):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or None
+
+
+def _memory_gb() -> float | None:
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                return round(int(line.split()[1]) / 1024**2, 1)
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def host() -> dict[str, Any]:
+    info = {
+        "name": platform.node() or None,
+        "os": platform.platform(),
+        "kernel": platform.release(),
+        "cpu": _cpu_model(),
+        "cores": os.cpu_count(),
+        "memory_gb": _memory_gb(),
+    }
+    return {k: v for k, v in info.items() if v is not None}
+
+
+def gpus() -> list[dict[str, Any]]:
+    """NVIDIA GPUs from nvidia-smi; AMD GPUs from rocm-smi; [] when neither answers."""
+    if shutil.which("nvidia-smi"):
+        try:
+            out = subprocess.run(
+                ["nvidia-smi", "--query-gpu=name,driver_version,memory.total", "--format=csv,noheader,nounits"],
+                capture_output=True,
+                text=True,
+                timeout=20,
+                check=True,
+            ).stdout
+            cuda = re.search(
+                r"CUDA Version:\s*([\d.]+)",
+                subprocess.run(["nvidia-smi"], capture_output=True, text=True, timeout=20).stdout,
+            )
+            found = []
+            for line in out.strip().splitlines():
+                name, driver, memory = (p.strip() for p in line.split(","))
+                gpu: dict[str, Any] = {"name": name, "driver": driver, "memory_gb": round(float(memory) / 1024, 1)}
+                if cuda:
+                    gpu["cuda"] = cuda.group(1)
+                found.append(gpu)
+            return found
+        except (subprocess.SubprocessError, ValueError, OSError):
+            return []
+    if shutil.which("rocm-smi"):
+        try:
+            out = subprocess.run(
+                ["rocm-smi", "--showproductname"], capture_output=True, text=True, timeout=20, check=True
+            ).stdout
+            return [{"name": m.group(1).strip()} for m in re.finditer(r"Card series:\s*(.+)", out)]
+        except (subprocess.SubprocessError, OSError):
+            return []
+    return []
+
+
+def _get_json(url: str) -> Any:
+    try:
+        response = httpx.get(url, timeout=10)
+        return response.json() if response.status_code == 200 else None
+    except (httpx.HTTPError, ValueError):
+        return None
+
+
+def server(base_url: str, root: str) -> dict[str, Any]:
+    """The server's own description: llama.cpp /props, /v1/models, vLLM /version."""
+    out: dict[str, Any] = {}
+    props = _get_json(root + "/props")
+    if isinstance(props, dict):
+        keep = {k: props[k] for k in ("build_info", "model_path", "total_slots", "n_ctx") if k in props}
+        settings = props.get("default_generation_settings")
+        if isinstance(settings, dict):
+            spec = {k: v for k, v in settings.items() if "draft" in k or "spec" in k or k == "n_ctx"}
+            params = settings.get("params")
+            if isinstance(params, dict):
+                spec |= {k: v for k, v in params.items() if "draft" in k or "spec" in k}
+            if spec:
+                keep["speculative"] = spec
+        out["llama_cpp_props"] = keep
+    models = _get_json(base_url.rstrip("/") + "/models")
+    if isinstance(models, dict) and isinstance(models.get("data"), list):
+        out["models"] = [
+            {k: m.get(k) for k in ("id", "owned_by", "max_model_len") if k in m}
+            for m in models["data"]
+            if isinstance(m, dict)
+        ]
+    version = _get_json(root + "/version")
+    if isinstance(version, dict) and "version" in version:
+        out["vllm_version"] = version["version"]
+    return out
+
+
+def deep_merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in extra.items():
+        out[key] = deep_merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
+
+
+def manifest(extra: dict[str, Any], server_info: dict[str, Any] | None = None) -> dict[str, Any]:
+    """manifest.yaml for a run captured now on this machine."""
+    data: dict[str, Any] = {
+        "schema": "benchledger.manifest/1",
+        "captured": {
+            "at": dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z"),
+            "by": f"benchledger {__version__}",
+            "method": "auto",
+        },
+        "host": host(),
+        "software": {"python": platform.python_version(), "benchledger": __version__},
+    }
+    found = gpus()
+    if found:
+        data["accelerators"] = found
+    if server_info:
+        data["server"] = server_info
+    env = steering_environment()
+    if env:
+        data["environment"] = env
+    return deep_merge(data, extra)

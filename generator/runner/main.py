@@ -1,0 +1,309 @@
+"""`benchledger run openai` and `benchledger run command`: measure, then write a run folder."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from rich.console import Console
+
+from ..errors import BenchledgerError, Problem
+from . import command as cmd
+from . import environment
+from . import openai as oa
+from .session import Measured, Outcome, notes, run_plan, summary_table
+from .writer import RunWriter
+
+OPENAI_METRICS: dict[str, dict[str, str]] = {
+    "tokens_per_second": {"unit": "tok/s", "better": "higher"},
+    "requests_per_second": {"unit": "req/s", "better": "higher"},
+    "ttft_p50_s": {"unit": "s", "better": "lower"},
+    "ttft_p99_s": {"unit": "s", "better": "lower"},
+    "tpot_mean_s": {"unit": "s", "better": "lower"},
+    "errors": {"unit": "requests", "better": "lower"},
+}
+DRAFT_METRICS = {"draft_tokens": {"unit": "tokens"}, "draft_accepted": {"unit": "tokens"}}
+
+
+@dataclass
+class Common:
+    """Options shared by both runners."""
+
+    title: str | None
+    run_id: str | None
+    out: Path
+    force: bool
+    setup: list[str] = field(default_factory=list)
+    manifest_extra: Path | None = None
+    benchmark: str | None = None
+    invocation: list[str] = field(default_factory=list)
+
+    def setup_values(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for item in self.setup:
+            key, sep, value = item.partition("=")
+            if not sep or not key.strip():
+                raise BenchledgerError(
+                    Problem("--setup", None, None, f"{item!r}: write KEY=VALUE, e.g. --setup draft_n_max=4")
+                )
+            parsed = yaml.safe_load(value) if value.strip() else ""
+            out[key.strip()] = parsed if isinstance(parsed, str | int | float | bool) else value
+        return out
+
+    def extra(self) -> dict[str, Any]:
+        if self.manifest_extra is None:
+            return {}
+        try:
+            data = yaml.safe_load(self.manifest_extra.read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError) as err:
+            raise BenchledgerError(
+                Problem(str(self.manifest_extra), None, None, f"cannot be read as YAML: {err}")
+            ) from None
+        if not isinstance(data, dict):
+            raise BenchledgerError(
+                Problem(
+                    str(self.manifest_extra),
+                    None,
+                    None,
+                    "must be a YAML mapping, e.g. kernels: {draft_head_gemm: lowm}",
+                )
+            )
+        return data
+
+    def identity(self, fallback: str) -> tuple[str, str, str]:
+        today = dt.date.today().isoformat()
+        title = self.title or fallback
+        slug = re.sub(r"[^a-z0-9._-]+", "-", title.lower()).strip("-")[:60] or "run"
+        return today, title, self.run_id or f"{today}-{slug}"
+
+
+def _run_yaml(
+    common: Common,
+    date: str,
+    title: str,
+    run_id: str,
+    benchmark: str,
+    conditions: list[str],
+    metrics: dict[str, Any],
+    rates: dict[str, Any],
+    warmup: int,
+    note: str | None,
+    runner: dict[str, Any],
+) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "schema": "benchledger.run/1",
+        "id": run_id,
+        "title": title,
+        "date": date,
+        "benchmark": benchmark,
+        "setup": common.setup_values(),
+        "conditions": conditions,
+        "metrics": metrics,
+    }
+    if rates:
+        data["rates"] = rates
+    data |= {"warmup_trials": warmup, "source": {"kind": "measured"}}
+    if note:
+        data["notes"] = note
+    data["runner"] = runner | {"invocation": common.invocation}
+    return data
+
+
+def _finish(
+    writer: RunWriter, outcome: Outcome, run: dict[str, Any], manifest: dict[str, Any], columns: list[str]
+) -> Path:
+    if not outcome.completed:
+        writer.abandon()
+        raise BenchledgerError(
+            Problem(str(writer.target), None, None, f"no trial completed ({outcome.stopped}); nothing was written")
+        )
+    return writer.finish(run, manifest, columns)
+
+
+def run_openai(
+    common: Common,
+    base_url: str,
+    model: str | None,
+    endpoint: str,
+    prompts: str | None,
+    max_tokens: int,
+    temperature: float,
+    concurrency: list[int],
+    trials: int,
+    warmup: int,
+    requests: int | None,
+    timeout: float,
+    console: Console,
+) -> Path:
+    """Measure an OpenAI-compatible server and write the run folder."""
+    if endpoint not in ("chat", "completions"):
+        raise BenchledgerError(Problem("--endpoint", None, None, f"expected chat or completions, got {endpoint!r}"))
+    if not concurrency or min(concurrency) < 1 or trials < 1 or warmup < 0:
+        raise BenchledgerError(
+            Problem("--concurrency/--trials", None, None, "need concurrency >= 1, trials >= 1 and warmup >= 0")
+        )
+    base_url = base_url.rstrip("/")
+    models = oa.probe(base_url, min(timeout, 30))  # fails before the first trial, naming the URL
+    model = model or (models[0] if models else None)
+    if not model:
+        raise BenchledgerError(Problem(base_url + "/models", None, None, "lists no model; pass --model"))
+    target = oa.Target(base_url, model, endpoint, max_tokens, temperature, timeout, oa.load_prompts(prompts))
+    date, title, run_id = common.identity(f"{model} at concurrency {','.join(map(str, concurrency))}")
+    writer = RunWriter(common.out, run_id, common.force)
+    server_info = environment.server(base_url, oa.server_root(base_url))
+    details: list[dict[str, Any]] = []
+    drafted = [False]
+
+    def measure(cond: dict[str, Any], advance: Any) -> Measured:
+        n = requests or 4 * cond["concurrency"]
+        trial = asyncio.run(oa.run_trial(target, cond["concurrency"], n, lambda _: advance(1)))
+        if not trial.ok:
+            first = trial.requests[0].error if trial.requests else "no request sent"
+            return Measured(failed=f"all {n} requests failed (first error: {first})")
+        drafted[0] = drafted[0] or trial.drafted
+        rows = [
+            {
+                "request": r.request,
+                "start_s": r.start_s,
+                "ttft_s": r.ttft_s,
+                "latency_s": r.latency_s,
+                "output_tokens": r.output_tokens if not r.error else None,
+                "draft_tokens": r.draft_tokens if not r.error else None,
+                "draft_accepted": r.draft_accepted if not r.error else None,
+                "error": r.error,
+            }
+            for r in trial.requests
+        ]
+        details.extend(
+            {
+                **cond,
+                "request": r.request,
+                "token_source": r.token_source,
+                "malformed_sse_lines": r.malformed,
+                "gaps_s": [round(g, 6) for g in r.gaps],
+            }
+            for r in trial.requests
+        )
+        return Measured(trial.row(), rows)
+
+    conditions = [{"concurrency": c} for c in concurrency]
+    units = max(requests or 4 * max(concurrency), 1)
+    outcome = run_plan(conditions, trials, warmup, units, "requests", measure, writer, console)
+    metrics = dict(OPENAI_METRICS) | (DRAFT_METRICS if drafted[0] else {})
+    rates = {"acceptance": {"numerator": "draft_accepted", "denominator": "draft_tokens"}} if drafted[0] else {}
+    sources = sorted({d["token_source"] for d in details if d["token_source"]})
+    failed = sum(1 for _, _, m in outcome.completed for r in m.requests if r["error"])
+    malformed = sum(d["malformed_sse_lines"] for d in details)
+    extra_notes = []
+    if failed or malformed:
+        extra_notes.append(
+            f"{failed} request(s) failed and {malformed} malformed SSE line(s) were skipped in "
+            "the recorded trials; see requests.csv."
+        )
+    runner = {
+        "kind": "openai",
+        "base_url": base_url,
+        "model": model,
+        "endpoint": endpoint,
+        "max_tokens": max_tokens,
+        "temperature": temperature,
+        "requests_per_trial": requests or "4 x concurrency",
+        "output_tokens_source": sources,
+        "prompts": prompts or "built-in",
+    }
+    run = _run_yaml(
+        common,
+        date,
+        title,
+        run_id,
+        common.benchmark or f"openai-{endpoint}-stream",
+        ["concurrency"],
+        metrics,
+        rates,
+        warmup,
+        notes(outcome, conditions, trials, extra_notes),
+        runner,
+    )
+    writer.write_raw("requests-detail.jsonl", "".join(json.dumps(d) + "\n" for d in details))
+    path = _finish(
+        writer, outcome, run, environment.manifest(common.extra(), server_info), ["trial", "concurrency", *metrics]
+    )
+    console.print(
+        summary_table(outcome, "tokens_per_second", "tok/s", ("draft_accepted", "draft_tokens") if drafted[0] else None)
+    )
+    if outcome.stopped:
+        console.print(f"[bold red]Stopped early:[/bold red] {outcome.stopped}")
+    console.print(f"Wrote {path}")
+    return path
+
+
+def run_command(
+    common: Common,
+    command: list[str],
+    trials: int,
+    warmup: int,
+    regexes: list[str],
+    json_paths: list[str],
+    timeout: float | None,
+    console: Console,
+) -> Path:
+    """Run a command repeatedly and write the run folder."""
+    if not command:
+        raise BenchledgerError(Problem("command", None, None, "give the command after --, e.g. -- ./bench --flag"))
+    found = cmd.extractors(regexes, json_paths)
+    date, title, run_id = common.identity(Path(command[0]).name)
+    writer = RunWriter(common.out, run_id, common.force)
+    log: list[dict[str, Any]] = []
+
+    def measure(cond: dict[str, Any], advance: Any) -> Measured:
+        for _ in range(cmd.MAX_FAILURES_IN_A_ROW):
+            done = cmd.execute(command, found, timeout)
+            log.append(
+                {
+                    "wall_seconds": round(done.wall_seconds, 6),
+                    "exit_code": done.exit_code,
+                    "error": done.error,
+                    "stderr_tail": done.stderr_tail,
+                }
+            )
+            if not done.error:
+                advance(1)
+                return Measured({"wall_seconds": done.wall_seconds, **done.values})
+        return Measured(failed=f"{cmd.MAX_FAILURES_IN_A_ROW} failures in a row (last: {log[-1]['error']})")
+
+    outcome = run_plan([{}], trials, warmup, 1, "executions", measure, writer, console)
+    metrics: dict[str, Any] = {"wall_seconds": {"unit": "s", "better": "lower"}}
+    metrics |= {e.name: {} for e in found}
+    failures = sum(1 for entry in log if entry["error"])
+    extra_notes = (
+        [f"{failures} failed execution(s) were retried and not counted as trials; see raw/executions.jsonl."]
+        if failures
+        else []
+    )
+    runner = {"kind": "command", "command": command, "timeout_s": timeout}
+    run = _run_yaml(
+        common,
+        date,
+        title,
+        run_id,
+        common.benchmark or Path(command[0]).name,
+        [],
+        metrics,
+        {},
+        warmup,
+        notes(outcome, [{}], trials, extra_notes),
+        runner,
+    )
+    writer.write_raw("executions.jsonl", "".join(json.dumps(entry) + "\n" for entry in log))
+    path = _finish(writer, outcome, run, environment.manifest(common.extra()), ["trial", *metrics])
+    console.print(summary_table(outcome, "wall_seconds", "s", None))
+    if outcome.stopped:
+        console.print(f"[bold red]Stopped early:[/bold red] {outcome.stopped}")
+    console.print(f"Wrote {path}")
+    return path

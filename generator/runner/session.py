@@ -1,0 +1,142 @@
+"""Run warmup and measured trials over a list of conditions, writing as trials finish.
+
+Shared by `run openai` and `run command`. A trial in progress when the run is
+interrupted (Ctrl-C) or fails is dropped, never half-written; the completed
+trials become a run whose notes say what is missing.
+"""
+
+from __future__ import annotations
+
+import functools
+import statistics
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from .writer import RunWriter
+
+
+@dataclass
+class Measured:
+    """One trial (or warmup trial) as measured."""
+
+    row: dict[str, float] = field(default_factory=dict)
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    failed: str | None = None  # why the trial is an error, not a result
+
+
+Measure = Callable[[dict[str, Any], Callable[[int], None]], Measured]
+
+
+@dataclass
+class Outcome:
+    completed: list[tuple[dict[str, Any], int, Measured]]
+    stopped: str | None  # why the run ended early
+
+    def missing(self, conditions: list[dict[str, Any]], trials: int) -> list[str]:
+        done: dict[str, set[int]] = {}
+        for cond, trial, _ in self.completed:
+            done.setdefault(label(cond), set()).add(trial)
+        out = []
+        for cond in conditions:
+            lacking = [t for t in range(1, trials + 1) if t not in done.get(label(cond), set())]
+            if lacking:
+                out.append(f"{label(cond)}: trials {_ranges(lacking)}")
+        return out
+
+
+def label(cond: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in cond.items()) or "all"
+
+
+def _ranges(values: list[int]) -> str:
+    """[1, 2, 3, 5] -> '1-3, 5'."""
+    parts = []
+    start = prev = values[0]
+    for value in [*values[1:], None]:
+        if value is not None and value == prev + 1:
+            prev = value
+            continue
+        parts.append(str(start) if start == prev else f"{start}-{prev}")
+        if value is not None:
+            start = prev = value
+    return ", ".join(parts)
+
+
+def run_plan(
+    conditions: list[dict[str, Any]],
+    trials: int,
+    warmup: int,
+    units: int,
+    unit_name: str,
+    measure: Measure,
+    writer: RunWriter,
+    console: Console,
+) -> Outcome:
+    """Warmup then measured trials per condition; each finished trial is written at once."""
+    completed: list[tuple[dict[str, Any], int, Measured]] = []
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn(unit_name),
+        TimeElapsedColumn(),
+    )
+    try:
+        with Progress(*columns, console=console, transient=False) as progress:
+            for cond in conditions:
+                steps: list[tuple[str, int | None]] = [(f"warmup {w}/{warmup}", None) for w in range(1, warmup + 1)]
+                steps += [(f"trial {t}/{trials}", t) for t in range(1, trials + 1)]
+                for name, trial in steps:
+                    task = progress.add_task(f"{label(cond)} {name}", total=units)
+                    result = measure(cond, functools.partial(progress.advance, task))
+                    if result.failed:
+                        return Outcome(completed, f"{name} at {label(cond)} failed: {result.failed}")
+                    if trial is None:
+                        continue
+                    writer.add_trial(
+                        {"trial": trial, **cond, **result.row}, [{"trial": trial, **cond, **r} for r in result.requests]
+                    )
+                    completed.append((cond, trial, result))
+    except KeyboardInterrupt:
+        return Outcome(completed, "interrupted (Ctrl-C); the trial in progress was dropped")
+    return Outcome(completed, None)
+
+
+def notes(outcome: Outcome, conditions: list[dict[str, Any]], trials: int, extra: list[str]) -> str | None:
+    lines = list(extra)
+    if outcome.stopped:
+        lines.insert(0, f"This run was interrupted: {outcome.stopped}. Only completed trials are recorded.")
+        missing = outcome.missing(conditions, trials)
+        if missing:
+            lines.insert(1, "Missing trials: " + "; ".join(missing) + ".")
+    return "\n\n".join(lines) + "\n" if lines else None
+
+
+def summary_table(outcome: Outcome, metric: str, unit: str, rate: tuple[str, str] | None) -> Table:
+    """Per condition: trials, median and CV of the main metric, pooled acceptance."""
+    table = Table(title="Summary (per-trial values)")
+    for column in ("condition", "trials", f"median {metric}", "CV", *(["acceptance"] if rate else [])):
+        table.add_column(column, justify="right" if column != "condition" else "left")
+    by: dict[str, list[Measured]] = {}
+    for cond, _, result in outcome.completed:
+        by.setdefault(label(cond), []).append(result)
+    for name, results in by.items():
+        values = [r.row[metric] for r in results if metric in r.row]
+        median = statistics.median(values) if values else 0.0
+        cv = (
+            (statistics.stdev(values) / statistics.fmean(values))
+            if len(values) > 1 and statistics.fmean(values)
+            else None
+        )
+        cells = [name, str(len(results)), f"{median:.4g} {unit}", f"{cv:.1%}" if cv is not None else "–"]
+        if rate:
+            num = sum(r.row.get(rate[0], 0.0) for r in results)
+            den = sum(r.row.get(rate[1], 0.0) for r in results)
+            cells.append(f"{num / den:.1%}" if den else "nothing drafted")
+        table.add_row(*cells)
+    return table

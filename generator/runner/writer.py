@@ -1,0 +1,94 @@
+"""Write a run folder without ever leaving a half-written one in place.
+
+The folder is assembled in a hidden temporary folder beside the target
+(`runs/.<id>.partial-<pid>`); results.csv and requests.csv are rewritten there
+after every completed trial, so a crash keeps what was measured. `finish()`
+writes run.yaml and manifest.yaml and renames the folder into place. An
+existing run folder is replaced only with `force`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..errors import BenchledgerError, Problem
+from ..model import RUN_ID
+
+
+def _number(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.6g}" if abs(value) < 1e15 else str(value)
+    return str(value)
+
+
+class RunWriter:
+    def __init__(self, out_dir: Path, run_id: str, force: bool) -> None:
+        if not RUN_ID.match(run_id):
+            raise BenchledgerError(
+                Problem(
+                    "--id",
+                    None,
+                    None,
+                    f"{run_id!r} is not a run id; use lowercase letters, digits, '.', '_' and '-' (YYYY-MM-DD-slug)",
+                )
+            )
+        self.target = out_dir / run_id
+        if self.target.exists() and not force:
+            raise BenchledgerError(
+                Problem(
+                    str(self.target), None, None, "already exists; pass --force to replace it, or choose another --id"
+                )
+            )
+        out_dir.mkdir(parents=True, exist_ok=True)
+        self.tmp = out_dir / f".{run_id}.partial-{os.getpid()}"
+        if self.tmp.exists():
+            shutil.rmtree(self.tmp)
+        self.tmp.mkdir()
+        self.results: list[dict[str, Any]] = []
+        self.requests: list[dict[str, Any]] = []
+
+    def add_trial(self, row: dict[str, Any], requests: list[dict[str, Any]]) -> None:
+        """Record one completed trial and rewrite the CSV files in the temporary folder."""
+        self.results.append(row)
+        self.requests.extend(requests)
+        self._write_csv("results.csv", self.results)
+        if self.requests:
+            self._write_csv("requests.csv", self.requests)
+
+    def _write_csv(self, name: str, rows: list[dict[str, Any]], columns: list[str] | None = None) -> None:
+        columns = columns or list(dict.fromkeys(k for row in rows for k in row))
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(columns)
+        for row in rows:
+            writer.writerow([_number(row[c]) if row.get(c) is not None else "" for c in columns])
+        (self.tmp / name).write_text(buffer.getvalue(), encoding="utf-8")
+
+    def write_raw(self, name: str, text: str) -> None:
+        (self.tmp / "raw").mkdir(exist_ok=True)
+        (self.tmp / "raw" / name).write_text(text, encoding="utf-8")
+
+    def finish(self, run: dict[str, Any], manifest: dict[str, Any], result_columns: list[str]) -> Path:
+        """Write the YAML files, fix the results columns, and move the folder into place."""
+        self._write_csv("results.csv", self.results, result_columns)
+        for name, data in (("run.yaml", run), ("manifest.yaml", manifest)):
+            text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
+            (self.tmp / name).write_text(text, encoding="utf-8")
+        old = None
+        if self.target.exists():
+            old = self.target.with_name(f".{self.target.name}.replaced-{os.getpid()}")
+            self.target.rename(old)
+        self.tmp.rename(self.target)
+        if old is not None:
+            shutil.rmtree(old)
+        return self.target
+
+    def abandon(self) -> None:
+        shutil.rmtree(self.tmp, ignore_errors=True)

@@ -1,0 +1,197 @@
+"""The runner against an in-process fake server and a deterministic command."""
+
+from __future__ import annotations
+
+import csv
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from rich.console import Console
+from typer.testing import CliRunner
+
+from fakeserver import Behaviour, FakeServer
+from generator.cli import app
+from generator.errors import BenchledgerError
+from generator.runner import openai as oa
+from generator.runner.main import Common, run_command, run_openai
+from helpers import publication, write_tree
+
+QUIET = Console(quiet=True)
+
+
+def common(root: Path, run_id: str = "2026-11-29-fake", **kw: object) -> Common:
+    return Common(
+        kw.pop("title", "fake"),
+        run_id,
+        root / "runs",
+        bool(kw.pop("force", False)),
+        ["draft_n_max=4"],
+        None,
+        None,
+        ["run", "openai"],
+    )
+
+
+def openai_run(root: Path, server: FakeServer, **kw: object) -> Path:
+    args = {
+        "model": None,
+        "endpoint": "chat",
+        "prompts": None,
+        "max_tokens": 16,
+        "temperature": 0.0,
+        "concurrency": [1, 2],
+        "trials": 2,
+        "warmup": 1,
+        "requests": 4,
+        "timeout": 10.0,
+    }
+    args.update(kw)
+    return run_openai(common(root), server.base_url, console=QUIET, **args)  # type: ignore[arg-type]
+
+
+def rows(path: Path) -> list[dict[str, str]]:
+    with path.open() as fh:
+        return list(csv.DictReader(fh))
+
+
+def check(root: Path) -> str:
+    write_tree(root, {k: v for k, v in publication().items() if not k.startswith("runs/")})
+    result = CliRunner().invoke(app, ["check", "--repo", str(root)])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_llama_cpp_stream_with_drafting(tmp_path: Path) -> None:
+    behaviour = Behaviour(chunks=6, tokens_per_chunk=3, draft_n=20, draft_accepted=12, delay_s=0.002)
+    with FakeServer(behaviour) as server:
+        run = openai_run(tmp_path, server)
+    results = rows(run / "results.csv")
+    assert [(r["trial"], r["concurrency"]) for r in results] == [("1", "1"), ("2", "1"), ("1", "2"), ("2", "2")]
+    for r in results:
+        assert float(r["draft_tokens"]) == 4 * 20 and float(r["draft_accepted"]) == 4 * 12
+        assert float(r["errors"]) == 0 and float(r["tokens_per_second"]) > 0
+    requests = rows(run / "requests.csv")
+    assert len(requests) == 4 * 4 and {r["output_tokens"] for r in requests} == {"18"}  # 6 chunks x 3 tokens
+    # time per output token comes from token counts, not chunk counts: (latency - ttft) / 17
+    for r in requests:
+        assert float(r["latency_s"]) >= float(r["ttft_s"]) > 0
+    meta = yaml.safe_load((run / "run.yaml").read_text())
+    assert meta["rates"] == {"acceptance": {"numerator": "draft_accepted", "denominator": "draft_tokens"}}
+    assert meta["runner"]["output_tokens_source"] == ["timings.predicted_n"]
+    assert meta["setup"] == {"draft_n_max": 4} and meta["warmup_trials"] == 1
+    manifest = yaml.safe_load((run / "manifest.yaml").read_text())
+    assert manifest["server"]["llama_cpp_props"]["build_info"] == "b9999-fake"
+    assert manifest["server"]["llama_cpp_props"]["speculative"] == {"n_ctx": 1024, "speculative.n_max": 4}
+    assert "cores" in manifest["host"]
+    check(tmp_path)
+
+
+def test_tpot_uses_tokens_not_chunks() -> None:
+    r = oa.RequestResult(1, 0.0, ttft_s=0.1, latency_s=1.1, output_tokens=11)
+    trial = oa.TrialResult(2.0, [r])
+    row = trial.row()
+    assert row["tpot_mean_s"] == pytest.approx(0.1)
+    assert row["tokens_per_second"] == pytest.approx(5.5)
+
+
+def test_vllm_stream_uses_usage_and_metrics_deltas(tmp_path: Path) -> None:
+    with FakeServer(Behaviour(flavour="vllm", chunks=5, draft_n=30, draft_accepted=21)) as server:
+        run = openai_run(tmp_path, server, concurrency=[2], trials=2)
+    meta = yaml.safe_load((run / "run.yaml").read_text())
+    assert meta["runner"]["output_tokens_source"] == ["usage"]
+    for r in rows(run / "results.csv"):
+        assert float(r["draft_tokens"]) == 4 * 30 and float(r["draft_accepted"]) == 4 * 21
+    assert yaml.safe_load((run / "manifest.yaml").read_text())["server"]["vllm_version"] == "0.0.0-fake"
+
+
+def test_no_drafting_declares_no_acceptance(tmp_path: Path) -> None:
+    with FakeServer(Behaviour(chunks=4)) as server:
+        run = openai_run(tmp_path, server, concurrency=[1], trials=2)
+    meta = yaml.safe_load((run / "run.yaml").read_text())
+    assert "rates" not in meta and "draft_tokens" not in meta["metrics"]
+    assert {r["draft_tokens"] for r in rows(run / "requests.csv")} == {"0"}
+
+
+def test_faults_are_counted_per_request(tmp_path: Path) -> None:
+    behaviour = Behaviour(chunks=6, fail_requests={2}, drop_requests={7}, malformed_every=3)
+    with FakeServer(behaviour) as server:
+        run = openai_run(tmp_path, server, concurrency=[1], trials=2, warmup=0)
+    requests = rows(run / "requests.csv")
+    errors = [r["error"] for r in requests if r["error"]]
+    assert errors[0].startswith("HTTP 500") and len(errors) == 2
+    assert [float(r["errors"]) for r in rows(run / "results.csv")] == [1.0, 1.0]
+    meta = yaml.safe_load((run / "run.yaml").read_text())
+    assert "2 request(s) failed" in meta["notes"] and "malformed SSE line(s)" in meta["notes"]
+
+
+def test_unreachable_server_fails_before_the_first_trial(tmp_path: Path) -> None:
+    with pytest.raises(BenchledgerError, match=r"127.0.0.1:9/v1/models: server not reachable"):
+        run_openai(common(tmp_path), "http://127.0.0.1:9/v1", None, "chat", None, 8, 0.0, [1], 1, 0, 1, 2.0, QUIET)
+    assert not (tmp_path / "runs" / "2026-11-29-fake").exists()
+
+
+def test_server_dying_mid_run_keeps_completed_trials(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    server = FakeServer(Behaviour(chunks=4)).__enter__()
+    calls = []
+    real = oa.run_trial
+
+    async def dying(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        if len(calls) == 4:  # warmup, trial 1, trial 2, then the server goes away
+            server.stop()
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(oa, "run_trial", dying)
+    run = openai_run(tmp_path, server, concurrency=[1], trials=5)
+    assert [r["trial"] for r in rows(run / "results.csv")] == ["1", "2"]
+    notes = yaml.safe_load((run / "run.yaml").read_text())["notes"]
+    assert "This run was interrupted: trial 3/5 at concurrency=1 failed: all 4 requests failed" in notes
+    assert "Missing trials: concurrency=1: trials 3-5." in notes
+    assert not list((tmp_path / "runs").glob(".*partial*"))
+    check(tmp_path)
+
+
+def test_existing_run_folder_needs_force(tmp_path: Path) -> None:
+    (tmp_path / "runs" / "2026-11-29-fake").mkdir(parents=True)
+    (tmp_path / "runs" / "2026-11-29-fake" / "mine.txt").write_text("keep")
+    with FakeServer() as server, pytest.raises(BenchledgerError, match="already exists; pass --force"):
+        openai_run(tmp_path, server, concurrency=[1], trials=1)
+    assert (tmp_path / "runs" / "2026-11-29-fake" / "mine.txt").read_text() == "keep"
+
+
+PROGRAM = "import sys; print('speed 12.5 tok/s'); print('{\"r\": {\"score\": 3}}')"
+
+
+def test_command_runner_parses_figures(tmp_path: Path) -> None:
+    run = run_command(
+        common(tmp_path),
+        [sys.executable, "-c", PROGRAM],
+        3,
+        1,
+        ["tokens_per_second=([0-9.]+) tok/s"],
+        ["score=r.score"],
+        30.0,
+        QUIET,
+    )
+    results = rows(run / "results.csv")
+    assert [(r["trial"], r["tokens_per_second"], r["score"]) for r in results] == [
+        ("1", "12.5", "3"),
+        ("2", "12.5", "3"),
+        ("3", "12.5", "3"),
+    ]
+    assert all(float(r["wall_seconds"]) > 0 for r in results)
+    check(tmp_path)
+
+
+def test_command_runner_stops_after_three_failures_in_a_row(tmp_path: Path) -> None:
+    with pytest.raises(BenchledgerError, match="3 failures in a row"):
+        run_command(common(tmp_path), [sys.executable, "-c", "import sys; sys.exit(3)"], 3, 0, [], [], 30.0, QUIET)
+    assert not (tmp_path / "runs" / "2026-11-29-fake").exists()
+
+
+def test_run_command_cli_reports_bad_metric_flag(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["run", "command", "--metric", "no-equals", "--out", str(tmp_path), "--", "true"])
+    assert result.exit_code == 1
+    assert "--metric: 'no-equals': write NAME=REGEX" in result.output
