@@ -195,3 +195,22 @@ def test_run_command_cli_reports_bad_metric_flag(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["run", "command", "--metric", "no-equals", "--out", str(tmp_path), "--", "true"])
     assert result.exit_code == 1
     assert "--metric: 'no-equals': write NAME=REGEX" in result.output
+
+
+def test_ctrl_c_keeps_completed_trials(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = []
+    real = oa.run_trial
+
+    async def interrupted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        if len(calls) == 3:  # warmup, trial 1, then Ctrl-C during trial 2
+            raise KeyboardInterrupt
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(oa, "run_trial", interrupted)
+    with FakeServer(Behaviour(chunks=4)) as server:
+        run = openai_run(tmp_path, server, concurrency=[1], trials=3)
+    assert [r["trial"] for r in rows(run / "results.csv")] == ["1"]
+    notes = yaml.safe_load((run / "run.yaml").read_text())["notes"]
+    assert "interrupted (Ctrl-C); the trial in progress was dropped" in notes
+    assert "Missing trials: concurrency=1: trials 2-3." in notes

@@ -164,6 +164,9 @@ def _content(chunk: dict[str, Any]) -> str:
     return str(delta.get("content") or delta.get("reasoning_content") or choice.get("text") or "")
 
 
+_NOT_PLAIN = re.compile(r'"content":\s*(?:""|null)|"usage"|"timings"|"error"|"reasoning_content"')
+
+
 def _absorb(result: RequestResult, chunk: dict[str, Any]) -> None:
     usage = chunk.get("usage") or {}
     if isinstance(usage, dict) and usage.get("completion_tokens") is not None:
@@ -190,6 +193,7 @@ async def one_request(
     chunks = 0
     last = start
     finished = False
+    plain, perf_counter = _NOT_PLAIN.search, time.perf_counter
     try:
         async with client.stream("POST", target.base_url + path, json=body, timeout=target.timeout) as response:
             if response.status_code != 200:
@@ -203,26 +207,31 @@ async def one_request(
                 if data == "[DONE]":
                     finished = True
                     break
-                try:
-                    chunk = json.loads(data)
-                except json.JSONDecodeError:
-                    result.malformed += 1
-                    continue
-                if not isinstance(chunk, dict):
-                    result.malformed += 1
-                    continue
-                if "error" in chunk:
-                    result.error = f"server error: {json.dumps(chunk['error'])[:200]}"
-                    return result
-                now = time.perf_counter()
-                if _content(chunk):
+                now = perf_counter()
+                # fast path: a content chunk with nothing else to read needs no JSON parse
+                if data[:1] == "{" and '"content"' in data and plain(data) is None and data[-1:] == "}":
+                    has_content = True
+                else:
+                    try:
+                        chunk = json.loads(data)
+                    except json.JSONDecodeError:
+                        result.malformed += 1
+                        continue
+                    if not isinstance(chunk, dict):
+                        result.malformed += 1
+                        continue
+                    if "error" in chunk:
+                        result.error = f"server error: {json.dumps(chunk['error'])[:200]}"
+                        return result
+                    has_content = bool(_content(chunk))
+                    _absorb(result, chunk)
+                if has_content:
                     chunks += 1
                     if result.ttft_s is None:
                         result.ttft_s = now - start
                     else:
                         result.gaps.append(now - last)
                     last = now
-                _absorb(result, chunk)
     except httpx.HTTPError as err:
         result.error = f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
         return result

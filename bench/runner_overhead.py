@@ -1,0 +1,107 @@
+"""How much does benchledger's client bookkeeping cost against a raw SSE reader?
+
+Starts a local server (asyncio, 127.0.0.1) that answers every request with a
+pre-built stream of N content chunks as fast as the socket takes them, then
+measures in one run, at concurrency 1, 16 and 64, the tokens per second seen
+by benchledger's runner (`run_trial`) and by a minimal httpx reader that only
+counts `data:` lines. Prints both and their ratio (target >= 0.9).
+
+    python bench/runner_overhead.py [--chunks 512] [--requests-per-worker 4]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import threading
+import time
+
+import httpx
+
+from generator.runner import openai as oa
+
+
+def sse_body(chunks: int) -> bytes:
+    piece = json.dumps({"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": "tok"}}]})
+    last = json.dumps(
+        {
+            "object": "chat.completion.chunk",
+            "choices": [{"index": 0, "delta": {}, "finish_reason": "length"}],
+            "timings": {"predicted_n": chunks},
+        }
+    )
+    return ("".join(f"data: {piece}\n\n" for _ in range(chunks)) + f"data: {last}\n\ndata: [DONE]\n\n").encode()
+
+
+def serve(body: bytes, ready: threading.Event, holder: dict) -> None:
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        data = await reader.readuntil(b"\r\n\r\n")
+        length = next(
+            (int(line.split(b":")[1]) for line in data.split(b"\r\n") if line.lower().startswith(b"content-length")), 0
+        )
+        if length:
+            await reader.readexactly(length)
+        writer.write(head + body)
+        await writer.drain()
+        writer.close()
+
+    async def main() -> None:
+        server = await asyncio.start_server(handle, "127.0.0.1", 0, backlog=256)
+        holder["port"] = server.sockets[0].getsockname()[1]
+        holder["loop"] = asyncio.get_running_loop()
+        ready.set()
+        async with server:
+            await server.serve_forever()
+
+    asyncio.run(main())
+
+
+async def raw_reader(url: str, concurrency: int, requests: int) -> float:
+    """Tokens/s counted by a bare httpx stream reader (one token per content chunk)."""
+    queue = list(range(requests))
+    tokens = 0
+    limits = httpx.Limits(max_connections=concurrency)
+    async with httpx.AsyncClient(limits=limits, timeout=60) as client:
+        start = time.perf_counter()
+
+        async def worker() -> None:
+            nonlocal tokens
+            while queue:
+                queue.pop()
+                async with client.stream("POST", url, json={"stream": True}) as response:
+                    async for line in response.aiter_lines():
+                        if line.startswith("data: {") and '"content"' in line:
+                            tokens += 1
+
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        return tokens / (time.perf_counter() - start)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--chunks", type=int, default=512)
+    parser.add_argument("--requests-per-worker", type=int, default=4)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    ready, holder = threading.Event(), {}
+    threading.Thread(target=serve, args=(sse_body(args.chunks), ready, holder), daemon=True).start()
+    ready.wait()
+    base = f"http://127.0.0.1:{holder['port']}/v1"
+    target = oa.Target(base, "bench", "chat", args.chunks, 0.0, 60.0, ("hello",))
+    print(f"{'concurrency':>11} {'benchledger tok/s':>18} {'raw reader tok/s':>17} {'ratio':>6}")
+    for concurrency in (1, 16, 64):
+        requests = concurrency * args.requests_per_worker
+        ours, raw = [], []
+        for _ in range(args.repeats):  # interleaved, best of repeats for each
+            trial = asyncio.run(oa.run_trial(target, concurrency, requests))
+            assert not any(r.error for r in trial.requests), trial.requests[0].error
+            ours.append(trial.row()["tokens_per_second"])
+            raw.append(asyncio.run(raw_reader(base + "/chat/completions", concurrency, requests)))
+        print(f"{concurrency:>11} {max(ours):>18,.0f} {max(raw):>17,.0f} {max(ours) / max(raw):>6.2f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
