@@ -1,0 +1,109 @@
+"""The runner against a real llama.cpp server doing speculative decoding (CPU, tiny models).
+
+Needs the engine built by `python bench/engines/llama_cpp.py build` (CI does this);
+skipped with that instruction otherwise.
+"""
+
+from __future__ import annotations
+
+import csv
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from rich.console import Console
+
+from generator.runner import openai as oa
+from generator.runner.main import Common, run_openai
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "bench" / "engines"))
+import llama_cpp as engine
+
+BIN = engine.cache_root() / "build" / "bin"
+pytestmark = pytest.mark.skipif(
+    not (BIN / "llama-server").is_file(),
+    reason="llama-server not built: run `python bench/engines/llama_cpp.py build` (about 6 minutes)",
+)
+QUIET = Console(quiet=True)
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return engine.cache_root() / "models"
+
+
+def measure(
+    tmp_path: Path,
+    server: engine.LlamaServer,
+    run_id: str,
+    concurrency: list[int],
+    trials: int = 2,
+    max_tokens: int = 48,
+) -> Path:
+    common = Common(
+        "llama.cpp test bed", run_id, tmp_path / "runs", False, [], None, "llama-cpp-testbed", ["run", "openai"]
+    )
+    return run_openai(
+        common, server.base_url, None, "chat", None, max_tokens, 0.0, concurrency, trials, 1, None, 120.0, QUIET
+    )
+
+
+def acceptance(run: Path) -> float:
+    with (run / "results.csv").open() as fh:
+        rows = list(csv.DictReader(fh))
+    return sum(float(r["draft_accepted"]) for r in rows) / sum(float(r["draft_tokens"]) for r in rows)
+
+
+def test_no_draft_records_zero_drafted(tmp_path: Path, models: Path) -> None:
+    target, _ = engine.models(models, None)
+    with engine.LlamaServer(BIN, target) as server:
+        run = measure(tmp_path, server, "2026-11-29-nodraft", [1, 4])
+    meta = yaml.safe_load((run / "run.yaml").read_text())
+    assert "rates" not in meta
+    with (run / "requests.csv").open() as fh:
+        assert {r["draft_tokens"] for r in csv.DictReader(fh)} == {"0"}
+    manifest = yaml.safe_load((run / "manifest.yaml").read_text())
+    assert manifest["server"]["llama_cpp_props"]["build_info"]
+
+
+def test_identical_draft_accepts_nearly_everything(tmp_path: Path, models: Path) -> None:
+    target, draft = engine.models(models, 0.0)
+    with engine.LlamaServer(BIN, target, draft, n_max=4) as server:
+        run = measure(tmp_path, server, "2026-11-29-identical", [1, 4])
+    assert acceptance(run) > 0.9
+    manifest = yaml.safe_load((run / "manifest.yaml").read_text())
+    assert "speculative" in manifest["server"]["llama_cpp_props"]
+
+
+def test_noisy_draft_accepts_much_less(tmp_path: Path, models: Path) -> None:
+    target, draft = engine.models(models, 0.3)
+    with engine.LlamaServer(BIN, target, draft, n_max=4) as server:
+        run = measure(tmp_path, server, "2026-11-29-noisy", [1, 4])
+    assert acceptance(run) < 0.6
+
+
+def test_killing_the_server_mid_run_keeps_completed_trials(
+    tmp_path: Path, models: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target, _ = engine.models(models, None)
+    server = engine.LlamaServer(BIN, target).start()
+    calls = []
+    real = oa.run_trial
+
+    async def killing(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        if len(calls) == 4:  # warmup, trial 1, trial 2; the server dies before trial 3
+            server.stop()
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(oa, "run_trial", killing)
+    try:
+        run = measure(tmp_path, server, "2026-11-29-killed", [1], trials=4, max_tokens=16)
+    finally:
+        server.stop()
+    with (run / "results.csv").open() as fh:
+        assert [r["trial"] for r in csv.DictReader(fh)] == ["1", "2"]
+    notes = yaml.safe_load((run / "run.yaml").read_text())["notes"]
+    assert "trial 3/4 at concurrency=1 failed: all 4 requests failed" in notes
+    assert "Missing trials: concurrency=1: trials 3-4." in notes
