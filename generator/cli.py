@@ -94,28 +94,105 @@ def _mkdocs_logging(verbose: bool) -> None:
     logger.propagate = False
 
 
+BUILDERS = ("mkdocs", "properdocs", "zensical")
+ZENSICAL_LIMITS = (
+    "zensical runs no MkDocs plugins, so benchledger generated the pages first. Missing under zensical: "
+    "the claims panel on report pages (the claims ledger and claim pages have it all), escaping of report "
+    "front-matter titles (keep them plain text), and the plugin's theme.font override (keep font: false in "
+    "mkdocs.yml)."
+)
+
+
+def _docs_dir(repo: Path) -> Path:
+    """docs_dir from mkdocs.yml (default site_src), confined to the repository."""
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_multi_constructor("", lambda loader, suffix, node: None)
+    data = yaml.load((repo / "mkdocs.yml").read_text(), Loader=Loader) or {}
+    docs = (repo / str(data.get("docs_dir") or "site_src")).resolve()
+    if not docs.is_relative_to(repo.resolve()):
+        fail(f"{repo / 'mkdocs.yml'}: docs_dir: {docs} is outside the repository; use a folder inside it")
+    return docs
+
+
+def _generate(repo: Path) -> Any:
+    from .sitefiles import generate_into
+
+    try:
+        return generate_into(repo.resolve(), _docs_dir(repo), _settings(repo, None, None))
+    except BenchledgerError as err:
+        fail(err.problems)
+
+
+@app.command()
+def generate(repo: Repo = Path(".")) -> None:
+    """Write the generated pages, charts and assets into docs_dir, and nothing else.
+
+    For builders that run no MkDocs plugins (zensical) or to inspect the pages;
+    `build` and `serve` do this by themselves.
+    """
+    _config_file(repo)
+    _check(repo, quiet=True, allow_stale=True)
+    ledger, _, report = _generate(repo)
+    typer.echo(
+        f"{ledger.summary()}: {len(report.written)} files written, {report.unchanged} unchanged, "
+        f"{len(report.removed)} removed"
+    )
+
+
+def _external_build(tool: str, config_file: Path, strict: bool, site_dir: Path | None) -> None:
+    import shutil
+    import subprocess
+
+    exe = shutil.which(tool)
+    if exe is None:
+        fail(f"{tool} is not installed; pip install {tool}, or use --builder mkdocs")
+    command = [exe, "build", "-f", str(config_file)] + (["--strict"] if strict else [])
+    if site_dir is not None:
+        if tool == "zensical":
+            fail("--site-dir is not supported with zensical; set site_dir in mkdocs.yml")
+        command += ["-d", str(site_dir.resolve())]
+    done = subprocess.run(command, cwd=config_file.parent)
+    if done.returncode != 0:
+        fail(f"{tool} build failed (exit code {done.returncode}); see its output above")
+
+
 @app.command()
 def build(
     repo: Repo = Path("."),
-    strict: Annotated[bool, typer.Option(help="Fail on any MkDocs warning (broken links...).")] = False,
+    strict: Annotated[bool, typer.Option(help="Fail on any warning (broken links, stale receipts...).")] = False,
     site_dir: Annotated[
         Path | None, typer.Option(help="Where to write the site.", show_default="site/ in the repository")
     ] = None,
+    builder: Annotated[str, typer.Option(help="mkdocs, properdocs (a maintained MkDocs fork) or zensical.")] = "mkdocs",
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show MkDocs debug output.")] = False,
 ) -> None:
     """Check the publication, generate its pages, and build the site into site/."""
+    if builder not in BUILDERS:
+        fail(f"--builder {builder!r}: expected one of {', '.join(BUILDERS)}")
+    config_file = _config_file(repo)
+    _check(repo, quiet=True, allow_stale=not strict)
+    if builder == "properdocs":
+        _external_build("properdocs", config_file, strict, site_dir)
+        typer.echo("Site built with properdocs (the benchledger plugin ran inside it).")
+        return
+    if builder == "zensical":
+        _generate(repo)
+        _external_build("zensical", config_file, strict, site_dir)
+        typer.echo(ZENSICAL_LIMITS, err=True)
+        typer.echo("Site built with zensical.")
+        return
     from mkdocs.commands.build import build as mkdocs_build
     from mkdocs.config import load_config
     from mkdocs.exceptions import MkDocsException
 
-    config_file = _config_file(repo)
-    _check(repo, quiet=True, allow_stale=not strict)
     _mkdocs_logging(verbose)
     try:
         config = load_config(
-            config_file=str(config_file),
-            strict=strict,
-            site_dir=str(site_dir.resolve()) if site_dir else None,
+            config_file=str(config_file), strict=strict, site_dir=str(site_dir.resolve()) if site_dir else None
         )
         mkdocs_build(config)
     except BenchledgerError as err:
@@ -170,6 +247,26 @@ def verify(
     for path in written:
         typer.echo(f"wrote {path}")
     typer.echo("Commit the receipt; benchledger check now compares the run's files with it.")
+
+
+@app.command()
+def init(
+    folder: Annotated[Path, typer.Argument(help="Where to create the publication.", file_okay=False)],
+    force: Annotated[bool, typer.Option(help="Write into a non-empty folder.")] = False,
+) -> None:
+    """Create a new publication: mkdocs.yml, a home page, an example report with a claim and
+    its correction, two example runs, a GitHub Pages workflow, .gitignore, .gitattributes
+    and an allowed_signers stub."""
+    from .init import scaffold
+
+    try:
+        written = scaffold(folder, force)
+    except BenchledgerError as err:
+        fail(err.problems)
+    typer.echo(f"Created a publication in {folder} ({len(written)} files). Next:")
+    typer.echo(f"  cd {folder}")
+    typer.echo("  benchledger serve              # preview at http://127.0.0.1:8000 with live reload")
+    typer.echo("  git init && git add . && git commit -m 'benchledger publication' && git push")
 
 
 @app.command()

@@ -18,12 +18,12 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import InclusionLevel
 
-from . import publication, sitefiles
 from .claimpages import insert_panel, report_panel
-from .claims import Evaluation, Settings, evaluate_all
+from .claims import Settings
 from .errors import BenchledgerError
-from .load import RUNS_DIR, Ledger, load
-from .receipts import ledger_receipts
+from .load import RUNS_DIR, Ledger
+from .publication import JAVASCRIPT, STYLESHEETS
+from .sitefiles import generate_into
 
 log = logging.getLogger("mkdocs.plugins.benchledger")
 RUN_PAGE = re.compile(r"^(runs|claims)/[^/]+/index\.md$")
@@ -44,20 +44,6 @@ def build_epoch(ledger: Ledger) -> int:
     return int(dt.datetime.combine(newest, dt.time(), dt.UTC).timestamp())
 
 
-def generate_into(
-    root: Path, docs_dir: Path, settings: Settings
-) -> tuple[Ledger, dict[str, Evaluation], sitefiles.WriteReport]:
-    """Load the repository, evaluate its claims and write its generated pages; raise on any error."""
-    ledger = load(root, docs_dir.relative_to(root).as_posix())
-    if ledger.errors:
-        raise BenchledgerError(ledger.errors)
-    receipts, problems = ledger_receipts(ledger)
-    if problems:
-        raise BenchledgerError(problems)
-    evaluations = evaluate_all(ledger, settings, {run_id: r.state for run_id, r in receipts.items()})
-    return ledger, evaluations, sitefiles.write(docs_dir, publication.generate(ledger, settings, evaluations))
-
-
 class BenchledgerPlugin(BasePlugin[PluginConfig]):
     def on_config(self, config: Any) -> Any:
         self.root = Path(config.config_file_path).resolve().parent
@@ -74,10 +60,10 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
             report.unchanged,
             len(report.removed),
         )
-        for path in publication.JAVASCRIPT:
+        for path in JAVASCRIPT:
             if path not in [str(s) for s in config.extra_javascript]:
                 config.extra_javascript.append(path)
-        for path in publication.STYLESHEETS:
+        for path in STYLESHEETS:
             if path not in config.extra_css:
                 config.extra_css.append(path)
         if config.theme.name == "material" and config.theme.get("font") is not False:

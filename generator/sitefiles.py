@@ -15,9 +15,14 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .errors import BenchledgerError, Problem
 from .pages import GENERATED_PREFIX
+
+if TYPE_CHECKING:
+    from .claims import Evaluation, Settings
+    from .load import Ledger
 
 LIST_FILE = ".benchledger-generated.json"
 
@@ -99,3 +104,23 @@ def _prune(folder: Path, docs: Path) -> None:
         except OSError:
             return
         folder = folder.parent
+
+
+def generate_into(root: Path, docs_dir: Path, settings: Settings) -> tuple[Ledger, dict[str, Evaluation], WriteReport]:
+    """Load the repository, evaluate its claims and write its generated pages; raise on any error.
+
+    Stale receipts do not stop generation: the pages mark them (`check` fails on them).
+    """
+    from .claims import evaluate_all
+    from .load import load
+    from .publication import generate
+    from .receipts import ledger_receipts
+
+    ledger = load(root, docs_dir.relative_to(root).as_posix())
+    if ledger.errors:
+        raise BenchledgerError(ledger.errors)
+    receipts, problems = ledger_receipts(ledger)
+    if problems:
+        raise BenchledgerError(problems)
+    evaluations = evaluate_all(ledger, settings, {run_id: r.state for run_id, r in receipts.items()})
+    return ledger, evaluations, write(docs_dir, generate(ledger, settings, evaluations))

@@ -1,0 +1,100 @@
+"""`benchledger init`, `generate`, and builds with MkDocs, ProperDocs and Zensical."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from generator.cli import app
+
+REPO = Path(__file__).parents[1]
+
+
+def cli(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(app, list(args))
+    assert "Traceback" not in result.output
+    return result.exit_code, result.output
+
+
+def test_init_creates_a_publication_that_checks_and_builds_strictly(tmp_path: Path) -> None:
+    folder = tmp_path / "pub"
+    code, out = cli("init", str(folder))
+    assert code == 0, out
+    assert "cd " in out and "benchledger serve" in out and "git init" in out
+    for rel in (
+        "mkdocs.yml",
+        "site_src/index.md",
+        "site_src/reports/example.md",
+        ".github/workflows/publish.yml",
+        ".gitattributes",
+        ".gitignore",
+        "allowed_signers",
+        "runs/2026-01-10-example-baseline/run.yaml",
+        "runs/2026-01-10-example-candidate/results.csv",
+    ):
+        assert (folder / rel).is_file(), rel
+    assert (folder / ".gitattributes").read_text() == "runs/** -text\n"
+    assert cli("check", "--repo", str(folder))[0] == 0
+    code, out = cli("build", "--repo", str(folder), "--strict")
+    assert code == 0, out
+    claim = (folder / "site" / "claims" / "example-draft-speedup" / "index.html").read_text()
+    assert "Correction of example&#45;draft&#45;speedup" in claim and "engine.threads" in claim
+
+
+def test_init_refuses_a_non_empty_folder(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("mine")
+    code, out = cli("init", str(tmp_path))
+    assert code == 1 and "is not empty" in out and "--force" in out
+    assert (tmp_path / "notes.txt").read_text() == "mine"
+    assert cli("init", str(tmp_path), "--force")[0] == 0
+    assert (tmp_path / "notes.txt").read_text() == "mine"
+
+
+def example(tmp_path: Path) -> Path:
+    root = tmp_path / "example"
+    for name in ("mkdocs.yml", "runs", "site_src"):
+        source = REPO / name
+        if source.is_dir():
+            shutil.copytree(
+                source,
+                root / name,
+                ignore=shutil.ignore_patterns("runs", "claims", "assets", "methods.md", ".benchledger-generated.json")
+                if name == "site_src"
+                else None,
+            )
+        else:
+            root.mkdir(parents=True, exist_ok=True)
+            shutil.copy(source, root / name)
+    return root
+
+
+def test_generate_writes_pages_only(tmp_path: Path) -> None:
+    root = example(tmp_path)
+    code, out = cli("generate", "--repo", str(root))
+    assert code == 0, out
+    assert (root / "site_src" / "runs" / "index.md").is_file()
+    assert (root / "site_src" / "claims" / "shortlist-c8" / "index.md").is_file()
+    assert not (root / "site").exists()
+
+
+@pytest.mark.parametrize("builder", ["properdocs", "zensical"])
+def test_example_publication_builds_with_other_builders(tmp_path: Path, builder: str) -> None:
+    if shutil.which(builder) is None:
+        pytest.skip(f"{builder} is not installed (pip install {builder}); CI installs it")
+    root = example(tmp_path)
+    code, out = cli("build", "--repo", str(root), "--builder", builder)
+    assert code == 0, out
+    page = (root / "site" / "runs" / "2026-09-28-play1-nmax3" / "index.html").read_text()
+    assert 'class="bl-chart"' in page and "assets/benchledger/vega.js" in page
+    assert (root / "site" / "runs" / "2026-09-28-play1-nmax3" / "charts" / "tokens_per_second-reported.json").is_file()
+    assert (root / "site" / "claims" / "shortlist-c8" / "charts" / "forest.json").is_file()
+    if builder == "zensical":
+        assert "zensical runs no MkDocs plugins" in out
+
+
+def test_unknown_builder_is_refused(tmp_path: Path) -> None:
+    code, out = cli("build", "--repo", str(example(tmp_path)), "--builder", "hugo")
+    assert code == 1 and "expected one of mkdocs, properdocs, zensical" in out
