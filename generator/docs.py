@@ -13,7 +13,7 @@ from typing import Any
 
 from .model import json_schemas
 
-COMMANDS = (
+COMMANDS: tuple[list[str], ...] = (
     [], ["check"], ["build"], ["serve"], ["generate"], ["compare"], ["verify"], ["init"], ["schema"],
     ["run"], ["run", "openai"], ["run", "command"],
 )
