@@ -1,0 +1,75 @@
+"""Re-measure the Play-1 sweep on the CPU test bed and commit it as runs.
+
+A no-draft control and --spec-draft-n-max 2, 3, 4 and 12 with one fixed noisy
+draft (noise 0.02: about half the drafted tokens accepted), at concurrency 1
+and 4, 5 trials each after 1 warmup trial, all with 2 threads. Plus, for the
+seed story re-enacted, the no-draft control with 1 thread: a comparison that
+differs in a second factor besides drafting.
+
+    python bench/play1_sweep.py [--out runs] [--force]
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import yaml
+
+sys.path.insert(0, str(Path(__file__).parent / "engines"))
+import llama_cpp as engine
+
+NOISE = 0.02
+DATE = "2026-11-29"
+CONFIGS = [  # (id suffix, n_max or None for no draft, threads)
+    ("nodraft", None, 2),
+    ("nmax2", 2, 2),
+    ("nmax3", 3, 2),
+    ("nmax4", 4, 2),
+    ("nmax12", 12, 2),
+    ("nodraft-1thread", None, 1),
+]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", default="runs")
+    parser.add_argument("--force", action="store_true")
+    parser.add_argument("--trials", type=int, default=5)
+    args = parser.parse_args()
+    bin_dir = engine.build()
+    for suffix, n_max, threads in CONFIGS:
+        run_id = f"{DATE}-testbed-{suffix}"
+        if (Path(args.out) / run_id).exists() and not args.force:
+            print(f"{run_id}: exists, skipped (--force re-measures it)")
+            continue
+        target, draft = engine.models(engine.cache_root() / "models", None if n_max is None else NOISE)
+        extra = {
+            "build": engine.build_flags(),
+            "engine": {"threads": threads, "parallel_slots": 4, "ctx": 2048,
+                       "spec_type": "draft-simple" if n_max else "none", "spec_draft_n_max": n_max},
+            "model": {"target": "benchledger tiny llama (random weights, seed 0, 64-dim, 2 blocks, f32)",
+                      "draft": f"target weights + noise {NOISE} (seed 1)" if n_max else None,
+                      "draft_noise": NOISE if n_max else None},
+        }
+        with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as fh:
+            yaml.safe_dump(extra, fh)
+        with engine.LlamaServer(bin_dir, target, draft, n_max=n_max or 0, threads=threads) as server:
+            title = (f"CPU test bed, draft n_max {n_max}, {threads} threads" if n_max
+                     else f"CPU test bed, no draft, {threads} thread{'s' if threads > 1 else ''}")
+            setup = [f"draft={'noise-' + str(NOISE) if n_max else 'none'}", f"draft_n_max={n_max or 0}"]
+            command = [sys.executable, "-m", "generator.cli", "run", "openai", "--base-url", server.base_url,
+                       "--concurrency", "1,4", "--trials", str(args.trials), "--warmup", "1", "--max-tokens", "128",
+                       "--manifest-extra", fh.name, "--title", title, "--id", run_id, "--out", args.out,
+                       "--benchmark", "testbed-spec-decode", *[a for s in setup for a in ("--setup", s)]]
+            if args.force:
+                command.append("--force")
+            subprocess.run(command, check=True)
+        Path(fh.name).unlink()
+
+
+if __name__ == "__main__":
+    main()
