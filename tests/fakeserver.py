@@ -63,6 +63,8 @@ class FakeServer:
                             "default_generation_settings": {"n_ctx": 1024, "params": {"speculative.n_max": 4}},
                         },
                     )
+                elif self.path == "/slots" and b.flavour == "llama":
+                    self._json(200, [{"id": i, "n_ctx": 1024, "speculative": b.draft_n is not None} for i in range(4)])
                 elif self.path == "/version" and b.flavour == "vllm":
                     self._json(200, {"version": "0.0.0-fake"})
                 elif self.path == "/metrics" and b.flavour == "vllm":

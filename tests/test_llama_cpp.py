@@ -65,6 +65,7 @@ def test_no_draft_records_zero_drafted(tmp_path: Path, models: Path) -> None:
         assert {r["draft_tokens"] for r in csv.DictReader(fh)} == {"0"}
     manifest = yaml.safe_load((run / "manifest.yaml").read_text())
     assert manifest["server"]["llama_cpp_props"]["build_info"]
+    assert manifest["server"]["llama_cpp_props"]["slots"]["speculative"] is False
 
 
 def test_identical_draft_accepts_nearly_everything(tmp_path: Path, models: Path) -> None:
@@ -73,7 +74,7 @@ def test_identical_draft_accepts_nearly_everything(tmp_path: Path, models: Path)
         run = measure(tmp_path, server, "2026-11-29-identical", [1, 4])
     assert acceptance(run) > 0.9
     manifest = yaml.safe_load((run / "manifest.yaml").read_text())
-    assert "speculative" in manifest["server"]["llama_cpp_props"]
+    assert manifest["server"]["llama_cpp_props"]["slots"]["speculative"] is True
 
 
 def test_noisy_draft_accepts_much_less(tmp_path: Path, models: Path) -> None:

@@ -83,7 +83,8 @@ def test_llama_cpp_stream_with_drafting(tmp_path: Path) -> None:
     assert meta["setup"] == {"draft_n_max": 4} and meta["warmup_trials"] == 1
     manifest = yaml.safe_load((run / "manifest.yaml").read_text())
     assert manifest["server"]["llama_cpp_props"]["build_info"] == "b9999-fake"
-    assert manifest["server"]["llama_cpp_props"]["speculative"] == {"n_ctx": 1024, "speculative.n_max": 4}
+    assert manifest["server"]["llama_cpp_props"]["generation_defaults"] == {"speculative.n_max": 4}
+    assert manifest["server"]["llama_cpp_props"]["slots"] == {"count": 4, "speculative": True, "n_ctx": 1024}
     assert "cores" in manifest["host"]
     check(tmp_path)
 

@@ -110,15 +110,19 @@ def server(base_url: str, root: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     props = _get_json(root + "/props")
     if isinstance(props, dict):
-        keep = {k: props[k] for k in ("build_info", "model_path", "total_slots", "n_ctx") if k in props}
-        settings = props.get("default_generation_settings")
-        if isinstance(settings, dict):
-            spec = {k: v for k, v in settings.items() if "draft" in k or "spec" in k or k == "n_ctx"}
-            params = settings.get("params")
-            if isinstance(params, dict):
-                spec |= {k: v for k, v in params.items() if "draft" in k or "spec" in k}
-            if spec:
-                keep["speculative"] = spec
+        keep = {k: props[k] for k in ("build_info", "model_path", "total_slots") if k in props}
+        params = (props.get("default_generation_settings") or {}).get("params")
+        if isinstance(params, dict):
+            spec = {k: v for k, v in params.items() if "draft" in k or "spec" in k}
+            if spec:  # the defaults a request starts from, as the server reports them
+                keep["generation_defaults"] = spec
+        slots = _get_json(root + "/slots")
+        if isinstance(slots, list) and slots and all(isinstance(x, dict) for x in slots):
+            keep["slots"] = {"count": len(slots)}
+            for key in ("speculative", "n_ctx"):
+                values = {str(x[key]) for x in slots if key in x}
+                if len(values) == 1:
+                    keep["slots"][key] = slots[0][key]
         out["llama_cpp_props"] = keep
     models = _get_json(base_url.rstrip("/") + "/models")
     if isinstance(models, dict) and isinstance(models.get("data"), list):
