@@ -1,0 +1,257 @@
+"""The built site in a real browser: charts drawn, no console errors, no request leaving
+127.0.0.1, instant navigation, the claim beside its correction, hostile text kept inert.
+
+Needs Debian's chromium and the playwright package (driven with executable_path, no
+browser download). Screenshots go to $BENCHLEDGER_SCREENSHOTS (default: a temp folder,
+printed by the test session).
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from generator.cli import app
+from helpers import MANIFEST, RESULTS, measured_run, publication, write_tree
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+playwright = pytest.importorskip("playwright.sync_api", reason="pip install playwright (no browser download)")
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed")
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+A, B = "2026-09-01-full-vocab", "2026-09-01-shortlist"
+SLOWER = RESULTS.replace("104.1", "99.1").replace("103.5", "98.2").replace("104.8", "98.9").replace("102.9", "97.5")
+MKDOCS = """\
+site_name: browser fixture
+docs_dir: site_src
+theme: {name: material, font: false, features: [navigation.instant]}
+plugins: [search, benchledger]
+nav:
+  - Home: index.md
+  - Reports: [reports/seed.md]
+  - Claims: claims/index.md
+  - Runs: runs/index.md
+"""
+
+
+def report(title: str, claims: list[dict[str, Any]], limits: list[str]) -> str:
+    meta = {"title": title, "date": "2026-09-06", "claims": claims, "limits": limits}
+    return "---\n" + yaml.safe_dump(meta, sort_keys=False) + "---\n\n<!-- claims -->\n\nProse.\n"
+
+
+def claims(statement: str = "The shortlist is faster.") -> list[dict[str, Any]]:
+    first = {
+        "id": "shortlist-c8",
+        "date": "2026-09-02",
+        "statement": statement,
+        "metric": "tokens_per_second",
+        "baseline": A,
+        "candidate": B,
+        "at": {"concurrency": 8},
+        "varies": ["setup.draft_vocab"],
+        "claimed": "+20%",
+    }
+    fix = {
+        **first,
+        "id": "shortlist-c8-matched",
+        "corrects": "shortlist-c8",
+        "date": "2026-09-06",
+        "statement": "With matched kernels the gain is gone.",
+    }
+    del fix["claimed"]
+    return [first, fix]
+
+
+def build(root: Path) -> Path:
+    result = CliRunner().invoke(app, ["build", "--repo", str(root)])
+    assert result.exit_code == 0, result.output
+    return root / "site"
+
+
+@pytest.fixture(scope="module")
+def screenshots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = Path(os.environ.get("BENCHLEDGER_SCREENSHOTS") or tmp_path_factory.mktemp("screenshots"))
+    folder.mkdir(parents=True, exist_ok=True)
+    print(f"\nscreenshots: {folder}")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    b = measured_run(B, setup={"draft_vocab": 16000, "head_kernel": "stock"})
+    b[f"runs/{B}/results.csv"] = SLOWER
+    b[f"runs/{B}/manifest.yaml"] = MANIFEST.replace("draft_head_gemm: stock", "draft_head_gemm: lowm")
+    files = publication(
+        measured_run(A, setup={"draft_vocab": 248320, "head_kernel": "stock"}),
+        b,
+        extra={
+            "mkdocs.yml": MKDOCS,
+            "site_src/reports/seed.md": report("A speedup credited to the wrong idea", claims(), ["One box."]),
+        },
+    )
+    return build(write_tree(tmp_path_factory.mktemp("browser") / "pub", files))
+
+
+def serve(folder: Path) -> tuple[str, http.server.ThreadingHTTPServer]:
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
+    handler.log_message = lambda *a: None  # type: ignore[attr-defined]
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{httpd.server_address[1]}", httpd
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with playwright.sync_playwright() as p:
+        instance = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield instance
+        instance.close()
+
+
+class Watched:
+    """A page that records console errors and every request's host."""
+
+    def __init__(self, browser: Any, width: int = 1280) -> None:
+        self.page = browser.new_page(viewport={"width": width, "height": 900})
+        self.errors: list[str] = []
+        self.hosts: set[str] = set()
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.on("request", lambda r: self.hosts.add(r.url.split("/")[2] if "://" in r.url else r.url))
+
+    def charts_drawn(self) -> int:
+        self.page.wait_for_function(
+            "() => [...document.querySelectorAll('div.bl-chart')].every(n => n.getAttribute('data-bl-drawn') "
+            "&& n.getAttribute('data-bl-drawn') !== 'pending')",
+            timeout=20000,
+        )
+        states = self.page.eval_on_selector_all(
+            "div.bl-chart", "ns => ns.map(n => [n.getAttribute('data-bl-drawn'), !!n.querySelector('svg, canvas')])"
+        )
+        assert all(state == ["yes", True] for state in states), states
+        return len(states)
+
+
+@pytest.fixture(scope="module")
+def server(site: Path) -> Iterator[str]:
+    url, httpd = serve(site)
+    yield url
+    httpd.shutdown()
+    httpd.server_close()
+
+
+PAGES = ["", "runs/", f"runs/{A}/", "claims/", "claims/shortlist-c8/", "reports/seed/"]
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_every_chart_is_drawn_without_errors_or_outside_requests(
+    browser: Any, server: str, path: str, screenshots: Path
+) -> None:
+    watched = Watched(browser)
+    watched.page.goto(f"{server}/{path}")
+    drawn = watched.charts_drawn()
+    if path in (f"runs/{A}/", "claims/shortlist-c8/"):
+        assert drawn >= 2
+    watched.page.screenshot(
+        path=str(screenshots / f"{path.strip('/').replace('/', '_') or 'home'}.png"), full_page=True
+    )
+    assert watched.errors == []
+    assert watched.hosts <= {server.split("/")[2]}, watched.hosts
+    watched.page.close()
+
+
+def test_instant_navigation_redraws_charts(browser: Any, server: str) -> None:
+    watched = Watched(browser)
+    watched.page.goto(f"{server}/claims/")
+    watched.page.click("a[href*='shortlist-c8/']")
+    watched.page.wait_for_url("**/claims/shortlist-c8/")
+    assert watched.charts_drawn() >= 2
+    watched.page.click(f"a[href*='runs/{A}/']")
+    watched.page.wait_for_url(f"**/runs/{A}/")
+    assert watched.charts_drawn() >= 2
+    watched.page.go_back()
+    watched.page.wait_for_url("**/claims/shortlist-c8/")
+    assert watched.charts_drawn() >= 2
+    assert watched.errors == []
+    watched.page.close()
+
+
+@pytest.mark.parametrize(("width", "beside"), [(1280, True), (390, False)])
+def test_claim_and_correction_side_by_side_then_stacked(
+    browser: Any, server: str, width: int, beside: bool, screenshots: Path
+) -> None:
+    watched = Watched(browser, width)
+    watched.page.goto(f"{server}/claims/shortlist-c8/")
+    first, second = (watched.page.locator(".bl-card").nth(i).bounding_box() for i in range(2))
+    assert first and second
+    if beside:
+        assert abs(first["y"] - second["y"]) < 2 and second["x"] >= first["x"] + first["width"] - 1
+    else:
+        assert second["y"] >= first["y"] + first["height"] - 1
+    watched.page.screenshot(path=str(screenshots / f"claim-{width}px.png"), full_page=True)
+    watched.page.close()
+
+
+HOSTILE = (
+    '<script>window.pwned=1</script><img src=x onerror="window.pwned=2"> [link](javascript:window.pwned=3) '
+    "![img](javascript:window.pwned=4) <!-- comment --> a|b"
+)
+
+
+def test_hostile_text_stays_inert_and_literal(browser: Any, tmp_path: Path, screenshots: Path) -> None:
+    b = measured_run(
+        B,
+        title=f"Title {HOSTILE}",
+        notes=f"Notes {HOSTILE}\n\nline two | cell",
+        setup={"draft_vocab": HOSTILE, "head_kernel": "stock"},
+    )
+    label = "8|<script>window.pwned=5</script>"
+    b[f"runs/{B}/results.csv"] = SLOWER.replace(",8,", f',"{label}",')
+    a = measured_run(A, setup={"draft_vocab": 248320, "head_kernel": "stock"})
+    a[f"runs/{A}/results.csv"] = RESULTS.replace(",8,", f',"{label}",')
+    b[f"runs/{B}/manifest.yaml"] = MANIFEST + f"extra: {yaml.safe_dump(HOSTILE).strip()}\n"
+    hostile_claims = claims(statement=f"Claim {HOSTILE}")
+    for claim in hostile_claims:
+        claim["at"] = {"concurrency": label}
+    files = publication(
+        a,
+        b,
+        extra={
+            "mkdocs.yml": MKDOCS,
+            "site_src/reports/seed.md": report(f"Report {HOSTILE}", hostile_claims, [f"Limit {HOSTILE}"]),
+        },
+    )
+    root = write_tree(tmp_path / "pub", files)
+    result = CliRunner().invoke(app, ["check", "--repo", str(root)])
+    assert "Traceback" not in result.output and result.exit_code == 0, result.output
+    url, httpd = serve(build(root))
+    try:
+        for path in ("runs/", f"runs/{B}/", "claims/", "claims/shortlist-c8/", "reports/seed/"):
+            watched = Watched(browser)
+            watched.page.goto(f"{url}/{path}")
+            watched.charts_drawn()
+            assert watched.page.evaluate("() => window.pwned") is None, path
+            assert "<script>window.pwned=1</script>" in watched.page.inner_text("body"), path
+            watched.page.screenshot(
+                path=str(screenshots / f"hostile-{path.strip('/').replace('/', '_')}.png"), full_page=True
+            )
+            watched.page.close()
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
