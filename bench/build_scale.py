@@ -6,7 +6,14 @@ conditions x 3 metrics) in a temporary folder and prints, in one run:
 - `benchledger build` time (check + generate + MkDocs build),
 - plain `mkdocs build` time of the same already-generated pages (plugin off),
 - their ratio (target <= 1.5), time per run (flat means linear growth),
-- the site size and the largest page.
+- the site size and the largest page,
+- the weight of one run page (its HTML plus its chart JSON, without the shared
+  chart bundle and the downloadable files; target <= 60 KB),
+- and, at the largest size, the rebuild after one run changes, as `serve` does
+  it in one process: benchledger's regeneration (only that run is re-rendered;
+  target <= 2 s) and MkDocs' dirty rebuild of the changed pages.
+
+Each publication also carries a report with one claim per ten runs.
 
     python bench/build_scale.py [--sizes 10,100,1000]
 """
@@ -21,6 +28,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import yaml
+
 MKDOCS = """\
 site_name: scale
 docs_dir: site_src
@@ -28,7 +37,7 @@ theme: {{name: material, font: false}}
 plugins: [search{plugin}]
 extra_css: [assets/benchledger/benchledger.css]
 extra_javascript: [assets/benchledger/vega.js, assets/benchledger/charts.js]
-nav: [{{Home: index.md}}, {{Runs: runs/index.md}}]
+nav: [{{Home: index.md}}, {{Runs: runs/index.md}}, {{Claims: claims/index.md}}, {{Report: reports/scale.md}}]
 """
 
 RUN = """\
@@ -66,6 +75,23 @@ def make_publication(root: Path, runs: int) -> None:
                     f"{rng.gauss(0.05 * conc, 0.005):.4f},{rng.randint(900, 1100)}"
                 )
         (folder / "results.csv").write_text("\n".join(rows) + "\n")
+    ids = sorted(p.name for p in (root / "runs").iterdir())
+    claims = [
+        {
+            "id": f"claim-{i:03d}",
+            "date": "2026-09-28",
+            "statement": f"Run {b} beats run {a} at concurrency 4.",
+            "metric": "tokens_per_second",
+            "baseline": a,
+            "candidate": b,
+            "at": {"concurrency": 4},
+            "varies": ["setup.draft_n_max"],
+        }
+        for i, (a, b) in enumerate(zip(ids[0::20], ids[10::20], strict=False))
+    ]
+    meta = yaml.safe_dump({"title": "Scale", "date": "2026-09-28", "claims": claims}, sort_keys=False)
+    (root / "site_src" / "reports").mkdir()
+    (root / "site_src" / "reports" / "scale.md").write_text(f"---\n{meta}---\n\n# Scale\n")
 
 
 def timed(cmd: list[str], cwd: Path) -> float:
@@ -79,6 +105,34 @@ def site_stats(site: Path) -> tuple[int, int, str]:
     pages = [p for p in files if p.suffix == ".html"]
     largest = max(pages, key=lambda p: p.stat().st_size)
     return sum(p.stat().st_size for p in files), largest.stat().st_size, str(largest.relative_to(site))
+
+
+def page_weight(site: Path, run_id: str) -> float:
+    folder = site / "runs" / run_id
+    files = [folder / "index.html", *(folder / "charts").glob("*.json")]
+    return sum(p.stat().st_size for p in files) / 1e3
+
+
+def rebuild(root: Path) -> tuple[float, float, int]:
+    """In one process, as serve does: build, change one run, regenerate, dirty-rebuild."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    from generator.claims import Settings
+    from generator.sitefiles import generate_into
+
+    (root / "mkdocs.yml").write_text(MKDOCS.format(plugin=""))
+    generate_into(root, root / "site_src", Settings())
+    build(load_config(str(root / "mkdocs.yml")))
+    run = sorted((root / "runs").iterdir())[len(list((root / "runs").iterdir())) // 2]
+    results = run / "results.csv"
+    results.write_text(results.read_text().replace(",", ",", 1).replace("\n1,1,", "\n1,1,1", 1))
+    start = time.perf_counter()
+    _, _, report = generate_into(root, root / "site_src", Settings())
+    regenerate = time.perf_counter() - start
+    start = time.perf_counter()
+    build(load_config(str(root / "mkdocs.yml")), dirty=True)
+    return regenerate, time.perf_counter() - start, len(report.written)
 
 
 def measure(runs: int, tmp: Path) -> dict[str, object]:
@@ -98,6 +152,8 @@ def measure(runs: int, tmp: Path) -> dict[str, object]:
         "site_mb": size / 1e6,
         "largest_kb": largest / 1e3,
         "largest": name,
+        "run_page_kb": page_weight(root / "site", sorted(p.name for p in (root / "runs").iterdir())[0]),
+        "root": root,
     }
 
 
@@ -106,17 +162,24 @@ def main() -> None:
     parser.add_argument("--sizes", default="10,100,1000")
     args = parser.parse_args()
     print(
-        f"{'runs':>6} {'benchledger s':>14} {'mkdocs s':>9} {'ratio':>6} {'ms/run':>7} "
-        f"{'site MB':>8} {'largest KB':>10}  largest page"
+        f"{'runs':>6} {'benchledger s':>14} {'mkdocs s':>9} {'ratio':>6} {'ms/run':>7} {'site MB':>8} "
+        f"{'run page KB':>11} {'largest KB':>10}  largest page"
     )
     with tempfile.TemporaryDirectory() as tmp:
+        last: dict[str, object] = {}
         for runs in (int(s) for s in args.sizes.split(",")):
-            r = measure(runs, Path(tmp))
+            r = last = measure(runs, Path(tmp))
             print(
                 f"{r['runs']:>6} {r['benchledger']:>14.2f} {r['mkdocs']:>9.2f} {r['ratio']:>6.2f} "
-                f"{r['per_run_ms']:>7.1f} {r['site_mb']:>8.1f} {r['largest_kb']:>10.1f}  {r['largest']}",
+                f"{r['per_run_ms']:>7.1f} {r['site_mb']:>8.1f} {r['run_page_kb']:>11.1f} {r['largest_kb']:>10.1f}"
+                f"  {r['largest']}",
                 flush=True,
             )
+        regenerate, dirty, written = rebuild(last["root"])  # type: ignore[arg-type]
+        print(
+            f"\nafter one run changed ({last['runs']} runs, in one process as serve does): benchledger "
+            f"regeneration {regenerate:.2f} s ({written} files rewritten), MkDocs dirty rebuild {dirty:.2f} s"
+        )
 
 
 if __name__ == "__main__":

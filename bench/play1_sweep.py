@@ -49,22 +49,56 @@ def main() -> None:
         target, draft = engine.models(engine.cache_root() / "models", None if n_max is None else NOISE)
         extra = {
             "build": engine.build_flags(),
-            "engine": {"threads": threads, "parallel_slots": 4, "ctx": 2048,
-                       "spec_type": "draft-simple" if n_max else "none", "spec_draft_n_max": n_max},
-            "model": {"target": "benchledger tiny llama (random weights, seed 0, 64-dim, 2 blocks, f32)",
-                      "draft": f"target weights + noise {NOISE} (seed 1)" if n_max else None,
-                      "draft_noise": NOISE if n_max else None},
+            "engine": {
+                "threads": threads,
+                "parallel_slots": 4,
+                "ctx": 2048,
+                "spec_type": "draft-simple" if n_max else "none",
+                "spec_draft_n_max": n_max,
+            },
+            "model": {
+                "target": "benchledger tiny llama (random weights, seed 0, 64-dim, 2 blocks, f32)",
+                "draft": f"target weights + noise {NOISE} (seed 1)" if n_max else None,
+                "draft_noise": NOISE if n_max else None,
+            },
         }
         with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as fh:
             yaml.safe_dump(extra, fh)
         with engine.LlamaServer(bin_dir, target, draft, n_max=n_max or 0, threads=threads) as server:
-            title = (f"CPU test bed, draft n_max {n_max}, {threads} threads" if n_max
-                     else f"CPU test bed, no draft, {threads} thread{'s' if threads > 1 else ''}")
+            title = (
+                f"CPU test bed, draft n_max {n_max}, {threads} threads"
+                if n_max
+                else f"CPU test bed, no draft, {threads} thread{'s' if threads > 1 else ''}"
+            )
             setup = [f"draft={'noise-' + str(NOISE) if n_max else 'none'}", f"draft_n_max={n_max or 0}"]
-            command = [sys.executable, "-m", "generator.cli", "run", "openai", "--base-url", server.base_url,
-                       "--concurrency", "1,4", "--trials", str(args.trials), "--warmup", "1", "--max-tokens", "128",
-                       "--manifest-extra", fh.name, "--title", title, "--id", run_id, "--out", args.out,
-                       "--benchmark", "testbed-spec-decode", *[a for s in setup for a in ("--setup", s)]]
+            command = [
+                sys.executable,
+                "-m",
+                "generator.cli",
+                "run",
+                "openai",
+                "--base-url",
+                server.base_url,
+                "--concurrency",
+                "1,4",
+                "--trials",
+                str(args.trials),
+                "--warmup",
+                "1",
+                "--max-tokens",
+                "128",
+                "--manifest-extra",
+                fh.name,
+                "--title",
+                title,
+                "--id",
+                run_id,
+                "--out",
+                args.out,
+                "--benchmark",
+                "testbed-spec-decode",
+                *[a for s in setup for a in ("--setup", s)],
+            ]
             if args.force:
                 command.append("--force")
             subprocess.run(command, check=True)

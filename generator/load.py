@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
 from .claimcheck import validate_claims
 from .errors import BenchledgerError, Problem
@@ -110,14 +111,20 @@ def _decode(data: bytes, rel: str) -> str:
         ) from None
 
 
-def _run_files(folder: Path, rel: str, problems: list[Problem]) -> list[str]:
-    """Every regular file under a run folder, run-relative; symlinks are problems."""
+def _run_files(
+    folder: Path, rel: str, problems: list[Problem], signature: list[tuple[Any, ...]] | None = None
+) -> list[str]:
+    """Every regular file under a run folder, run-relative; symlinks are problems.
+    `signature` collects each entry's name, kind, size and times (to reuse a parsed run)."""
     files = []
     for here, dirs, names in os.walk(folder, followlinks=False):
         for name in sorted(dirs + names):
             path = Path(here) / name
             shown = f"{rel}/{path.relative_to(folder).as_posix()}"
-            mode = path.lstat().st_mode
+            info = path.lstat()
+            mode = info.st_mode
+            if signature is not None:
+                signature.append((shown, mode, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino))
             if stat.S_ISLNK(mode):
                 problems.append(
                     Problem(
@@ -135,7 +142,23 @@ def _run_files(folder: Path, rel: str, problems: list[Problem]) -> list[str]:
     return sorted(files)
 
 
+_PARSED: dict[Path, tuple[tuple[Any, ...], Run | None, list[Problem]]] = {}
+
+
 def _load_run(root: Path, folder: Path) -> tuple[Run | None, list[Problem]]:
+    """Parse one run folder; reuse the last parse while no file in it changed (serve, rebuilds)."""
+    signature: list[tuple[Any, ...]] = []
+    _run_files(folder, f"{RUNS_DIR}/{folder.name}", [], signature)
+    key = tuple(signature)
+    cached = _PARSED.get(folder)
+    if cached is not None and cached[0] == key:
+        return cached[1], list(cached[2])
+    run, problems = _parse_run(folder)
+    _PARSED[folder] = (key, run, list(problems))
+    return run, problems
+
+
+def _parse_run(folder: Path) -> tuple[Run | None, list[Problem]]:
     rid, rel = folder.name, f"{RUNS_DIR}/{folder.name}"
     problems: list[Problem] = []
     if not RUN_ID.match(rid):

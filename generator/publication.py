@@ -7,6 +7,7 @@ vl-convert version and cached in the user's cache folder.
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from importlib import resources
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from . import text as t
 from .claims import Evaluation, Settings, chain, evaluate_all
 from .load import Ledger, Run
 from .receipts import RunReceipts, ledger_receipts
-from .summaries import condition_label, summarize_run
+from .summaries import MetricAt, condition_label, summarize_run
 
 RUNS = "runs"
 CLAIMS = "claims"
@@ -64,8 +65,39 @@ def _direction(better: str | None) -> str:
     )
 
 
+MAX_POINTS = 5000  # beyond this, consecutive trials are averaged so a run page stays light
+
+
+def binned(at_metric: list[MetricAt]) -> tuple[list[MetricAt], int]:
+    """The metric's per-trial values, averaged over runs of consecutive trials when the chart
+    would draw more than MAX_POINTS dots; the summaries keep every trial."""
+    total = sum(len(m.values) for m in at_metric)
+    if total <= MAX_POINTS:
+        return at_metric, 1
+    k = -(-total // MAX_POINTS)
+    out = []
+    for m in at_metric:
+        chunks = [(m.trials[i], m.values[i : i + k]) for i in range(0, len(m.values), k)]
+        out.append(replace(m, trials=tuple(t for t, _ in chunks), values=tuple(sum(v) / len(v) for _, v in chunks)))
+    return out, k
+
+
+_RENDERED: dict[str, tuple[tuple[str, RunReceipts | None], dict[str, bytes]]] = {}
+
+
 def run_outputs(run: Run, receipts: RunReceipts | None = None) -> dict[str, bytes]:
-    """The page of one run, its chart specs and its downloadable files."""
+    """The page of one run, its chart specs and its files; reused while the run's bytes and
+    receipt states are unchanged (a rebuild renders only the runs that changed)."""
+    key = (run.digest, receipts)
+    cached = _RENDERED.get(run.id)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    out = _render_run(run, receipts)
+    _RENDERED[run.id] = (key, out)
+    return out
+
+
+def _render_run(run: Run, receipts: RunReceipts | None) -> dict[str, bytes]:
     base = f"{RUNS}/{run.id}"
     summary = summarize_run(run)
     order = tuple(condition_label(run.results.conditions, at) for at in run.results.condition_values())
@@ -75,6 +107,7 @@ def run_outputs(run: Run, receipts: RunReceipts | None = None) -> dict[str, byte
         at_metric = summary.at(name)
         if not at_metric:
             continue
+        at_metric, per_point = binned(at_metric)
         points = [ch.Point(m.label, trial, v) for m in at_metric for trial, v in zip(m.trials, m.values, strict=True)]
         labels = (order, name, metric.unit)
         if run.reported:
@@ -85,9 +118,14 @@ def run_outputs(run: Run, receipts: RunReceipts | None = None) -> dict[str, byte
                 for m in at_metric
                 if m.summary is not None
             ]
+            note = (
+                f" Each dot is the mean of {per_point} consecutive trials (over {MAX_POINTS:,} points)."
+                if (per_point > 1)
+                else ""
+            )
             specs = {
-                "trials": (ch.spec(ch.trials_chart, labels, ch.trials_rows(points, intervals)), TRIALS),
-                "sequence": (ch.spec(ch.sequence_chart, labels, ch.sequence_rows(points)), SEQUENCE),
+                "trials": (ch.spec(ch.trials_chart, labels, ch.trials_rows(points, intervals)), TRIALS + note),
+                "sequence": (ch.spec(ch.sequence_chart, labels, ch.sequence_rows(points)), SEQUENCE + note),
             }
         refs = []
         for kind, (data, caption) in specs.items():

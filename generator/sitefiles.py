@@ -77,13 +77,14 @@ def write(docs_dir: Path | str, outputs: Mapping[str, bytes]) -> WriteReport:
     for rel in sorted(outputs):
         target = _inside(docs, rel)
         data = outputs[rel]
-        if target.is_file() and target.stat().st_size == len(data) and target.read_bytes() == data:
+        if _unchanged(target, data):
             report.unchanged += 1
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
         tmp.write_bytes(data)
         tmp.replace(target)
+        _remember(target, data)
         report.written.append(rel)
     for rel in sorted(previous - set(outputs)):
         target = docs / rel
@@ -94,6 +95,30 @@ def write(docs_dir: Path | str, outputs: Mapping[str, bytes]) -> WriteReport:
     if previous != set(outputs) or not list_path.is_file():
         list_path.write_text(json.dumps(sorted(outputs), indent=0) + "\n")
     return report
+
+
+_WRITTEN: dict[Path, tuple[int, int, int, int]] = {}  # path -> (id of bytes, size, mtime_ns, inode)
+
+
+def _remember(path: Path, data: bytes) -> None:
+    info = path.stat()
+    _WRITTEN[path] = (hash(data), info.st_size, info.st_mtime_ns, info.st_ino)
+
+
+def _unchanged(path: Path, data: bytes) -> bool:
+    """Does the file hold `data`? Trusts our own last write while the file's stat is untouched."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return False
+    if info.st_size != len(data):
+        return False
+    if _WRITTEN.get(path) == (hash(data), info.st_size, info.st_mtime_ns, info.st_ino):
+        return True
+    same = path.read_bytes() == data
+    if same:
+        _remember(path, data)
+    return same
 
 
 def _prune(folder: Path, docs: Path) -> None:

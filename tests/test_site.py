@@ -159,3 +159,18 @@ def test_dangerous_raw_files_are_published_inert(repo: Path) -> None:
     files = repo / "site" / "runs" / RUN / "files" / "raw"
     assert (files / "evil.html.txt").is_file() and not (files / "evil.html").exists()
     assert (files / "server.log").read_text() == "ok\n"
+
+
+def test_charts_aggregate_beyond_five_thousand_points(tmp_path: Path) -> None:
+    rows = ["trial,concurrency,tokens_per_second,draft_tokens,draft_accepted"]
+    rows += [f"{t},{c},{100 + (t % 7)},{1000},{700}" for t in range(1, 3001) for c in (1, 8)]
+    files = measured_run(RUN)
+    files[f"runs/{RUN}/results.csv"] = "\n".join(rows) + "\n"
+    del files[f"runs/{RUN}/requests.csv"]
+    root = write_tree(tmp_path, pub(files))
+    out = publication.run_outputs(load(root).runs[RUN])
+    spec = json.loads(out[f"runs/{RUN}/charts/tokens_per_second-sequence.json"])
+    assert len(spec["datasets"]["table"]) == 2 * 1500  # 6,000 trials averaged in pairs
+    page = out[f"runs/{RUN}/index.md"].decode()
+    assert "Each dot is the mean of 2 consecutive trials" in page
+    assert "| concurrency&#61;1 | tokens&#95;per&#95;second | 3000 |" in page  # the summary keeps every trial
