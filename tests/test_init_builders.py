@@ -98,3 +98,22 @@ def test_example_publication_builds_with_other_builders(tmp_path: Path, builder:
 def test_unknown_builder_is_refused(tmp_path: Path) -> None:
     code, out = cli("build", "--repo", str(example(tmp_path)), "--builder", "hugo")
     assert code == 1 and "expected one of mkdocs, properdocs, zensical" in out
+
+
+def test_example_publication_builds_byte_identical_in_two_folders(tmp_path: Path) -> None:
+    import hashlib
+
+    sites = []
+    for name in ("first", "second/nested"):
+        root = example(tmp_path / name)
+        assert cli("build", "--repo", str(root))[0] == 0
+        sites.append(
+            {
+                p.relative_to(root / "site").as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+                for p in sorted((root / "site").rglob("*"))
+                if p.is_file()
+            }
+        )
+    assert sites[0] == sites[1]
+    assert "search/search_index.json" in sites[0]
+    assert any(name.endswith("forest.json") for name in sites[0])
