@@ -4,7 +4,8 @@ A no-draft control and --spec-draft-n-max 2, 3, 4 and 12 with one fixed noisy
 draft (noise 0.02: about half the drafted tokens accepted), at concurrency 1
 and 4, 5 trials each after 1 warmup trial, all with 2 threads. Plus, for the
 seed story re-enacted, the no-draft control with 1 thread: a comparison that
-differs in a second factor besides drafting.
+differs in a second factor besides drafting: n_max 2 on a GGML_NATIVE=ON build,
+whose CPU kernels differ from the GGML_NATIVE=OFF build of every other run.
 
     python bench/play1_sweep.py [--out runs] [--force]
 """
@@ -24,13 +25,13 @@ import llama_cpp as engine
 
 NOISE = 0.02
 DATE = "2026-11-29"
-CONFIGS = [  # (id suffix, n_max or None for no draft, threads)
-    ("nodraft", None, 2),
-    ("nmax2", 2, 2),
-    ("nmax3", 3, 2),
-    ("nmax4", 4, 2),
-    ("nmax12", 12, 2),
-    ("nodraft-1thread", None, 1),
+CONFIGS = [  # (id suffix, n_max or None for no draft, threads, GGML_NATIVE build)
+    ("nodraft", None, 2, False),
+    ("nmax2", 2, 2, False),
+    ("nmax3", 3, 2, False),
+    ("nmax4", 4, 2, False),
+    ("nmax12", 12, 2, False),
+    ("nmax2-native", 2, 2, True),
 ]
 
 
@@ -40,15 +41,15 @@ def main() -> None:
     parser.add_argument("--force", action="store_true")
     parser.add_argument("--trials", type=int, default=5)
     args = parser.parse_args()
-    bin_dir = engine.build()
-    for suffix, n_max, threads in CONFIGS:
+    for suffix, n_max, threads, native in CONFIGS:
+        bin_dir = engine.build(native=native)
         run_id = f"{DATE}-testbed-{suffix}"
         if (Path(args.out) / run_id).exists() and not args.force:
             print(f"{run_id}: exists, skipped (--force re-measures it)")
             continue
         target, draft = engine.models(engine.cache_root() / "models", None if n_max is None else NOISE)
         extra = {
-            "build": engine.build_flags(),
+            "build": engine.build_flags(native),
             "engine": {
                 "threads": threads,
                 "parallel_slots": 4,

@@ -193,8 +193,9 @@ def run_openai(
         return Measured(trial.row(), rows)
 
     conditions = [{"concurrency": c} for c in concurrency]
-    units = max(requests or 4 * max(concurrency), 1)
-    outcome = run_plan(conditions, trials, warmup, units, "requests", measure, writer, console)
+    outcome = run_plan(
+        conditions, trials, warmup, lambda c: requests or 4 * c["concurrency"], "requests", measure, writer, console
+    )
     metrics = dict(OPENAI_METRICS) | (DRAFT_METRICS if drafted[0] else {})
     rates = {"acceptance": {"numerator": "draft_accepted", "denominator": "draft_tokens"}} if drafted[0] else {}
     sources = sorted({d["token_source"] for d in details if d["token_source"]})
@@ -277,7 +278,7 @@ def run_command(
                 return Measured({"wall_seconds": done.wall_seconds, **done.values})
         return Measured(failed=f"{cmd.MAX_FAILURES_IN_A_ROW} failures in a row (last: {log[-1]['error']})")
 
-    outcome = run_plan([{}], trials, warmup, 1, "executions", measure, writer, console)
+    outcome = run_plan([{}], trials, warmup, lambda _: 1, "executions", measure, writer, console)
     metrics: dict[str, Any] = {"wall_seconds": {"unit": "s", "better": "lower"}}
     metrics |= {e.name: {} for e in found}
     failures = sum(1 for entry in log if entry["error"])

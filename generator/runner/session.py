@@ -92,7 +92,7 @@ def run_plan(
                 steps: list[tuple[str, int | None]] = [(f"warmup {w}/{warmup}", None) for w in range(1, warmup + 1)]
                 steps += [(f"trial {t}/{trials}", t) for t in range(1, trials + 1)]
                 for name, trial in steps:
-                    task = progress.add_task(f"{label(cond)} {name}", total=units)
+                    task = progress.add_task(f"{label(cond)} {name}", total=units(cond))
                     result = measure(cond, functools.partial(progress.advance, task))
                     if result.failed:
                         return Outcome(completed, f"{name} at {label(cond)} failed: {result.failed}")
