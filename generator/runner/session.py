@@ -71,7 +71,7 @@ def run_plan(
     conditions: list[dict[str, Any]],
     trials: int,
     warmup: int,
-    units: int,
+    units: Callable[[dict[str, Any]], int],
     unit_name: str,
     measure: Measure,
     writer: RunWriter,
