@@ -6,6 +6,12 @@ measures in one run, at concurrency 1, 16 and 64, the tokens per second seen
 by benchledger's runner (`run_trial`) and by a minimal httpx reader that only
 counts `data:` lines. Prints both and their ratio (target >= 0.9).
 
+With the llama.cpp test bed built (python bench/engines/llama_cpp.py build), it
+also compares, for the same requests at concurrency 1 against a real
+llama-server, the runner's per-request decode rate, (output tokens - 1) /
+(latency - TTFT), with the server's own timings.predicted_per_second, and
+prints the median ratio.
+
     python bench/runner_overhead.py [--chunks 512] [--requests-per-worker 4]
 """
 
@@ -14,12 +20,18 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import statistics
+import sys
 import threading
 import time
+from pathlib import Path
 
 import httpx
 
 from generator.runner import openai as oa
+
+sys.path.insert(0, str(Path(__file__).parent / "engines"))
+import llama_cpp as engine
 
 
 def sse_body(chunks: int) -> bytes:
@@ -101,6 +113,33 @@ def main() -> None:
             ours.append(trial.row()["tokens_per_second"])
             raw.append(asyncio.run(raw_reader(base + "/chat/completions", concurrency, requests)))
         print(f"{concurrency:>11} {max(ours):>18,.0f} {max(raw):>17,.0f} {max(ours) / max(raw):>6.2f}", flush=True)
+    real_engine()
+
+
+def real_engine(requests: int = 16, max_tokens: int = 128) -> None:
+    """Runner-measured decode rate against llama-server's own, same requests, concurrency 1."""
+    bin_dir = engine.cache_root() / "build" / "bin"
+    if not (bin_dir / "llama-server").is_file():
+        print("\nreal engine: skipped (python bench/engines/llama_cpp.py build)")
+        return
+    target, _ = engine.models(engine.cache_root() / "models", None)
+    with engine.LlamaServer(bin_dir, target) as server:
+        t = oa.Target(server.base_url, "target", "chat", max_tokens, 0.0, 120.0, oa.BUILTIN_PROMPTS)
+        trial = asyncio.run(oa.run_trial(t, 1, requests))
+    ratios, ours, theirs = [], [], []
+    for r in trial.requests:
+        if r.error or not r.server_decode_rate or not r.output_tokens or r.output_tokens < 2:
+            continue
+        assert r.latency_s is not None and r.ttft_s is not None
+        rate = (r.output_tokens - 1) / (r.latency_s - r.ttft_s)
+        ours.append(rate)
+        theirs.append(r.server_decode_rate)
+        ratios.append(rate / r.server_decode_rate)
+    print(f"\nreal engine (llama-server, concurrency 1, {len(ratios)} requests of {max_tokens} tokens):")
+    print(
+        f"  runner decode rate median {statistics.median(ours):,.0f} tok/s, server timings median "
+        f"{statistics.median(theirs):,.0f} tok/s, median ratio {statistics.median(ratios):.3f}"
+    )
 
 
 if __name__ == "__main__":

@@ -117,3 +117,13 @@ def test_example_publication_builds_byte_identical_in_two_folders(tmp_path: Path
     assert sites[0] == sites[1]
     assert "search/search_index.json" in sites[0]
     assert any(name.endswith("forest.json") for name in sites[0])
+
+
+def test_reenacted_seed_claim_flags_the_build_by_itself(tmp_path: Path) -> None:
+    root = example(tmp_path)
+    assert cli("generate", "--repo", str(root))[0] == 0
+    page = (root / "site_src" / "claims" / "testbed-drafting-native" / "index.md").read_text()
+    assert "| build.GGML&#95;NATIVE | OFF | ON |" in page
+    assert "unmatched conditions" in page and "Correction of testbed&#45;drafting&#45;native" in page
+    matched = page.split("## Unmatched conditions in testbed&#45;drafting&#45;matched")[1]
+    assert matched.lstrip().startswith("None:")

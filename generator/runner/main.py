@@ -186,6 +186,7 @@ def run_openai(
                 "request": r.request,
                 "token_source": r.token_source,
                 "malformed_sse_lines": r.malformed,
+                "server_decode_rate": r.server_decode_rate,
                 "gaps_s": [round(g, 6) for g in r.gaps],
             }
             for r in trial.requests

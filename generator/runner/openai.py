@@ -48,6 +48,7 @@ class RequestResult:
     draft_tokens: int = 0
     draft_accepted: int = 0
     drafted: bool = False  # the server reported draft fields
+    server_decode_rate: float | None = None  # llama.cpp timings.predicted_per_second
     gaps: list[float] = field(default_factory=list)
     error: str = ""
     malformed: int = 0  # SSE data lines that were not JSON
@@ -177,6 +178,8 @@ def _absorb(result: RequestResult, chunk: dict[str, Any]) -> None:
         if result.token_source != "usage" and timings.get("predicted_n") is not None:
             result.output_tokens = int(timings["predicted_n"])
             result.token_source = "timings.predicted_n"
+        if timings.get("predicted_per_second") is not None:
+            result.server_decode_rate = float(timings["predicted_per_second"])
         if "draft_n" in timings:
             result.drafted = True
             result.draft_tokens = int(timings.get("draft_n") or 0)
