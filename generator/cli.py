@@ -301,18 +301,36 @@ Force = Annotated[bool, typer.Option(help="Replace an existing run folder of the
 Benchmark = Annotated[str | None, typer.Option(help="Workload name; only runs of one benchmark are compared.")]
 
 
-def _common(
-    title: str | None,
-    run_id: str | None,
-    out: Path,
-    force: bool,
-    setup: list[str] | None,
-    manifest_extra: Path | None,
-    benchmark: str | None,
-) -> Any:
+def _invocation(command: str, params: dict[str, Any], rest: list[str] | None = None) -> list[str]:
+    """The runner's own command line, rebuilt from its parameters so the run can be repeated."""
+    args = ["benchledger", "run", command]
+    for name, value in params.items():
+        flag = "--" + ("id" if name == "run_id" else name.replace("_", "-"))
+        if value is None or value is False:
+            continue
+        if value is True:
+            args.append(flag)
+        elif isinstance(value, list):
+            for item in value:
+                args += [flag, str(item)]
+        else:
+            args += [flag, str(value)]
+    return args + (["--", *rest] if rest else [])
+
+
+def _common(params: dict[str, Any], command: str, rest: list[str] | None = None) -> Any:
     from .runner.main import Common
 
-    return Common(title, run_id, out, force, setup or [], manifest_extra, benchmark, sys.argv[1:])
+    return Common(
+        params["title"],
+        params["run_id"],
+        params["out"],
+        params["force"],
+        params["setup"] or [],
+        params["manifest_extra"],
+        params["benchmark"],
+        _invocation(command, params, rest),
+    )
 
 
 @run_app.command("openai")
@@ -344,6 +362,7 @@ def run_openai(
     mean time per output token, errors, and drafted/accepted tokens when the server
     reports them (llama.cpp timings, vLLM /metrics).
     """
+    params = dict(locals())
     from rich.console import Console
 
     from .runner.main import run_openai as run
@@ -352,7 +371,7 @@ def run_openai(
         levels = [int(c) for c in concurrency.split(",") if c.strip()]
     except ValueError:
         fail(f"--concurrency {concurrency!r}: give integers separated by commas, e.g. 1,8")
-    common = _common(title, run_id, out, force, setup, manifest_extra, benchmark)
+    common = _common(params, "openai")
     try:
         run(
             common,
@@ -394,11 +413,12 @@ def run_command(
     A failed execution is recorded and retried; the run stops after 3 failures in a row.
     Example: benchledger run command --trials 10 --metric tokens_per_second='([0-9.]+) tok/s' -- ./bench
     """
+    params = {k: v for k, v in locals().items() if k != "command"}
     from rich.console import Console
 
     from .runner.main import run_command as run
 
-    common = _common(title, run_id, out, force, setup, manifest_extra, benchmark)
+    common = _common(params, "command", command)
     try:
         run(common, command, trials, warmup, metric or [], json_metric or [], timeout, Console(stderr=True))
     except BenchledgerError as err:

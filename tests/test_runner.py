@@ -215,3 +215,27 @@ def test_ctrl_c_keeps_completed_trials(tmp_path: Path, monkeypatch: pytest.Monke
     notes = yaml.safe_load((run / "run.yaml").read_text())["notes"]
     assert "interrupted (Ctrl-C); the trial in progress was dropped" in notes
     assert "Missing trials: concurrency=1: trials 2-3." in notes
+
+
+def test_cli_run_openai_with_prompts_file_and_completions_endpoint(tmp_path: Path) -> None:
+    prompts = tmp_path / "prompts.jsonl"
+    prompts.write_text('"Say hello."\n[{"role": "user", "content": "Count to three."}]\n{"prompt": "Name a colour."}\n')
+    with FakeServer(Behaviour(chunks=3)) as server:
+        result = CliRunner().invoke(app, [
+            "run", "openai", "--base-url", server.base_url, "--endpoint", "completions", "--prompts", str(prompts),
+            "--concurrency", "1,2", "--trials", "2", "--warmup", "0", "--requests", "3", "--setup", "n=1",
+            "--title", "CLI run", "--id", "2026-11-29-cli", "--out", str(tmp_path / "runs")])
+    assert result.exit_code == 0, result.output
+    run = tmp_path / "runs" / "2026-11-29-cli"
+    meta = yaml.safe_load((run / "run.yaml").read_text())
+    assert meta["runner"]["endpoint"] == "completions" and meta["runner"]["prompts"] == str(prompts)
+    assert meta["runner"]["invocation"][:5] == ["benchledger", "run", "openai", "--base-url", server.base_url]
+    assert "--concurrency" in meta["runner"]["invocation"] and meta["setup"] == {"n": 1}
+    assert len(rows(run / "requests.csv")) == 2 * 2 * 3
+
+
+def test_bad_prompts_file_names_the_line(tmp_path: Path) -> None:
+    prompts = tmp_path / "prompts.jsonl"
+    prompts.write_text('"fine"\nnot json\n')
+    with pytest.raises(BenchledgerError, match=r"prompts.jsonl:2: not JSON"):
+        oa.load_prompts(str(prompts))
