@@ -221,10 +221,35 @@ def test_cli_run_openai_with_prompts_file_and_completions_endpoint(tmp_path: Pat
     prompts = tmp_path / "prompts.jsonl"
     prompts.write_text('"Say hello."\n[{"role": "user", "content": "Count to three."}]\n{"prompt": "Name a colour."}\n')
     with FakeServer(Behaviour(chunks=3)) as server:
-        result = CliRunner().invoke(app, [
-            "run", "openai", "--base-url", server.base_url, "--endpoint", "completions", "--prompts", str(prompts),
-            "--concurrency", "1,2", "--trials", "2", "--warmup", "0", "--requests", "3", "--setup", "n=1",
-            "--title", "CLI run", "--id", "2026-11-29-cli", "--out", str(tmp_path / "runs")])
+        result = CliRunner().invoke(
+            app,
+            [
+                "run",
+                "openai",
+                "--base-url",
+                server.base_url,
+                "--endpoint",
+                "completions",
+                "--prompts",
+                str(prompts),
+                "--concurrency",
+                "1,2",
+                "--trials",
+                "2",
+                "--warmup",
+                "0",
+                "--requests",
+                "3",
+                "--setup",
+                "n=1",
+                "--title",
+                "CLI run",
+                "--id",
+                "2026-11-29-cli",
+                "--out",
+                str(tmp_path / "runs"),
+            ],
+        )
     assert result.exit_code == 0, result.output
     run = tmp_path / "runs" / "2026-11-29-cli"
     meta = yaml.safe_load((run / "run.yaml").read_text())
