@@ -177,9 +177,10 @@ VERDICT_COLORS = {
 }
 
 
-def forest_chart(noise: float, min_effect: float, metric: str, rows: int) -> Any:
+def forest_chart(min_effect: float, metric: str, rows: int) -> Any:
     """Each claim's ratio and interval on a log axis, a line at 1, the shaded noise band and
-    the smallest-change ticks; coloured by verdict."""
+    the smallest-change ticks; coloured by verdict. The band comes from the first row's
+    `noise_lo`/`noise_hi`, so one template serves every noise level."""
     x = alt.X(
         "ratio:Q",
         title=f"{metric}: candidate / baseline (log scale)",
@@ -200,9 +201,8 @@ def forest_chart(noise: float, min_effect: float, metric: str, rows: int) -> Any
     ]
     base = _base()
     layers = []
-    if noise > 0:
-        band = alt.Chart(alt.Data(values=[{"lo": 1 - noise, "hi": 1 + noise}]))
-        layers.append(band.mark_rect(opacity=0.15, color=BLUE).encode(x="lo:Q", x2="hi:Q"))
+    band = base.transform_filter("datum.first")
+    layers.append(band.mark_rect(opacity=0.15, color=BLUE).encode(x="noise_lo:Q", x2="noise_hi:Q"))
     marks = [{"at": 1 - min_effect}, {"at": 1 + min_effect}]
     layers.append(alt.Chart(alt.Data(values=marks)).mark_rule(strokeDash=[2, 2], color=GREY).encode(x="at:Q"))
     layers.append(alt.Chart(alt.Data(values=[{"at": 1}])).mark_rule(color="black").encode(x="at:Q"))

@@ -233,7 +233,8 @@ def claim_outputs(ledger: Ledger, evaluations: dict[str, Evaluation], settings: 
                 }
                 for ev in plotted
             ]
-            labels = (noise, settings.min_effect, plotted[0].claim.metric or "", len(rows))
+            rows[0] |= {"first": True, "noise_lo": 1 - noise, "noise_hi": 1 + noise}
+            labels = (settings.min_effect, plotted[0].claim.metric or "", len(rows))
             forest = "charts/forest.json"
             out[f"{base}/{forest}"] = ch.spec(ch.forest_chart, labels, rows)
         out[f"{base}/index.md"] = claimpages.claim_page(links, forest, trial_specs, settings).encode()

@@ -6,6 +6,7 @@ trial, never per request. Each function raises `ValueError` on empty input.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -18,6 +19,12 @@ CV_WARN = 0.10  # pyperf warns above 10% spread
 OUTLIER_Z = 3.5  # Iglewicz and Hoaglin's cut-off for modified z-scores
 FIRST_TRIAL_WORSE = 0.10
 Values = Sequence[float] | np.ndarray
+
+
+@functools.lru_cache(maxsize=4096)
+def t_quantile(confidence: float, df: float) -> float:
+    """Two-sided Student t critical value (cached: per-run summaries repeat the same few df)."""
+    return float(sps.t.ppf(0.5 + confidence / 2, df))
 
 
 def _array(values: Values, what: str = "values") -> np.ndarray:
@@ -51,7 +58,7 @@ def t_interval(values: Values, confidence: float = CONFIDENCE) -> tuple[float, f
     if arr.size < 2:
         raise ValueError("a confidence interval needs at least two trials")
     sem = float(np.std(arr, ddof=1)) / math.sqrt(arr.size)
-    half = float(sps.t.ppf(0.5 + confidence / 2, arr.size - 1)) * sem
+    half = float(t_quantile(confidence, arr.size - 1)) * sem
     mean = float(np.mean(arr))
     return mean - half, mean + half
 
@@ -182,7 +189,7 @@ def ratio_interval(baseline: Values, candidate: Values, confidence: float = CONF
     if se == 0:
         return Ratio(math.exp(diff), math.exp(diff), math.exp(diff), math.inf, 0.0)
     df = (vb + vc) ** 2 / (vb**2 / (b.size - 1) + vc**2 / (c.size - 1))
-    half = float(sps.t.ppf(0.5 + confidence / 2, df)) * se
+    half = float(t_quantile(confidence, df)) * se
     return Ratio(math.exp(diff), math.exp(diff - half), math.exp(diff + half), df, pooled)
 
 
@@ -216,7 +223,7 @@ def trials_needed(sd_log: float, effect: float, confidence: float = CONFIDENCE, 
 
     def achieved(n: int) -> float:
         df = 2 * n - 2
-        crit = float(sps.t.ppf(0.5 + confidence / 2, df))
+        crit = t_quantile(confidence, df)
         ncp = delta / (sd_log * math.sqrt(2 / n))
         return float(1 - sps.nct.cdf(crit, df, ncp) + sps.nct.cdf(-crit, df, ncp))
 

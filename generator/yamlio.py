@@ -39,7 +39,7 @@ def _walk(node: yaml.Node, path: tuple[str | int, ...], lines: Lines, dups: list
 
 def parse_yaml(text: str, rel: str) -> tuple[Any, Lines]:
     """Parse YAML with the safe loader only; raise located problems on bad syntax or tags."""
-    loader = yaml.SafeLoader(text)
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)  # libyaml when the wheel has it
     try:
         node = loader.get_single_node()
         if node is None:
