@@ -176,8 +176,18 @@ def serve(
     repo: Repo = Path("."),
     dev_addr: Annotated[str, typer.Option(help="Address to serve on.")] = "127.0.0.1:8000",
     open_browser: Annotated[bool, typer.Option("--open", help="Open the site in a browser.")] = False,
+    dirty: Annotated[
+        bool,
+        typer.Option(
+            help="Rebuild only changed pages: fast on large publications; navigation and search may "
+            "lag until a full build."
+        ),
+    ] = False,
 ) -> None:
-    """Preview the publication with live reload; edits under runs/ and site_src/ rebuild it."""
+    """Preview the publication with live reload; edits under runs/ and site_src/ rebuild it.
+
+    Only the runs that changed are re-rendered; with --dirty MkDocs also rebuilds only the
+    pages that changed."""
     from mkdocs.commands.serve import serve as mkdocs_serve
     from mkdocs.exceptions import MkDocsException
 
@@ -185,7 +195,13 @@ def serve(
     _check(repo, quiet=True, allow_stale=True)
     _mkdocs_logging(False)
     try:
-        mkdocs_serve(config_file=str(config_file), dev_addr=dev_addr, livereload=True, open_in_browser=open_browser)
+        mkdocs_serve(
+            config_file=str(config_file),
+            dev_addr=dev_addr,
+            livereload=True,
+            open_in_browser=open_browser,
+            build_type="dirty" if dirty else None,
+        )
     except MkDocsException as err:
         fail(str(err))
 
