@@ -22,6 +22,7 @@ from .claimpages import insert_panel, report_panel
 from .claims import Settings
 from .errors import BenchledgerError
 from .load import RUNS_DIR, Ledger
+from .pages import GENERATED_PREFIX
 from .publication import JAVASCRIPT, STYLESHEETS
 from .sitefiles import generate_into
 
@@ -82,6 +83,13 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
 
     def on_page_markdown(self, markdown: str, page: Any, config: Any, files: Any) -> str:
         title = page.meta.get("title")
+        if markdown.startswith(GENERATED_PREFIX):
+            # MkDocs takes a title only from an H1 that opens the page; ours follows the mark.
+            # The heading text is already escaped, so it is used as it is.
+            heading = next((line[2:] for line in markdown.splitlines() if line.startswith("# ")), None)
+            if heading:
+                page.meta["title"] = heading
+            return markdown
         if isinstance(title, str):
             page.meta["title"] = html.escape(title)
         path = f"{self.docs_rel}/{page.file.src_uri}"

@@ -70,6 +70,7 @@ def test_plugin_builds_site_with_bundled_charts(repo: Path) -> None:
     assert not re.search(r'<script[^>]+src="https?://', html)
     index = (site / "runs" / "index.html").read_text()
     assert f'href="{RUN}/"' in index
+    assert "<title>Run 2026&#45;09&#45;01&#45;measured - fixture</title>" in html  # the page's own title
     # run pages stay out of the navigation: the home page's nav does not list them
     assert f"runs/{RUN}/" not in (site / "index.html").read_text()
 
