@@ -203,7 +203,18 @@ async def one_request(
                 text = (await response.aread()).decode(errors="replace")[:200]
                 result.error = f"HTTP {response.status_code}: {' '.join(text.split())}"
                 return result
+            gaps = result.gaps
             async for line in response.aiter_lines():
+                # fast path: a content chunk with nothing else to read needs no JSON parse
+                if line[:7] == "data: {" and '"content"' in line and line[-1:] == "}" and plain(line) is None:
+                    now = perf_counter()
+                    chunks += 1
+                    if chunks == 1:
+                        result.ttft_s = now - start
+                    else:
+                        gaps.append(now - last)
+                    last = now
+                    continue
                 if not line.startswith("data:"):
                     continue
                 data = line[5:].strip()
@@ -211,29 +222,24 @@ async def one_request(
                     finished = True
                     break
                 now = perf_counter()
-                # fast path: a content chunk with nothing else to read needs no JSON parse
-                if data[:1] == "{" and '"content"' in data and plain(data) is None and data[-1:] == "}":
-                    has_content = True
-                else:
-                    try:
-                        chunk = json.loads(data)
-                    except json.JSONDecodeError:
-                        result.malformed += 1
-                        continue
-                    if not isinstance(chunk, dict):
-                        result.malformed += 1
-                        continue
-                    if "error" in chunk:
-                        result.error = f"server error: {json.dumps(chunk['error'])[:200]}"
-                        return result
-                    has_content = bool(_content(chunk))
-                    _absorb(result, chunk)
-                if has_content:
+                try:
+                    chunk = json.loads(data)
+                except json.JSONDecodeError:
+                    result.malformed += 1
+                    continue
+                if not isinstance(chunk, dict):
+                    result.malformed += 1
+                    continue
+                if "error" in chunk:
+                    result.error = f"server error: {json.dumps(chunk['error'])[:200]}"
+                    return result
+                _absorb(result, chunk)
+                if _content(chunk):
                     chunks += 1
-                    if result.ttft_s is None:
+                    if chunks == 1:
                         result.ttft_s = now - start
                     else:
-                        result.gaps.append(now - last)
+                        gaps.append(now - last)
                     last = now
     except httpx.HTTPError as err:
         result.error = f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
