@@ -206,35 +206,29 @@ async def one_request(
             gaps = result.gaps
             async for line in response.aiter_lines():
                 # fast path: a content chunk with nothing else to read needs no JSON parse
-                if line[:7] == "data: {" and '"content"' in line and line[-1:] == "}" and plain(line) is None:
+                content = line[:7] == "data: {" and '"content"' in line and line[-1:] == "}" and plain(line) is None
+                if not content:
+                    if not line.startswith("data:"):
+                        continue
+                    data = line[5:].strip()
+                    if data == "[DONE]":
+                        finished = True
+                        break
+                    try:
+                        chunk = json.loads(data)
+                    except json.JSONDecodeError:
+                        result.malformed += 1
+                        continue
+                    if not isinstance(chunk, dict):
+                        result.malformed += 1
+                        continue
+                    if "error" in chunk:
+                        result.error = f"server error: {json.dumps(chunk['error'])[:200]}"
+                        return result
+                    _absorb(result, chunk)
+                    content = bool(_content(chunk))
+                if content:
                     now = perf_counter()
-                    chunks += 1
-                    if chunks == 1:
-                        result.ttft_s = now - start
-                    else:
-                        gaps.append(now - last)
-                    last = now
-                    continue
-                if not line.startswith("data:"):
-                    continue
-                data = line[5:].strip()
-                if data == "[DONE]":
-                    finished = True
-                    break
-                now = perf_counter()
-                try:
-                    chunk = json.loads(data)
-                except json.JSONDecodeError:
-                    result.malformed += 1
-                    continue
-                if not isinstance(chunk, dict):
-                    result.malformed += 1
-                    continue
-                if "error" in chunk:
-                    result.error = f"server error: {json.dumps(chunk['error'])[:200]}"
-                    return result
-                _absorb(result, chunk)
-                if _content(chunk):
                     chunks += 1
                     if chunks == 1:
                         result.ttft_s = now - start
