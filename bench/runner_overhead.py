@@ -1,6 +1,6 @@
 """How much does benchledger's client bookkeeping cost against a raw SSE reader?
 
-Starts a local server (asyncio, 127.0.0.1) that answers every request with a
+Starts a local server (asyncio, 127.0.0.1, in its own process) that answers every request with a
 pre-built stream of N content chunks as fast as the socket takes them, then
 measures in one run, at concurrency 1, 16 and 64, the tokens per second seen
 by benchledger's runner (`run_trial`) and by a minimal httpx reader that only
@@ -20,11 +20,12 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
 import statistics
 import sys
-import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -46,7 +47,7 @@ def sse_body(chunks: int) -> bytes:
     return ("".join(f"data: {piece}\n\n" for _ in range(chunks)) + f"data: {last}\n\ndata: [DONE]\n\n").encode()
 
 
-def serve(body: bytes, ready: threading.Event, holder: dict) -> None:
+def serve(body: bytes, ready: Any, holder: Any) -> None:
     head = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
 
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -62,8 +63,7 @@ def serve(body: bytes, ready: threading.Event, holder: dict) -> None:
 
     async def main() -> None:
         server = await asyncio.start_server(handle, "127.0.0.1", 0, backlog=256)
-        holder["port"] = server.sockets[0].getsockname()[1]
-        holder["loop"] = asyncio.get_running_loop()
+        holder.value = server.sockets[0].getsockname()[1]
         ready.set()
         async with server:
             await server.serve_forever()
@@ -98,10 +98,12 @@ def main() -> None:
     parser.add_argument("--requests-per-worker", type=int, default=4)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
-    ready, holder = threading.Event(), {}
-    threading.Thread(target=serve, args=(sse_body(args.chunks), ready, holder), daemon=True).start()
+    # the server runs in its own process, so it does not share the client's interpreter lock
+    ready, port = multiprocessing.Event(), multiprocessing.Value("i", 0)
+    server = multiprocessing.Process(target=serve, args=(sse_body(args.chunks), ready, port), daemon=True)
+    server.start()
     ready.wait()
-    base = f"http://127.0.0.1:{holder['port']}/v1"
+    base = f"http://127.0.0.1:{port.value}/v1"
     target = oa.Target(base, "bench", "chat", args.chunks, 0.0, 60.0, ("hello",))
     print(f"{'concurrency':>11} {'benchledger tok/s':>18} {'raw reader tok/s':>17} {'ratio':>6}")
     for concurrency in (1, 16, 64):
@@ -113,6 +115,7 @@ def main() -> None:
             ours.append(trial.row()["tokens_per_second"])
             raw.append(asyncio.run(raw_reader(base + "/chat/completions", concurrency, requests)))
         print(f"{concurrency:>11} {max(ours):>18,.0f} {max(raw):>17,.0f} {max(ours) / max(raw):>6.2f}", flush=True)
+    server.terminate()
     real_engine()
 
 

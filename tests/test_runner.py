@@ -264,3 +264,43 @@ def test_bad_prompts_file_names_the_line(tmp_path: Path) -> None:
     prompts.write_text('"fine"\nnot json\n')
     with pytest.raises(BenchledgerError, match=r"prompts.jsonl:2: not JSON"):
         oa.load_prompts(str(prompts))
+
+
+def test_stream_parser_handles_split_reads_crlf_and_special_lines() -> None:
+    from generator.runner.sse import StreamParser
+
+    absorbed: list[dict] = []
+    content = oa._content
+    parser = StreamParser(0.0, absorbed.append, content)
+    stream = (
+        b'data: {"choices":[{"delta":{"role":"assistant","content":""}}]}\r\n\r\n'
+        b'data: {"choices":[{"delta":{"content":"a"}}]}\r\n\r\n'
+        b'data: {"choices":[{"delta":{"content":"b"}}]}\n\n'
+        b'data: {"choices":[{"delta":{"reasoning_content":"think"}}]}\n\n'
+        b": keep-alive comment\n\n"
+        b"data: {not json\n\n"
+        b'data: {"choices":[{"delta":{"content":"c"}}]}\n\n'
+        b'data: {"choices":[],"usage":{"completion_tokens":4}}\n\n'
+        b"data: [DONE]\n\n"
+    )
+    done = False
+    for i, cut in enumerate(range(0, len(stream), 37)):  # reads that split lines anywhere
+        done = parser.feed(stream[cut : cut + 37], float(i + 1))
+        if done:
+            break
+    assert done and parser.finished
+    assert parser.chunks == 4  # a, b, the reasoning chunk, c; the empty first chunk is not content
+    assert parser.malformed == 1
+    assert parser.ttft_s is not None and parser.ttft_s > 0
+    assert any("usage" in chunk for chunk in absorbed)
+
+
+def test_stream_parser_counts_a_large_read_in_bulk() -> None:
+    from generator.runner.sse import StreamParser
+
+    line = b'data: {"choices":[{"delta":{"content":"tok"}}]}\n\n'
+    tail = b'data: {"choices":[{"delta":{}}],"timings":{"predicted_n":1000}}\n\ndata: [DONE]\n\n'
+    absorbed: list[dict] = []
+    parser = StreamParser(0.0, absorbed.append, oa._content)
+    assert parser.feed(line * 1000 + tail, 0.5)
+    assert parser.chunks == 1000 and parser.ttft_s == 0.5 and absorbed[0]["timings"]["predicted_n"] == 1000

@@ -2,8 +2,8 @@
 
 One trial sends `requests` requests with a fixed concurrency: each worker sends
 its next request when its last one finishes. Per request we record the start
-offset, TTFT (first chunk carrying content), latency, output tokens (usage,
-else llama.cpp's timings.predicted_n), the gaps between chunks, and llama.cpp's
+offset, TTFT (first read carrying content), latency, output tokens (usage,
+else llama.cpp's timings.predicted_n), the gaps between reads that carry content, and llama.cpp's
 draft counts. Per trial we derive the rows of results.csv from token counts,
 never from chunk counts (one chunk can carry several tokens when drafting).
 """
@@ -22,6 +22,7 @@ from typing import Any
 import httpx
 
 from ..errors import BenchledgerError, Problem
+from .sse import StreamParser
 
 BUILTIN_PROMPTS = (
     "Explain in a few paragraphs how speculative decoding speeds up text generation.",
@@ -165,9 +166,6 @@ def _content(chunk: dict[str, Any]) -> str:
     return str(delta.get("content") or delta.get("reasoning_content") or choice.get("text") or "")
 
 
-_NOT_PLAIN = re.compile(r'"content":\s*(?:""|null)|"usage"|"timings"|"error"|"reasoning_content"')
-
-
 def _absorb(result: RequestResult, chunk: dict[str, Any]) -> None:
     usage = chunk.get("usage") or {}
     if isinstance(usage, dict) and usage.get("completion_tokens") is not None:
@@ -193,59 +191,32 @@ async def one_request(
     path, body = request_body(target, prompt)
     start = time.perf_counter()
     result = RequestResult(index, start - trial_start)
-    chunks = 0
-    last = start
-    finished = False
-    plain, perf_counter = _NOT_PLAIN.search, time.perf_counter
+    parser = StreamParser(start, lambda chunk: _absorb(result, chunk), _content)
+    perf_counter = time.perf_counter
     try:
         async with client.stream("POST", target.base_url + path, json=body, timeout=target.timeout) as response:
             if response.status_code != 200:
                 text = (await response.aread()).decode(errors="replace")[:200]
                 result.error = f"HTTP {response.status_code}: {' '.join(text.split())}"
                 return result
-            gaps = result.gaps
-            async for line in response.aiter_lines():
-                # fast path: a content chunk with nothing else to read needs no JSON parse
-                content = line[:7] == "data: {" and '"content"' in line and line[-1:] == "}" and plain(line) is None
-                if not content:
-                    if not line.startswith("data:"):
-                        continue
-                    data = line[5:].strip()
-                    if data == "[DONE]":
-                        finished = True
-                        break
-                    try:
-                        chunk = json.loads(data)
-                    except json.JSONDecodeError:
-                        result.malformed += 1
-                        continue
-                    if not isinstance(chunk, dict):
-                        result.malformed += 1
-                        continue
-                    if "error" in chunk:
-                        result.error = f"server error: {json.dumps(chunk['error'])[:200]}"
-                        return result
-                    _absorb(result, chunk)
-                    content = bool(_content(chunk))
-                if content:
-                    now = perf_counter()
-                    chunks += 1
-                    if chunks == 1:
-                        result.ttft_s = now - start
-                    else:
-                        gaps.append(now - last)
-                    last = now
+            async for data in response.aiter_bytes():
+                if parser.feed(data, perf_counter()):
+                    break
     except httpx.HTTPError as err:
         result.error = f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
         return result
+    result.ttft_s, result.gaps, result.malformed = parser.ttft_s, parser.gaps, parser.malformed
+    if parser.error:
+        result.error = parser.error
+        return result
     result.latency_s = time.perf_counter() - start
-    if not finished:
+    if not parser.finished:
         result.error = "stream ended before data: [DONE] (connection dropped?)"
         result.latency_s = None
         return result
     if result.output_tokens is None:
-        result.output_tokens, result.token_source = chunks, "chunks"
-    if result.ttft_s is None and not result.error:
+        result.output_tokens, result.token_source = parser.chunks, "chunks"
+    if result.ttft_s is None:
         result.error = "no content received"
     return result
 
