@@ -194,7 +194,9 @@ async def one_request(
     parser = StreamParser(start, lambda chunk: _absorb(result, chunk), _content)
     perf_counter = time.perf_counter
     try:
-        async with client.stream("POST", target.base_url + path, json=body, timeout=target.timeout) as response:
+        content = json.dumps(body).encode()
+        headers = {"Content-Type": "application/json"}
+        async with client.stream("POST", target.base_url + path, content=content, headers=headers) as response:
             if response.status_code != 200:
                 text = (await response.aread()).decode(errors="replace")[:200]
                 result.error = f"HTTP {response.status_code}: {' '.join(text.split())}"
