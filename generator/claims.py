@@ -14,6 +14,7 @@ from typing import Any
 from . import stats
 from .load import Ledger, Report, Run
 from .model import Claim, Claimed, flatten, parse_claimed
+from .summaries import condition_label
 
 MISSING = "(absent)"
 
@@ -123,10 +124,8 @@ def confounds(baseline: Run, candidate: Run, varies: list[str]) -> tuple[Confoun
 
 def side(run: Run, metric: str, at: Mapping[str, Any]) -> Side:
     """The per-trial values of a metric, or the per-trial rates of a rate, at one condition."""
-    from .summaries import condition_label
-
     (values_at,) = run.results.matching(dict(at))
-    rows = [r for r in run.results.select(values_at)]
+    rows = run.results.select(values_at)
     label = condition_label(run.results.conditions, values_at)
     if metric in run.meta.rates:
         rate = run.meta.rates[metric]
@@ -241,12 +240,17 @@ def corrections(ledger: Ledger) -> dict[str, tuple[str, ...]]:
 
 
 def evaluate(
-    report: Report, claim: Claim, ledger: Ledger, settings: Settings, states: Mapping[str, str] | None = None
+    report: Report,
+    claim: Claim,
+    ledger: Ledger,
+    settings: Settings,
+    states: Mapping[str, str] | None = None,
+    fixes: Mapping[str, tuple[str, ...]] | None = None,
 ) -> Evaluation:
     """The verdict and everything shown beside it, for one claim. `states` holds each run's
-    receipt state (unverified when absent)."""
+    receipt state (unverified when absent); `fixes` is `corrections(ledger)`, when known."""
     claimed = parse_claimed(claim.claimed) if claim.claimed else None
-    corrected = corrections(ledger).get(claim.id, ())
+    corrected = (fixes if fixes is not None else corrections(ledger)).get(claim.id, ())
     runs = [r for r in (claim.baseline, claim.candidate, claim.run) if r is not None]
     receipts = tuple((r, (states or {}).get(r, "unverified")) for r in runs)
     common: dict[str, Any] = {
@@ -301,7 +305,8 @@ def evaluate(
 
 
 def evaluate_all(ledger: Ledger, settings: Settings, states: Mapping[str, str] | None = None) -> dict[str, Evaluation]:
-    return {claim.id: evaluate(report, claim, ledger, settings, states) for report, claim in ledger.claims}
+    fixes = corrections(ledger)
+    return {claim.id: evaluate(report, claim, ledger, settings, states, fixes) for report, claim in ledger.claims}
 
 
 def chain(claim_id: str, ledger: Ledger) -> list[str]:

@@ -148,17 +148,19 @@ _PARSED: dict[Path, tuple[tuple[Any, ...], Run | None, list[Problem]]] = {}
 def _load_run(root: Path, folder: Path) -> tuple[Run | None, list[Problem]]:
     """Parse one run folder; reuse the last parse while no file in it changed (serve, rebuilds)."""
     signature: list[tuple[Any, ...]] = []
-    _run_files(folder, f"{RUNS_DIR}/{folder.name}", [], signature)
+    walked: list[Problem] = []
+    files = _run_files(folder, f"{RUNS_DIR}/{folder.name}", walked, signature)
     key = tuple(signature)
     cached = _PARSED.get(folder)
     if cached is not None and cached[0] == key:
         return cached[1], list(cached[2])
-    run, problems = _parse_run(folder)
+    run, problems = _parse_run(folder, files, walked)
     _PARSED[folder] = (key, run, list(problems))
     return run, problems
 
 
-def _parse_run(folder: Path) -> tuple[Run | None, list[Problem]]:
+def _parse_run(folder: Path, files: list[str], walked: list[Problem]) -> tuple[Run | None, list[Problem]]:
+    """Parse a run folder whose files (and the problems found walking it) are known."""
     rid, rel = folder.name, f"{RUNS_DIR}/{folder.name}"
     problems: list[Problem] = []
     if not RUN_ID.match(rid):
@@ -172,7 +174,7 @@ def _parse_run(folder: Path) -> tuple[Run | None, list[Problem]]:
             )
         )
         return None, problems
-    files = _run_files(folder, rel, problems)
+    problems.extend(walked)
     blobs = {f: (folder / f).read_bytes() for f in files}
 
     def parse(name: str, required: bool = True) -> str | None:

@@ -17,7 +17,6 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 RUN_SCHEMA = "benchledger.run/1"
 MANIFEST_SCHEMA = "benchledger.manifest/1"
 RECEIPT_SCHEMA = "benchledger.receipt/1"
-SCHEMAS = {"run": RUN_SCHEMA, "manifest": MANIFEST_SCHEMA, "receipt": RECEIPT_SCHEMA}
 
 RUN_ID_PATTERN = r"^[a-z0-9][a-z0-9._-]{0,99}$"
 RUN_ID = re.compile(RUN_ID_PATTERN)

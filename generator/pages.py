@@ -147,10 +147,7 @@ def run_page(
         warnings=warnings,
         receipts=receipts,
         receipt_state=state_badge(receipts.state),
-        setup=[
-            (k, t.lines(t.scalar(v)) if not isinstance(v, dict | list) else _yaml_value(v))
-            for k, v in flatten(meta.setup).items()
-        ],
+        setup=[(k, _yaml_value(v)) for k, v in flatten(meta.setup).items()],
         conditions=", ".join(meta.conditions) or "none",
         trials=run.results.trials if not run.reported else "not reported",
         warmup=(

@@ -6,6 +6,7 @@ vl-convert version and cached in the user's cache folder.
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import replace
 from importlib import resources
@@ -167,6 +168,7 @@ def _cache_dir() -> Path:
     return Path(base) / "benchledger" if base else Path.home() / ".cache" / "benchledger"
 
 
+@functools.cache
 def vega_bundle() -> bytes:
     """vega, vega-lite and vega-embed in one local script (vl-convert), cached per version."""
     import vl_convert
@@ -242,11 +244,16 @@ def claim_outputs(ledger: Ledger, evaluations: dict[str, Evaluation], settings: 
 
 
 def generate(
-    ledger: Ledger, settings: Settings | None = None, evaluations: dict[str, Evaluation] | None = None
+    ledger: Ledger,
+    settings: Settings | None = None,
+    receipts: dict[str, RunReceipts] | None = None,
+    evaluations: dict[str, Evaluation] | None = None,
 ) -> dict[str, bytes]:
-    """Every generated file of the publication, keyed by its path under docs_dir."""
+    """Every generated file of the publication, keyed by its path under docs_dir. Receipt
+    states and claim evaluations are computed here unless the caller already has them."""
     settings = settings or Settings()
-    receipts, _ = ledger_receipts(ledger)
+    if receipts is None:
+        receipts, _ = ledger_receipts(ledger)
     states = {run_id: r.state for run_id, r in receipts.items()}
     evaluations = evaluations if evaluations is not None else evaluate_all(ledger, settings, states)
     out = asset_outputs()

@@ -148,4 +148,4 @@ def generate_into(root: Path, docs_dir: Path, settings: Settings) -> tuple[Ledge
     if problems:
         raise BenchledgerError(problems)
     evaluations = evaluate_all(ledger, settings, {run_id: r.state for run_id, r in receipts.items()})
-    return ledger, evaluations, write(docs_dir, generate(ledger, settings, evaluations))
+    return ledger, evaluations, write(docs_dir, generate(ledger, settings, receipts, evaluations))

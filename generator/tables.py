@@ -71,9 +71,6 @@ class Results:
         """Rows at one condition tuple, in trial order."""
         return sorted((r for r in self.rows if r.at == at), key=lambda r: r.trial or 0)
 
-    def values(self, metric: str, at: tuple[str, ...]) -> list[float]:
-        return [r.values[metric] for r in self.select(at)]
-
     @property
     def trials(self) -> int:
         return len({r.trial for r in self.rows if r.trial is not None})
