@@ -118,17 +118,19 @@ def rebuild(root: Path) -> tuple[float, float, int]:
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
 
-    from generator.claims import Settings
-    from generator.sitefiles import generate_into
+    from generator.analysis.comparison import Settings
+    from generator.site.cache import BuildCache
+    from generator.site.pipeline import generate_site
 
+    cache = BuildCache()  # owned by the caller, as the plugin owns it under serve
     (root / "mkdocs.yml").write_text(MKDOCS.format(plugin=""))
-    generate_into(root, root / "site_src", Settings())
+    generate_site(root, root / "site_src", Settings(), cache)
     build(load_config(str(root / "mkdocs.yml")))
     run = sorted((root / "runs").iterdir())[len(list((root / "runs").iterdir())) // 2]
     results = run / "results.csv"
     results.write_text(results.read_text().replace(",", ",", 1).replace("\n1,1,", "\n1,1,1", 1))
     start = time.perf_counter()
-    _, _, report = generate_into(root, root / "site_src", Settings())
+    report = generate_site(root, root / "site_src", Settings(), cache).written
     regenerate = time.perf_counter() - start
     start = time.perf_counter()
     build(load_config(str(root / "mkdocs.yml")), dirty=True)

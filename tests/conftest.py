@@ -14,3 +14,16 @@ from helpers import measured_run, publication, write_tree
 def repo(tmp_path: Path) -> Path:
     """A valid publication with one measured run."""
     return write_tree(tmp_path / "pub", publication(measured_run()))
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        help="Rewrite tests/golden/ from the current output (then review the diff before committing).",
+    )
+
+
+@pytest.fixture
+def update_golden(request: pytest.FixtureRequest) -> bool:
+    return bool(request.config.getoption("--update-golden"))

@@ -38,3 +38,55 @@ def test_build_refuses_a_broken_publication_before_mkdocs_runs(repo: Path) -> No
         "Error: runs/2026-09-01-measured/results.csv:1: tokens_per_second: declared but has no column" in result.output
     )
     assert not (repo / "site").exists()
+
+
+def test_compare_with_a_malformed_metric_name_is_a_located_error(repo: Path) -> None:
+    run = "2026-09-01-measured"
+    result = CliRunner().invoke(app, ["compare", run, run, "--metric", "tok/s", "--repo", str(repo)])
+    assert result.exit_code == 1
+    assert "Traceback" not in result.output
+    assert result.output.startswith("Error: command line: --metric: String should match pattern")
+    assert "(found 'tok/s')" in result.output
+
+
+def test_builders_are_found_beside_the_running_interpreter_first(tmp_path: Path, monkeypatch: object) -> None:
+    import pytest
+
+    from generator.cli import publish
+
+    venv_bin = tmp_path / "venv" / "bin"
+    venv_bin.mkdir(parents=True)
+    tool = venv_bin / "zensical"
+    tool.write_text("#!/bin/sh\n")
+    tool.chmod(0o755)
+    patch = pytest.MonkeyPatch()
+    try:
+        patch.setattr(sys, "executable", str(venv_bin / "python"))
+        patch.setenv("PATH", str(tmp_path / "empty"))
+        assert publish.builder_executable("zensical") == str(tool)
+        assert publish.builder_executable("properdocs") is None
+    finally:
+        patch.undo()
+
+
+def test_confidence_option_sets_every_interval_and_its_words(repo: Path) -> None:
+    from generator.analysis import stats
+
+    config = repo / "mkdocs.yml"
+    config.write_text(config.read_text().replace("  - benchledger\n", "  - benchledger:\n      confidence: 0.9\n"))
+    result = CliRunner().invoke(app, ["generate", "--repo", str(repo)])
+    assert result.exit_code == 0, result.output
+    page = (repo / "site_src" / "runs" / "2026-09-01-measured" / "index.md").read_text()
+    low, high = stats.t_interval([31.2, 30.8, 31.0, 30.9, 31.4], 0.90)
+    assert "Mean [90% CI]" in page and "95%" not in page
+    assert f"[{low:.2f}, {high:.2f}]" in page
+    methods = (repo / "site_src" / "methods.md").read_text()
+    assert "| Confidence level | 90% |" in methods
+
+
+def test_a_bad_confidence_in_mkdocs_yml_is_a_clear_error(repo: Path) -> None:
+    config = repo / "mkdocs.yml"
+    config.write_text(config.read_text().replace("  - benchledger\n", "  - benchledger:\n      confidence: lots\n"))
+    result = CliRunner().invoke(app, ["generate", "--repo", str(repo)])
+    assert result.exit_code == 1
+    assert "plugins.benchledger.confidence: 'lots' is not a number in [0, 1)" in result.output

@@ -44,6 +44,32 @@ def test_init_creates_a_publication_that_checks_and_builds_strictly(tmp_path: Pa
     assert "Correction of example&#45;draft&#45;speedup" in claim and "engine.threads" in claim
 
 
+def test_init_workflow_installs_this_benchledger_and_a_pinned_toolchain(tmp_path: Path) -> None:
+    from importlib import metadata
+
+    from generator import __version__
+
+    folder = tmp_path / "pub"
+    assert cli("init", str(folder))[0] == 0
+    workflow = (folder / ".github" / "workflows" / "publish.yml").read_text()
+    assert f'run: pip install "benchledger=={__version__}" -r requirements-site.txt\n' in workflow
+    lock = (folder / "requirements-site.txt").read_text().splitlines()
+    assert f"mkdocs=={metadata.version('mkdocs')}" in lock
+    assert f"mkdocs-material=={metadata.version('mkdocs-material')}" in lock
+    assert all("==" in line for line in lock if not line.startswith("#"))
+
+
+def test_init_install_names_a_tagged_repository(tmp_path: Path) -> None:
+    folder = tmp_path / "pub"
+    spec = "git+https://github.com/example/benchledger@v0.1.0"
+    assert cli("init", str(folder), "--install", spec)[0] == 0
+    workflow = (folder / ".github" / "workflows" / "publish.yml").read_text()
+    assert f'run: pip install "{spec}" -r requirements-site.txt\n' in workflow
+    code, out = cli("init", str(tmp_path / "other"), "--install", 'x"; curl evil')
+    assert code == 1 and "is not a pip requirement" in out
+    assert not (tmp_path / "other").exists()
+
+
 def test_init_refuses_a_non_empty_folder(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("mine")
     code, out = cli("init", str(tmp_path))

@@ -10,10 +10,11 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
+from generator.analysis.receipts import ledger_receipts
 from generator.cli import app
-from generator.load import load
-from generator.receipts import file_hash, ledger_receipts
-from helpers import RESULTS
+from generator.format.hashing import file_hash
+from generator.ledger.load import load
+from helpers import RESULTS, generate
 
 RUN = "2026-09-01-measured"
 needs_ssh = pytest.mark.skipif(
@@ -248,9 +249,8 @@ def test_site_shows_receipts_states_and_flags_claims_on_stale_runs(repo: Path) -
         cli("verify", RUN, "--by", "Ada Second", "--method", "review", "--date", "2026-09-26", "--repo", str(repo))[0]
         == 0
     )
-    from generator import publication
 
-    out = publication.generate(load(repo))
+    out = generate(repo)
     page = out[f"runs/{RUN}/index.md"].decode()
     assert (
         "| Zak Example | rerun | 2026&#45;09&#45;25 | Re&#45;ran 5 trials&#59; medians within 2&#37;. | verified | unsigned |"
@@ -268,7 +268,7 @@ def test_site_shows_receipts_states_and_flags_claims_on_stale_runs(repo: Path) -
     )
     (repo / "site_src" / "reports").mkdir(parents=True)
     (repo / "site_src" / "reports" / "r.md").write_text(report)
-    out = publication.generate(load(repo))
+    out = generate(repo)
     page = out[f"runs/{RUN}/index.md"].decode()
     assert "stale: results.csv changed since it was written" in page.replace("&#58;", ":")
     assert "stale run" in out["claims/index.md"].decode()

@@ -10,9 +10,9 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from generator import publication
 from generator.cli import app
-from generator.load import load
+from generator.ledger.load import load
+from generator.render import outputs as publication
 from helpers import MANIFEST, measured_run, run_yaml, write_tree
 from helpers import publication as pub
 

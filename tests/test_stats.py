@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from generator import stats
+from generator.analysis import stats
 
 finite = st.floats(min_value=0.01, max_value=1e6, allow_nan=False, allow_infinity=False)
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import BenchledgerError, Problem
-from ..model import NAME_PATTERN
+from ..format.models import NAME_PATTERN
 
 MAX_FAILURES_IN_A_ROW = 3
 

@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 
 from .. import __version__
+from ..format.models import MANIFEST_SCHEMA
 
 ENV_PREFIXES = ("CUDA_", "VLLM_", "GGML_", "LLAMA_", "HIP_", "ROCM_", "HSA_", "OMP_", "TORCH_", "NCCL_", "SGLANG_")
 SECRET = re.compile(r"KEY|TOKEN|SECRET|PASSWORD", re.IGNORECASE)
@@ -147,7 +148,7 @@ def deep_merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
 def manifest(extra: dict[str, Any], server_info: dict[str, Any] | None = None) -> dict[str, Any]:
     """manifest.yaml for a run captured now on this machine."""
     data: dict[str, Any] = {
-        "schema": "benchledger.manifest/1",
+        "schema": MANIFEST_SCHEMA,
         "captured": {
             "at": dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z"),
             "by": f"benchledger {__version__}",

@@ -14,6 +14,8 @@ import yaml
 from rich.console import Console
 
 from ..errors import BenchledgerError, Problem
+from ..format.keys import parse_assignment
+from ..format.models import RUN_SCHEMA
 from . import command as cmd
 from . import environment
 from . import openai as oa
@@ -47,13 +49,12 @@ class Common:
     def setup_values(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for item in self.setup:
-            key, sep, value = item.partition("=")
-            if not sep or not key.strip():
+            parsed = parse_assignment(item)
+            if parsed is None:
                 raise BenchledgerError(
                     Problem("--setup", None, None, f"{item!r}: write KEY=VALUE, e.g. --setup draft_n_max=4")
                 )
-            parsed = yaml.safe_load(value) if value.strip() else ""
-            out[key.strip()] = parsed if isinstance(parsed, str | int | float | bool) else value
+            out[parsed[0]] = parsed[1]
         return out
 
     def extra(self) -> dict[str, Any]:
@@ -97,7 +98,7 @@ def _run_yaml(
     runner: dict[str, Any],
 ) -> dict[str, Any]:
     data: dict[str, Any] = {
-        "schema": "benchledger.run/1",
+        "schema": RUN_SCHEMA,
         "id": run_id,
         "title": title,
         "date": date,

@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from ..format.conditions import condition_label
 from .writer import RunWriter
 
 
@@ -50,7 +51,7 @@ class Outcome:
 
 
 def label(cond: dict[str, Any]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in cond.items()) or "all"
+    return condition_label(cond.items())
 
 
 def _ranges(values: list[int]) -> str:
@@ -104,6 +105,10 @@ def run_plan(
                     completed.append((cond, trial, result))
     except KeyboardInterrupt:
         return Outcome(completed, "interrupted (Ctrl-C); the trial in progress was dropped")
+    except Exception:
+        console.print(f"The runner crashed; the {len(completed)} completed trial(s) are kept in", markup=False)
+        console.print(str(writer.tmp), markup=False)
+        raise
     return Outcome(completed, None)
 
 

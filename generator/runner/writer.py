@@ -2,9 +2,11 @@
 
 The folder is assembled in a hidden temporary folder beside the target
 (`runs/.<id>.partial-<pid>`); results.csv and requests.csv are rewritten there
-after every completed trial, so a crash keeps what was measured. `finish()`
-writes run.yaml and manifest.yaml and renames the folder into place. An
-existing run folder is replaced only with `force`.
+after every completed trial. Ctrl-C or a failed trial ends the run normally:
+`finish()` writes run.yaml and manifest.yaml beside the completed trials and
+renames the folder into place. If the runner itself crashes, the hidden folder
+stays with the completed trials and its path is printed (session.run_plan).
+An existing run folder is replaced only with `force`.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Any
 import yaml
 
 from ..errors import BenchledgerError, Problem
-from ..model import RUN_ID
+from ..format.models import RUN_ID
 
 
 def _number(value: Any) -> str:

@@ -1,0 +1,42 @@
+"""`audit()`: everything `check` checks, in one call: read the repository, check the
+claims' references, and check every receipt (hashes, signatures, allowed_signers).
+
+It lives in analysis/ rather than ledger/ because receipt states are analysis: the
+reader (ledger/) never calls a semantic check.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import Problem
+from ..ledger.load import load
+from ..ledger.records import DOCS_DIR, Ledger
+from ..ledger.references import check_references
+from ..ledger.runs import ParsedRuns
+from .receipts import RunReceipts, ledger_receipts, receipt_problems
+
+
+@dataclass(frozen=True)
+class Audit:
+    ledger: Ledger
+    receipts: dict[str, RunReceipts]  # run id -> its receipt state
+    problems: tuple[Problem, ...]  # every problem, errors and warnings, in file order
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "error"]
+
+
+def audit(
+    root: Path | str, docs_dir: str = DOCS_DIR, stale_is_error: bool = True, cache: ParsedRuns | None = None
+) -> Audit:
+    """Load the publication and collect every problem with it. Stale receipts are errors
+    unless `stale_is_error` is False (then warnings: the site marks them)."""
+    ledger = load(root, docs_dir, cache)
+    receipts, signer_problems = ledger_receipts(ledger)
+    problems = [*ledger.problems, *check_references(ledger), *signer_problems]
+    problems += receipt_problems(receipts, stale_is_error)
+    ordered = sorted(problems, key=lambda p: (p.file, p.line or 0))
+    return Audit(ledger, receipts, tuple(ordered))

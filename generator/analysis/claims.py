@@ -1,0 +1,211 @@
+"""Evaluate the claims of a ledger: each claim's comparison (or figure) and verdict,
+its receipt states, and the correction chains.
+
+Pure: takes a validated ledger, returns frozen `Evaluation`s; nothing here renders.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ..format.claimed import Claimed, parse_claimed
+from ..format.models import Claim
+from ..ledger.records import Ledger, Report
+from .comparison import Comparison, Confound, Settings, Side, compare, side, unit_of
+from .receipts import RunState
+from .verdicts import Verdict
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """A claim with its verdict and everything shown beside it."""
+
+    claim: Claim
+    report: Report
+    verdict: Verdict
+    reason: str  # the verdict in plain words
+    min_effect: float
+    claimed: Claimed | None = None
+    comparison: Comparison | None = None  # comparison claims
+    figure: Side | None = None  # single-figure claims
+    unit: str | None = None
+    corrected_by: tuple[str, ...] = ()
+    receipts: tuple[tuple[str, RunState], ...] = ()  # (run id, its receipt state)
+
+    @property
+    def baseline(self) -> Side | None:
+        return self.comparison.baseline if self.comparison else None
+
+    @property
+    def candidate(self) -> Side | None:
+        return self.comparison.candidate if self.comparison else None
+
+    @property
+    def ratio(self) -> float | None:
+        return self.comparison.ratio if self.comparison else None
+
+    @property
+    def ci_low(self) -> float | None:
+        return self.comparison.ci_low if self.comparison else None
+
+    @property
+    def ci_high(self) -> float | None:
+        return self.comparison.ci_high if self.comparison else None
+
+    @property
+    def noise(self) -> float | None:
+        return self.comparison.noise if self.comparison else None
+
+    @property
+    def trials_needed(self) -> int | None:
+        return self.comparison.trials_needed if self.comparison else None
+
+    @property
+    def mann_whitney_p(self) -> float | None:
+        return self.comparison.mann_whitney_p if self.comparison else None
+
+    @property
+    def confounds(self) -> tuple[Confound, ...]:
+        return self.comparison.confounds if self.comparison else ()
+
+    @property
+    def flags(self) -> list[str]:
+        out = []
+        if self.confounds:
+            out.append("unmatched conditions")
+        if self.corrected_by:
+            out.append("corrected")
+        if self.verdict == "no trial data":
+            out.append("no trial data")
+        states = {state for _, state in self.receipts}
+        if "stale" in states:
+            out.append("stale run")
+        if "unverified" in states:
+            out.append("unverified run")
+        return out
+
+
+def corrections(ledger: Ledger) -> dict[str, tuple[str, ...]]:
+    """For each claim id, the ids of the claims that correct it directly."""
+    out: dict[str, list[str]] = {}
+    for _, claim in ledger.claims:
+        if claim.corrects is not None:
+            out.setdefault(claim.corrects, []).append(claim.id)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+STATEMENT_REASON = (
+    "No trial data: a statement published as prose, without figures. Committing the runs "
+    "behind it (several trials per side) would let the ledger evaluate it."
+)
+
+
+def evaluate(
+    report: Report,
+    claim: Claim,
+    ledger: Ledger,
+    settings: Settings,
+    states: Mapping[str, RunState] | None = None,
+    fixes: Mapping[str, tuple[str, ...]] | None = None,
+) -> Evaluation:
+    """The verdict and everything shown beside it, for one claim. `states` holds each run's
+    receipt state (unverified when absent); `fixes` is `corrections(ledger)`, when known."""
+    claimed = parse_claimed(claim.claimed) if claim.claimed else None
+    corrected = (fixes if fixes is not None else corrections(ledger)).get(claim.id, ())
+    runs = [r for r in (claim.baseline, claim.candidate, claim.run) if r is not None]
+    receipts = tuple((r, (states or {}).get(r, "unverified")) for r in runs)
+    base = Evaluation(
+        claim,
+        report,
+        "no trial data",
+        STATEMENT_REASON,
+        settings.min_effect,
+        claimed,
+        corrected_by=corrected,
+        receipts=receipts,
+    )
+    if claim.kind == "statement":
+        return base
+    if claim.kind == "figure":
+        return _figure(base, ledger, settings)
+    assert claim.baseline and claim.candidate and claim.metric
+    found = compare(
+        ledger.runs[claim.baseline],
+        ledger.runs[claim.candidate],
+        claim.metric,
+        claim.at,
+        claim.varies,
+        settings,
+        claimed,
+    )
+    return Evaluation(
+        claim,
+        report,
+        found.verdict,
+        found.reason,
+        settings.min_effect,
+        claimed,
+        found,
+        unit=found.unit,
+        corrected_by=corrected,
+        receipts=receipts,
+    )
+
+
+def _figure(base: Evaluation, ledger: Ledger, settings: Settings) -> Evaluation:
+    """A single-figure claim: does the stated figure lie inside the interval of the mean?"""
+    claim = base.claim
+    assert claim.run is not None and claim.metric is not None
+    run = ledger.runs[claim.run]
+    fig = side(run, claim.metric, claim.at, settings.confidence)
+    reason = (
+        "No trial data: a single figure copied from a publication that reported no trials."
+        if fig.reported
+        else "A single figure: its trials and interval are shown; it is compared with nothing."
+    )
+    found: Verdict = "no trial data" if fig.reported or fig.n < 2 else "within noise"
+    if found != "no trial data" and fig.summary and fig.summary.ci_low is not None:
+        inside = fig.summary.ci_low <= (claim.value or math.nan) <= (fig.summary.ci_high or math.nan)
+        found = "supported" if inside else "contradicted"
+        reason = (
+            f"The stated figure {'lies inside' if inside else 'lies outside'} the "
+            f"{settings.confidence:.0%} interval of the mean of {fig.n} trials."
+        )
+    return Evaluation(
+        claim,
+        base.report,
+        found,
+        reason,
+        settings.min_effect,
+        base.claimed,
+        figure=fig,
+        unit=unit_of(run, claim.metric),
+        corrected_by=base.corrected_by,
+        receipts=base.receipts,
+    )
+
+
+def evaluate_all(
+    ledger: Ledger, settings: Settings, states: Mapping[str, RunState] | None = None
+) -> dict[str, Evaluation]:
+    fixes = corrections(ledger)
+    return {claim.id: evaluate(report, claim, ledger, settings, states, fixes) for report, claim in ledger.claims}
+
+
+def chain(claim_id: str, ledger: Ledger) -> list[str]:
+    """The claim's whole correction chain: the original first, then corrections by date."""
+    by_id = {c.id: c for _, c in ledger.claims}
+    root = claim_id
+    while (parent := by_id[root].corrects) is not None and parent in by_id:
+        root = parent
+    fixes = corrections(ledger)
+    out, todo = [], [root]
+    while todo:
+        current = todo.pop(0)
+        if current in out:
+            break
+        out.append(current)
+        todo.extend(sorted(fixes.get(current, ()), key=lambda i: (str(by_id[i].date), i)))
+    return out

@@ -1,0 +1,128 @@
+"""SSH signatures of receipts: the repository's allowed_signers, and whether a signature holds.
+
+Signatures are SSHSIG (`ssh-keygen -Y sign`) over the receipt's exact bytes, namespace
+`benchledger-receipt`, verified in Python with the `sshsig` package.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import fnmatch
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from ..errors import Problem
+
+NAMESPACE = "benchledger-receipt"
+SUPPORTED_KEYS = ("ssh-ed25519", "ssh-rsa")
+
+
+@dataclass(frozen=True)
+class Signer:
+    """One line of allowed_signers."""
+
+    line: int
+    principals: tuple[str, ...]
+    key_type: str
+    key: object | None  # sshsig PublicKey, None when the key type cannot be verified here
+    namespaces: tuple[str, ...] | None
+    valid_after: dt.datetime | None
+    valid_before: dt.datetime | None
+
+
+def _when(value: str) -> dt.datetime:
+    """ssh-keygen's YYYYMMDD[HHMM[SS]][Z] time format (read as UTC)."""
+    digits = value.rstrip("Zz")
+    formats = {8: "%Y%m%d", 12: "%Y%m%d%H%M", 14: "%Y%m%d%H%M%S"}
+    if len(digits) not in formats or not digits.isdigit():
+        raise ValueError(f"time {value!r} is not YYYYMMDD[HHMM[SS]][Z]")
+    return dt.datetime.strptime(digits, formats[len(digits)]).replace(tzinfo=dt.UTC)
+
+
+def parse_allowed_signers(text: str, rel: str = "allowed_signers") -> tuple[list[Signer], list[Problem]]:
+    """Parse an ssh-keygen allowed_signers file; a malformed line is a problem with its number."""
+    from sshsig import PublicKey
+    from sshsig.allowed_signers import AllowedSigner
+
+    signers, problems = [], []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        try:
+            parsed = AllowedSigner.parse(line)
+            options = parsed.options or {}
+            after = _when(options["valid-after"]) if "valid-after" in options else None
+            before = _when(options["valid-before"]) if "valid-before" in options else None
+            key: object | None = None
+            if parsed.key_type in SUPPORTED_KEYS:
+                key = PublicKey.from_openssh_str(f"{parsed.key_type} {parsed.base64_key}")
+        except ValueError as err:
+            problems.append(
+                Problem(
+                    rel,
+                    number,
+                    None,
+                    f"malformed allowed_signers line: {err}; write "
+                    '`principal [namespaces="benchledger-receipt"] ssh-ed25519 AAAA...`',
+                )
+            )
+            continue
+        namespaces = tuple(options["namespaces"].split(",")) if "namespaces" in options else None
+        principals = tuple(p.strip() for p in parsed.principals.split(","))
+        signers.append(Signer(number, principals, parsed.key_type, key, namespaces, after, before))
+    return signers, problems
+
+
+def _principal_matches(patterns: Sequence[str], name: str) -> bool:
+    negated = [p[1:] for p in patterns if p.startswith("!")]
+    if any(fnmatch.fnmatchcase(name, p) for p in negated):
+        return False
+    return any(fnmatch.fnmatchcase(name, p) for p in patterns if not p.startswith("!"))
+
+
+def _key_type(blob: bytes) -> str:
+    """The algorithm name that opens an SSH wire-format public key."""
+    size = int.from_bytes(blob[:4], "big")
+    return blob[4 : 4 + size].decode(errors="replace")
+
+
+def check_signature(
+    receipt: bytes, armored: bytes, verifier: str, signers: Iterable[Signer], at: dt.date
+) -> str | None:
+    """None when the signature holds; otherwise why it does not, in words."""
+    import sshsig
+    from sshsig.sshsig import SshsigSignature
+
+    try:
+        parsed = SshsigSignature.from_armored(armored)
+    except ValueError as err:
+        return f"not an SSH signature ({err})"
+    namespace = parsed.namespace.decode(errors="replace")
+    key_type = _key_type(bytes(parsed.public_key))
+    if key_type not in SUPPORTED_KEYS:
+        return f"key type {key_type!r} cannot be verified here; use an ssh-ed25519 or RSA key"
+    if namespace != NAMESPACE:
+        return f"wrong namespace: signed for {namespace!r}, expected {NAMESPACE!r}"
+    try:
+        key = sshsig.check_signature(receipt, armored, namespace=NAMESPACE)
+    except sshsig.InvalidSignature:
+        return "bytes changed: the signature does not match the receipt as it is now"
+    mine = [s for s in signers if _principal_matches(s.principals, verifier)]
+    if not mine:
+        return f"unknown principal: allowed_signers lists no key for {verifier!r}"
+    holding = [s for s in mine if s.key is not None and s.key == key]
+    if not holding:
+        return f"key not allowed: the signing key is not listed for {verifier!r} in allowed_signers"
+    when = dt.datetime.combine(at, dt.time(12), dt.UTC)
+    reasons = []
+    for s in holding:
+        if s.namespaces is not None and not any(fnmatch.fnmatchcase(NAMESPACE, n) for n in s.namespaces):
+            reasons.append(f"namespace {NAMESPACE!r} not allowed for this key (line {s.line})")
+        elif s.valid_before is not None and when >= s.valid_before:
+            reasons.append(f"expired: the key was valid before {s.valid_before:%Y-%m-%d} (line {s.line})")
+        elif s.valid_after is not None and when < s.valid_after:
+            reasons.append(f"not yet valid: the key is valid after {s.valid_after:%Y-%m-%d} (line {s.line})")
+        else:
+            return None
+    return "; ".join(reasons)

@@ -1,0 +1,2 @@
+"""Files a person asks benchledger to create and then commits: a new publication
+(`init`) and receipts (`verify`)."""

@@ -1,0 +1,115 @@
+"""Write a receipt for a run (and sign it with ssh-keygen when asked)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import yaml
+
+from ..analysis.signatures import NAMESPACE
+from ..errors import BenchledgerError, Problem
+from ..format.hashing import RECEIPTS_DIR, hashed_files
+from ..format.models import RECEIPT_SCHEMA
+from ..ledger.load import load
+from ..ledger.records import RUNS_DIR
+
+METHODS = ("rerun", "review", "recompute")
+
+
+def slug(name: str) -> str:
+    """'Zak Example' -> 'zak-example'."""
+    return re.sub(r"[^a-z0-9]+", "-", name.casefold()).strip("-") or "verifier"
+
+
+def _run_id(repo: Path, run: str) -> str:
+    """A run id from an id or a folder path (relative to the repository or the current folder)."""
+    if "/" not in run.rstrip("/") and "\\" not in run:
+        return run.rstrip("/")
+    runs = (repo / RUNS_DIR).resolve()
+    for base in (repo, Path.cwd()):
+        resolved = (base / run).resolve()
+        if resolved.parent == runs:
+            return resolved.name
+    raise BenchledgerError(Problem(run, None, None, f"is not a run folder under {runs}"))
+
+
+def write_receipt(
+    repo: Path, run: str, by: str, method: str, statement: str | None, sign: Path | None, date: str | None
+) -> list[Path]:
+    """Write runs/<id>/receipts/<date>-<slug>.yaml (and its .sig); return the files written."""
+    if method not in METHODS:
+        raise BenchledgerError(Problem("--method", None, None, f"expected one of {', '.join(METHODS)}, got {method!r}"))
+    try:
+        day = dt.date.fromisoformat(date) if date else dt.date.today()
+    except ValueError:
+        raise BenchledgerError(Problem("--date", None, None, f"{date!r} is not YYYY-MM-DD")) from None
+    if not by.strip():
+        raise BenchledgerError(Problem("--by", None, None, "give the verifier's name"))
+    run_id = _run_id(repo, run)
+    ledger = load(repo)
+    mine = [p for p in ledger.errors if p.file.startswith(f"{RUNS_DIR}/{run_id}")]
+    if mine:
+        raise BenchledgerError(mine)
+    if run_id not in ledger.runs:
+        raise BenchledgerError(
+            Problem(f"{RUNS_DIR}/{run_id}", None, None, "no such run; give its folder (runs/<id>) or its id")
+        )
+    folder = ledger.root / RUNS_DIR / run_id / RECEIPTS_DIR
+    target = folder / f"{day.isoformat()}-{slug(by)}.yaml"
+    if target.exists() or target.with_name(target.name + ".sig").exists():
+        raise BenchledgerError(
+            Problem(
+                str(target.relative_to(ledger.root)),
+                None,
+                None,
+                "already exists; receipts are never overwritten (use another --date or remove it yourself)",
+            )
+        )
+    receipt = {
+        "schema": RECEIPT_SCHEMA,
+        "verifier": by.strip(),
+        "method": method,
+        "date": day.isoformat(),
+        "statement": statement,
+        "files": hashed_files(ledger.runs[run_id].blobs),
+    }
+    if statement is None:
+        del receipt["statement"]
+    text = yaml.safe_dump(receipt, sort_keys=False, allow_unicode=True, width=100)
+    with tempfile.TemporaryDirectory() as tmp:
+        draft = Path(tmp) / target.name
+        draft.write_text(text, encoding="utf-8")
+        if sign is not None:
+            _sign(draft, sign)
+        folder.mkdir(parents=True, exist_ok=True)
+        written = [target]
+        shutil.copyfile(draft, target)
+        if sign is not None:
+            shutil.copyfile(draft.with_name(draft.name + ".sig"), target.with_name(target.name + ".sig"))
+            written.append(target.with_name(target.name + ".sig"))
+    return written
+
+
+def _sign(path: Path, key: Path) -> None:
+    if shutil.which("ssh-keygen") is None:
+        raise BenchledgerError(
+            Problem(
+                "--sign",
+                None,
+                None,
+                "ssh-keygen is not installed; install OpenSSH "
+                "(Debian: apt-get install openssh-client) or verify without --sign",
+            )
+        )
+    if not key.is_file():
+        raise BenchledgerError(Problem(str(key), None, None, "no such key file"))
+    done = subprocess.run(
+        ["ssh-keygen", "-Y", "sign", "-f", str(key), "-n", NAMESPACE, str(path)], capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        raise BenchledgerError(Problem(str(key), None, None, f"ssh-keygen could not sign: {done.stderr.strip()}"))

@@ -1,0 +1,118 @@
+"""`benchledger init DIR`: scaffold a publication that checks and builds at once, and
+whose Pages workflow installs exactly this benchledger and a pinned site toolchain."""
+
+from __future__ import annotations
+
+import re
+from importlib import metadata, resources
+from importlib.abc import Traversable
+from pathlib import Path
+
+from .. import __version__
+from ..errors import BenchledgerError, Problem
+
+# What the site build needs, pinned at the versions installed here (requirements-site.txt),
+# so two pushes of the same commit build the same bytes.
+TOOLCHAIN = (
+    "mkdocs",
+    "mkdocs-material",
+    "mkdocs-material-extensions",
+    "pymdown-extensions",
+    "markdown",
+    "altair",
+    "vl-convert-python",
+    "jinja2",
+    "pyyaml",
+    "pydantic",
+    "scipy",
+    "numpy",
+    "markdown-it-py",
+    "sshsig",
+    "cryptography",
+    "typer",
+    "rich",
+    "httpx",
+)
+INSTALL_SPEC = re.compile(r"^[A-Za-z0-9_.+\-=<>!~\[\]@:/#,%]+$")
+
+# scaffold file -> where it goes in the new publication
+LAYOUT = {
+    "mkdocs.yml": "mkdocs.yml",
+    "index.md": "site_src/index.md",
+    "example.md": "site_src/reports/example.md",
+    "publish.yml": ".github/workflows/publish.yml",
+    "gitignore": ".gitignore",
+    "gitattributes": ".gitattributes",
+    "allowed_signers": "allowed_signers",
+}
+
+
+def default_install() -> str:
+    """The requirement that installs this very benchledger."""
+    return f"benchledger=={__version__}"
+
+
+def toolchain_lock() -> str:
+    """requirements-site.txt: every site-building package pinned at its installed version."""
+    lines = [f"# The site toolchain of benchledger {__version__}, pinned by `benchledger init`."]
+    for name in TOOLCHAIN:
+        try:
+            lines.append(f"{name}=={metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            continue
+    return "\n".join(lines) + "\n"
+
+
+def _files(install: str) -> dict[str, bytes]:
+    root = resources.files("generator.authoring") / "new_publication"
+    out = {target: (root / name).read_bytes() for name, target in LAYOUT.items()}
+
+    def walk(folder: Traversable, prefix: str) -> None:
+        for entry in folder.iterdir():
+            if entry.is_dir():
+                walk(entry, f"{prefix}{entry.name}/")
+            else:
+                out[f"{prefix}{entry.name}"] = entry.read_bytes()
+
+    walk(root / "runs", "runs/")
+    workflow = ".github/workflows/publish.yml"
+    out[workflow] = out[workflow].replace(b"__INSTALL__", f'"{install}"'.encode())
+    out["requirements-site.txt"] = toolchain_lock().encode()
+    return out
+
+
+def scaffold(folder: Path, force: bool = False, install: str | None = None) -> list[str]:
+    """Write a new publication into `folder`; refuse a non-empty folder unless forced.
+    `install` is the pip requirement the Pages workflow installs benchledger with (default:
+    this version from the package index; e.g. git+https://github.com/OWNER/benchledger@v0.1.0)."""
+    install = install or default_install()
+    if not INSTALL_SPEC.match(install):
+        raise BenchledgerError(
+            Problem(
+                "--install",
+                None,
+                None,
+                f"{install!r} is not a pip requirement; write e.g. benchledger==0.1.0 or "
+                "git+https://github.com/OWNER/benchledger@v0.1.0 (no spaces or quotes)",
+            )
+        )
+    if folder.exists() and not folder.is_dir():
+        raise BenchledgerError(Problem(str(folder), None, None, "is a file; give a folder"))
+    if folder.is_dir() and any(folder.iterdir()) and not force:
+        raise BenchledgerError(
+            Problem(
+                str(folder),
+                None,
+                None,
+                "is not empty; choose an empty folder, or pass "
+                "--force to add the scaffold's files (existing files with the same "
+                "names are replaced)",
+            )
+        )
+    written = []
+    for rel, data in sorted(_files(install).items()):
+        path = folder / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        written.append(rel)
+    return written

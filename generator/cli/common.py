@@ -1,0 +1,101 @@
+"""What every command module shares: the --repo option, the error exit, terminal-safe
+text, and the publication's configuration read from mkdocs.yml."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+
+import typer
+
+from ..errors import Problem
+
+if TYPE_CHECKING:
+    from ..analysis.comparison import Settings
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def shown(text: str) -> str:
+    """Text for a terminal: control characters (escape sequences, bidi overrides) escaped."""
+    return _CONTROL.sub(
+        lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256 else f"\\u{ord(m.group()):04x}", text
+    )
+
+
+Repo = Annotated[
+    Path,
+    typer.Option(
+        "--repo",
+        help="The publication repository (holds mkdocs.yml and runs/).",
+        file_okay=False,
+        show_default="current folder",
+    ),
+]
+
+
+def fail(problems: list[Problem] | str) -> NoReturn:
+    """Print every problem as `Error: ...` on stderr and exit 1."""
+    if isinstance(problems, str):
+        problems = [Problem("", None, None, problems)]
+    for problem in problems:
+        text = str(problem).removeprefix(": ").lstrip()
+        typer.echo(f"Error: {shown(text)}", err=True)
+    raise typer.Exit(1)
+
+
+def find_config(repo: Path) -> Path:
+    path = repo / "mkdocs.yml"
+    if not path.is_file():
+        fail(f"{path}: not found; run benchledger in a publication repository or pass --repo DIR")
+    return path
+
+
+def mkdocs_yaml(repo: Path) -> dict[str, Any]:
+    """mkdocs.yml read safely: tags such as !!python/name become None instead of running code."""
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_multi_constructor("", lambda loader, suffix, node: None)
+    path = repo / "mkdocs.yml"
+    if not path.is_file():
+        return {}
+    try:
+        data = yaml.load(path.read_text(), Loader=Loader) or {}
+    except yaml.YAMLError as err:
+        fail(f"{path}: YAML syntax error: {err}")
+    return data if isinstance(data, dict) else {}
+
+
+def docs_dir_of(repo: Path) -> Path:
+    """docs_dir from mkdocs.yml (default site_src), confined to the repository."""
+    docs = (repo / str(mkdocs_yaml(repo).get("docs_dir") or "site_src")).resolve()
+    if not docs.is_relative_to(repo.resolve()):
+        fail(f"{repo / 'mkdocs.yml'}: docs_dir: {docs} is outside the repository; use a folder inside it")
+    return docs
+
+
+def verdict_settings(repo: Path, min_effect: float | None, noise: float | None) -> Settings:
+    """The verdict parameters: command-line options, else the plugin configuration in mkdocs.yml."""
+    from ..analysis.comparison import Settings
+
+    configured: dict[str, Any] = {}
+    for entry in mkdocs_yaml(repo).get("plugins") or []:
+        if isinstance(entry, dict) and isinstance(entry.get("benchledger"), dict):
+            configured = entry["benchledger"]
+
+    def number(key: str, given: float | None, default: float | None) -> float | None:
+        value = given if given is not None else configured.get(key, default)
+        if value is None:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < 1:
+            fail(f"{repo / 'mkdocs.yml'}: plugins.benchledger.{key}: {value!r} is not a number in [0, 1); e.g. 0.05")
+        return float(value)
+
+    confidence = number("confidence", None, 0.95)
+    if confidence is None or confidence < 0.5:
+        fail(f"{repo / 'mkdocs.yml'}: plugins.benchledger.confidence: must lie in [0.5, 1), e.g. 0.95")
+    return Settings(confidence, number("min_effect", min_effect, 0.01) or 0.0, number("noise", noise, None))

@@ -1,0 +1,190 @@
+"""The publication commands: check, generate, build, serve."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from ..errors import BenchledgerError
+from .common import Repo, docs_dir_of, fail, find_config, shown, verdict_settings
+
+if TYPE_CHECKING:
+    from ..site.pipeline import Generated
+
+app = typer.Typer()
+
+
+def _check(repo: Path, quiet: bool = False, allow_stale: bool = False) -> None:
+    from ..analysis.audit import audit
+
+    checked = audit(repo, docs_dir_of(repo).relative_to(repo.resolve()).as_posix(), stale_is_error=not allow_stale)
+    for problem in checked.problems:
+        if problem.severity == "warning":
+            typer.echo(f"Warning: {shown(str(problem))}", err=True)
+    if checked.errors:
+        typer.echo(f"{checked.ledger.summary()}: {len(checked.errors)} problem(s)", err=True)
+        fail(checked.errors)
+    if not quiet:
+        typer.echo(f"{checked.ledger.summary()}: no problems")
+
+
+@app.command()
+def check(
+    repo: Repo = Path("."),
+    allow_stale: Annotated[bool, typer.Option(help="Report stale receipts as warnings instead of failing.")] = False,
+) -> None:
+    """Validate every run, manifest, results table, receipt and report.
+
+    Prints one line per problem naming the file (and line), the field, what was
+    found and how to fix it; exits 1 if there is any problem. A receipt whose
+    files changed since it was written (stale) or whose signature fails is a problem.
+    """
+    _check(repo, allow_stale=allow_stale)
+
+
+def _mkdocs_logging(verbose: bool) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(levelname)-7s -  %(message)s"))
+    logger = logging.getLogger("mkdocs")
+    logger.handlers[:] = [handler]
+    logger.setLevel(logging.DEBUG if verbose else logging.INFO)
+    logger.propagate = False
+
+
+BUILDERS = ("mkdocs", "properdocs", "zensical")
+ZENSICAL_LIMITS = (
+    "zensical runs no MkDocs plugins, so benchledger generated the pages first. Missing under zensical: "
+    "the claims panel on report pages (the claims ledger and claim pages have it all), escaping of report "
+    "front-matter titles (keep them plain text), and the plugin's theme.font override (keep font: false in "
+    "mkdocs.yml)."
+)
+
+
+def _generate(repo: Path) -> Generated:
+    from ..site.pipeline import generate_site
+
+    try:
+        return generate_site(repo.resolve(), docs_dir_of(repo), verdict_settings(repo, None, None))
+    except BenchledgerError as err:
+        fail(err.problems)
+
+
+@app.command()
+def generate(repo: Repo = Path(".")) -> None:
+    """Write the generated pages, charts and assets into docs_dir, and nothing else.
+
+    For builders that run no MkDocs plugins (zensical) or to inspect the pages;
+    `build` and `serve` do this by themselves.
+    """
+    find_config(repo)
+    _check(repo, quiet=True, allow_stale=True)
+    generated = _generate(repo)
+    report = generated.written
+    typer.echo(
+        f"{generated.ledger.summary()}: {len(report.written)} files written, {report.unchanged} unchanged, "
+        f"{len(report.removed)} removed"
+    )
+
+
+def builder_executable(tool: str) -> str | None:
+    """The builder installed beside the running interpreter (the same environment), else on PATH."""
+    here = Path(sys.executable).parent
+    return shutil.which(tool, path=str(here)) or shutil.which(tool)
+
+
+def _external_build(tool: str, config_file: Path, strict: bool, site_dir: Path | None) -> None:
+    import subprocess
+
+    exe = builder_executable(tool)
+    if exe is None:
+        fail(f"{tool} is not installed; pip install {tool}, or use --builder mkdocs")
+    command = [exe, "build", "-f", str(config_file)] + (["--strict"] if strict else [])
+    if site_dir is not None:
+        if tool == "zensical":
+            fail("--site-dir is not supported with zensical; set site_dir in mkdocs.yml")
+        command += ["-d", str(site_dir.resolve())]
+    done = subprocess.run(command, cwd=config_file.parent)
+    if done.returncode != 0:
+        fail(f"{tool} build failed (exit code {done.returncode}); see its output above")
+
+
+@app.command()
+def build(
+    repo: Repo = Path("."),
+    strict: Annotated[bool, typer.Option(help="Fail on any warning (broken links, stale receipts...).")] = False,
+    site_dir: Annotated[
+        Path | None, typer.Option(help="Where to write the site.", show_default="site/ in the repository")
+    ] = None,
+    builder: Annotated[str, typer.Option(help="mkdocs, properdocs (a maintained MkDocs fork) or zensical.")] = "mkdocs",
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show MkDocs debug output.")] = False,
+) -> None:
+    """Check the publication, generate its pages, and build the site into site/."""
+    if builder not in BUILDERS:
+        fail(f"--builder {builder!r}: expected one of {', '.join(BUILDERS)}")
+    config_file = find_config(repo)
+    _check(repo, quiet=True, allow_stale=not strict)
+    if builder == "properdocs":
+        _external_build("properdocs", config_file, strict, site_dir)
+        typer.echo("Site built with properdocs (the benchledger plugin ran inside it).")
+        return
+    if builder == "zensical":
+        _generate(repo)
+        _external_build("zensical", config_file, strict, site_dir)
+        typer.echo(ZENSICAL_LIMITS, err=True)
+        typer.echo("Site built with zensical.")
+        return
+    from mkdocs.commands.build import build as mkdocs_build
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import MkDocsException
+
+    _mkdocs_logging(verbose)
+    try:
+        config = load_config(
+            config_file=str(config_file), strict=strict, site_dir=str(site_dir.resolve()) if site_dir else None
+        )
+        mkdocs_build(config)
+    except BenchledgerError as err:
+        fail(err.problems)
+    except MkDocsException as err:
+        fail(str(err))
+    typer.echo(f"Site written to {config.site_dir}")
+
+
+@app.command()
+def serve(
+    repo: Repo = Path("."),
+    dev_addr: Annotated[str, typer.Option(help="Address to serve on.")] = "127.0.0.1:8000",
+    open_browser: Annotated[bool, typer.Option("--open", help="Open the site in a browser.")] = False,
+    dirty: Annotated[
+        bool,
+        typer.Option(
+            help="Rebuild only changed pages: fast on large publications; navigation and search may "
+            "lag until a full build."
+        ),
+    ] = False,
+) -> None:
+    """Preview the publication with live reload; edits under runs/ and site_src/ rebuild it.
+
+    Only the runs that changed are re-rendered; with --dirty MkDocs also rebuilds only the
+    pages that changed."""
+    from mkdocs.commands.serve import serve as mkdocs_serve
+    from mkdocs.exceptions import MkDocsException
+
+    config_file = find_config(repo)
+    _check(repo, quiet=True, allow_stale=True)
+    _mkdocs_logging(False)
+    try:
+        mkdocs_serve(
+            config_file=str(config_file),
+            dev_addr=dev_addr,
+            livereload=True,
+            open_in_browser=open_browser,
+            build_type="dirty" if dirty else None,
+        )
+    except MkDocsException as err:
+        fail(str(err))

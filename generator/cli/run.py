@@ -1,0 +1,150 @@
+"""`benchledger run openai` and `benchledger run command`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from ..errors import BenchledgerError
+from .common import fail
+
+run_app = typer.Typer(
+    help="Measure a server or a command and write a run folder that benchledger check accepts.",
+    no_args_is_help=True,
+)
+
+Setup = Annotated[list[str] | None, typer.Option("--setup", help="KEY=VALUE knob recorded in run.yaml; repeatable.")]
+ManifestExtra = Annotated[
+    Path | None, typer.Option(help="YAML merged into manifest.yaml (e.g. kernel paths the server cannot report).")
+]
+Title = Annotated[str | None, typer.Option(help="One line saying what this run is.")]
+RunId = Annotated[str | None, typer.Option("--id", help="Run id (folder name).", show_default="DATE-slug of title")]
+Out = Annotated[Path, typer.Option(help="Folder the run folder is written into.")]
+Force = Annotated[bool, typer.Option(help="Replace an existing run folder of the same id.")]
+Benchmark = Annotated[str | None, typer.Option(help="Workload name; only runs of one benchmark are compared.")]
+
+
+def _invocation(command: str, params: dict[str, Any], rest: list[str] | None = None) -> list[str]:
+    """The runner's own command line, rebuilt from its parameters so the run can be repeated."""
+    args = ["benchledger", "run", command]
+    for name, value in params.items():
+        flag = "--" + ("id" if name == "run_id" else name.replace("_", "-"))
+        if value is None or value is False:
+            continue
+        if value is True:
+            args.append(flag)
+        elif isinstance(value, list):
+            for item in value:
+                args += [flag, str(item)]
+        else:
+            args += [flag, str(value)]
+    return args + (["--", *rest] if rest else [])
+
+
+def _common(params: dict[str, Any], command: str, rest: list[str] | None = None) -> Any:
+    from ..runner.main import Common
+
+    return Common(
+        params["title"],
+        params["run_id"],
+        params["out"],
+        params["force"],
+        params["setup"] or [],
+        params["manifest_extra"],
+        params["benchmark"],
+        _invocation(command, params, rest),
+    )
+
+
+@run_app.command("openai")
+def run_openai(
+    base_url: Annotated[str, typer.Option(help="The server's OpenAI-compatible root.")] = "http://127.0.0.1:8080/v1",
+    model: Annotated[str | None, typer.Option(help="Model id.", show_default="first of /v1/models")] = None,
+    endpoint: Annotated[str, typer.Option(help="chat or completions.")] = "chat",
+    prompts: Annotated[
+        str | None, typer.Option(help="JSONL: a prompt or message list per line.", show_default="built-in set")
+    ] = None,
+    max_tokens: Annotated[int, typer.Option(help="Tokens to generate per request.")] = 256,
+    temperature: Annotated[float, typer.Option(help="Sampling temperature.")] = 0.0,
+    concurrency: Annotated[str, typer.Option(help="Concurrent requests; a list sweeps, e.g. 1,8.")] = "1",
+    trials: Annotated[int, typer.Option(help="Measured trials per concurrency.")] = 5,
+    warmup: Annotated[int, typer.Option(help="Trials run and discarded first, per concurrency.")] = 1,
+    requests: Annotated[int | None, typer.Option(help="Requests per trial.", show_default="4 x concurrency")] = None,
+    timeout: Annotated[float, typer.Option(help="Seconds allowed per request.")] = 600.0,
+    setup: Setup = None,
+    manifest_extra: ManifestExtra = None,
+    title: Title = None,
+    run_id: RunId = None,
+    out: Out = Path("runs"),
+    force: Force = False,
+    benchmark: Benchmark = None,
+) -> None:
+    """Measure an OpenAI-compatible server (llama.cpp, vLLM, SGLang, Ollama) with streaming requests.
+
+    Per trial: tokens/s (output tokens / trial wall time), requests/s, TTFT p50/p99,
+    mean time per output token, errors, and drafted/accepted tokens when the server
+    reports them (llama.cpp timings, vLLM /metrics).
+    """
+    params = dict(locals())
+    from rich.console import Console
+
+    from ..runner.main import run_openai as run
+
+    try:
+        levels = [int(c) for c in concurrency.split(",") if c.strip()]
+    except ValueError:
+        fail(f"--concurrency {concurrency!r}: give integers separated by commas, e.g. 1,8")
+    common = _common(params, "openai")
+    try:
+        run(
+            common,
+            base_url,
+            model,
+            endpoint,
+            prompts,
+            max_tokens,
+            temperature,
+            levels,
+            trials,
+            warmup,
+            requests,
+            timeout,
+            Console(stderr=True),
+        )
+    except BenchledgerError as err:
+        fail(err.problems)
+
+
+@run_app.command("command")
+def run_command(
+    command: Annotated[list[str], typer.Argument(help="The command to measure, after --.")],
+    trials: Annotated[int, typer.Option(help="Measured executions.")] = 5,
+    warmup: Annotated[int, typer.Option(help="Executions run and discarded first.")] = 1,
+    metric: Annotated[list[str] | None, typer.Option(help="NAME=REGEX read from stdout (first group).")] = None,
+    json_metric: Annotated[list[str] | None, typer.Option(help="NAME=dotted.path into JSON on stdout.")] = None,
+    timeout: Annotated[float | None, typer.Option(help="Seconds allowed per execution.")] = None,
+    setup: Setup = None,
+    manifest_extra: ManifestExtra = None,
+    title: Title = None,
+    run_id: RunId = None,
+    out: Out = Path("runs"),
+    force: Force = False,
+    benchmark: Benchmark = None,
+) -> None:
+    """Run any command repeatedly: wall time per execution as wall_seconds, plus parsed figures.
+
+    A failed execution is recorded and retried; the run stops after 3 failures in a row.
+    Example: benchledger run command --trials 10 --metric tokens_per_second='([0-9.]+) tok/s' -- ./bench
+    """
+    params = {k: v for k, v in locals().items() if k != "command"}
+    from rich.console import Console
+
+    from ..runner.main import run_command as run
+
+    common = _common(params, "command", command)
+    try:
+        run(common, command, trials, warmup, metric or [], json_metric or [], timeout, Console(stderr=True))
+    except BenchledgerError as err:
+        fail(err.problems)

@@ -1,0 +1,219 @@
+"""Pydantic models of FORMAT.md, version 1, and their JSON Schema export.
+
+Every model is frozen. Files keep unknown top-level keys (they are shown on
+the site, never silently dropped); nested records forbid unknown keys so a
+typo is caught instead of ignored.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+RUN_SCHEMA = "benchledger.run/1"
+MANIFEST_SCHEMA = "benchledger.manifest/1"
+RECEIPT_SCHEMA = "benchledger.receipt/1"
+
+RUN_ID_PATTERN = r"^[a-z0-9][a-z0-9._-]{0,99}$"
+RUN_ID = re.compile(RUN_ID_PATTERN)
+NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
+SHA256_PATTERN = r"^sha256:[0-9a-f]{64}$"
+
+Name = Annotated[str, Field(pattern=NAME_PATTERN, description="A column name: letters, digits, _")]
+Scalar = str | int | float | bool | None
+
+
+def check_relative_path(value: str) -> str:
+    """Refuse absolute paths and `..` components (paths stay inside the repository)."""
+    if value.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", value):
+        raise ValueError(f"path {value!r} is absolute; write it relative to the run folder")
+    if ".." in re.split(r"[\\/]", value):
+        raise ValueError(f"path {value!r} contains '..'; paths must stay inside the run folder")
+    return value
+
+
+def check_url(value: str | None) -> str | None:
+    """Only http(s) links reach the site: no javascript:, data: or file: targets."""
+    if value is not None and not re.match(r"^https?://[^\s<>\"']+$", value):
+        raise ValueError(f"url {value!r} must be an http:// or https:// address")
+    return value
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class _File(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+    @property
+    def extras(self) -> dict[str, Any]:
+        """Top-level keys this version of the format does not define, kept as written."""
+        return dict(self.model_extra or {})
+
+
+class Metric(_Record):
+    unit: str | None = Field(None, description="Unit shown beside every value, e.g. tok/s.")
+    better: Literal["higher", "lower"] | None = Field(
+        None, description="Which direction is an improvement; absent: shown, never judged."
+    )
+    description: str | None = Field(None, description="What the metric measures.")
+
+
+class Rate(_Record):
+    numerator: Name = Field(description="Count metric counted as successes, e.g. draft_accepted.")
+    denominator: Name = Field(description="Count metric counted as attempts, e.g. draft_tokens.")
+    better: Literal["higher", "lower"] = Field("higher", description="Direction of improvement.")
+    description: str | None = None
+
+
+class Source(_Record):
+    kind: Literal["measured", "reported"] = Field(
+        description="measured: trials in results.csv; reported: figures copied from a publication."
+    )
+    citation: str | None = Field(None, description="Who published the figures (reported runs).")
+    url: str | None = Field(None, description="Where they were published (http or https).")
+    provenance: str | None = Field(
+        None,
+        description="The source's own verification statement; shown as claimed by the source.",
+    )
+
+    _url = field_validator("url")(lambda value: check_url(value))
+
+    @model_validator(mode="after")
+    def _reported_cites(self) -> Source:
+        if self.kind == "reported" and not self.citation:
+            raise ValueError("a reported run needs source.citation naming the publication")
+        return self
+
+
+class RunFile(_File):
+    """run.yaml: what was run."""
+
+    schema_: Literal["benchledger.run/1"] = Field(alias="schema", description="Format version.")
+    id: str = Field(pattern=RUN_ID_PATTERN, description="Equals the run folder's name.")
+    title: str = Field(min_length=1, description="One line saying what this run is.")
+    date: dt.date = Field(description="Day the trials were measured (YYYY-MM-DD).")
+    benchmark: str = Field(min_length=1, description="Workload name; only runs of one benchmark are compared.")
+    setup: dict[str, Any] = Field(default_factory=dict, description="The knobs this run sets on purpose.")
+    conditions: list[Name] = Field(default_factory=list, description="results.csv columns that index the load.")
+    metrics: dict[Name, Metric] = Field(
+        description="Every other results.csv column, declared with its unit and direction."
+    )
+    rates: dict[Name, Rate] = Field(default_factory=dict, description="Proportions derived from count metrics.")
+    warmup_trials: int | None = Field(
+        None, ge=0, description="Trials run and discarded before trial 1; absent: not reported."
+    )
+    source: Source = Field(description="measured, or reported with a citation.")
+    notes: str | None = Field(None, description="Markdown, rendered as untrusted text.")
+
+    @model_validator(mode="after")
+    def _names_consistent(self) -> RunFile:
+        taken = {"trial"} | set(self.conditions)
+        for name in self.metrics:
+            if name in taken:
+                raise ValueError(f"metric {name!r} is also a condition or 'trial'; rename one")
+        for name, rate in self.rates.items():
+            if name in self.metrics:
+                raise ValueError(f"rate {name!r} has the name of a metric; rename the rate")
+            for part in (rate.numerator, rate.denominator):
+                if part not in self.metrics:
+                    raise ValueError(
+                        f"rate {name!r} uses {part!r}, which is not a declared metric; declare it under metrics"
+                    )
+        if len(set(self.conditions)) != len(self.conditions):
+            raise ValueError("conditions lists a column twice; list each once")
+        return self
+
+
+class Captured(_Record):
+    at: dt.datetime | None = Field(None, description="When the manifest was captured.")
+    by: str | None = Field(None, description="Tool or person that captured it.")
+    method: Literal["auto", "manual"] | None = Field(None, description="auto or manual.")
+
+
+class ManifestFile(_File):
+    """manifest.yaml: the environment. Any keys are allowed besides schema and captured."""
+
+    schema_: Literal["benchledger.manifest/1"] = Field(alias="schema", description="Format version.")
+    captured: Captured | None = Field(None, description="Never compared between runs.")
+
+
+class ReceiptFile(_File):
+    """receipts/<name>.yaml: who vouches for which bytes."""
+
+    schema_: Literal["benchledger.receipt/1"] = Field(alias="schema", description="Format version.")
+    verifier: str = Field(min_length=1, description="A person; the principal when signed.")
+    method: Literal["rerun", "review", "recompute"] = Field(description="How they verified.")
+    date: dt.date = Field(description="Day of verification.")
+    statement: str | None = Field(None, description="What the verifier did and found.")
+    files: dict[str, Annotated[str, Field(pattern=SHA256_PATTERN)]] = Field(
+        description="Run-relative path -> sha256:<hex> of its bytes with CRLF normalized to LF."
+    )
+
+    @field_validator("files")
+    @classmethod
+    def _paths_relative(cls, value: dict[str, str]) -> dict[str, str]:
+        for path in value:
+            check_relative_path(path)
+        return value
+
+
+class Citation(_Record):
+    citation: str = Field(min_length=1)
+    url: str | None = None
+
+    _url = field_validator("url")(lambda value: check_url(value))
+
+
+class Claim(_Record):
+    """One claim in a report's front matter."""
+
+    id: str = Field(pattern=RUN_ID_PATTERN, description="Unique across the publication.")
+    date: dt.date | None = Field(None, description="When the claim was made.")
+    statement: str = Field(min_length=1, description="The claim in the publisher's words.")
+    metric: Name | None = Field(None, description="A metric or rate name of both runs.")
+    baseline: str | None = Field(None, description="Run id of the baseline.")
+    candidate: str | None = Field(None, description="Run id of the candidate.")
+    run: str | None = Field(None, description="Run id of a single-figure claim.")
+    value: float | None = Field(None, description="The figure a single-figure claim states.")
+    at: dict[str, Scalar] = Field(default_factory=dict, description="Which condition rows.")
+    varies: list[str] = Field(default_factory=list, description="Dotted keys the claim varies.")
+    claimed: str | None = Field(None, description='What the publisher said: "+20%", "1.2x".')
+    corrects: str | None = Field(None, description="Id of the claim this one corrects.")
+    source: Citation | None = Field(None, description="Citation of a statement-only claim.")
+    limits: list[str] = Field(default_factory=list, description="Limits of this claim alone.")
+
+    @property
+    def kind(self) -> Literal["comparison", "figure", "statement"]:
+        if self.baseline is not None or self.candidate is not None:
+            return "comparison"
+        return "figure" if self.run is not None else "statement"
+
+    @model_validator(mode="after")
+    def _complete(self) -> Claim:
+        if self.kind == "comparison":
+            missing = [k for k in ("baseline", "candidate", "metric") if getattr(self, k) is None]
+            if missing:
+                raise ValueError(f"a comparison claim needs {', '.join(missing)}")
+        elif self.kind == "figure":
+            missing = [k for k in ("metric", "value") if getattr(self, k) is None]
+            if missing:
+                raise ValueError(f"a single-figure claim needs {', '.join(missing)}")
+        elif self.source is None:
+            raise ValueError(
+                "a claim with neither baseline nor run is statement-only and needs source: {citation: ..., url: ...}"
+            )
+        return self
+
+
+class ReportMeta(_File):
+    """The front matter of site_src/reports/<slug>.md."""
+
+    title: str = Field(min_length=1)
+    date: dt.date | None = None
+    claims: list[Claim] = Field(default_factory=list)
+    limits: list[str] = Field(default_factory=list)

@@ -1,0 +1,84 @@
+"""Walk a publication repository into one immutable `Ledger`.
+
+Loading never stops at the first problem: every file is read and each problem
+is recorded with its file, line and field. A run or report with an error is
+left out of the ledger (`Ledger.failed_runs` names the runs); `Ledger.problems`
+says why. Reading never calls a semantic check: `audit()` composes them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import MappingProxyType
+
+from ..errors import BenchledgerError, Problem
+from .records import DOCS_DIR, REPORTS_DIR, RUNS_DIR, Ledger, Report, Run
+from .reports import load_report
+from .runs import ParsedRuns, decode, load_run
+
+
+def load(root: Path | str, docs_dir: str = DOCS_DIR, cache: ParsedRuns | None = None) -> Ledger:
+    """Read every run under runs/, every report under <docs_dir>/reports/ and allowed_signers.
+
+    With a cache (a mapping the caller owns), runs whose files did not change are reused,
+    and entries of run folders that no longer exist are dropped."""
+    root = Path(root).resolve()
+    problems: list[Problem] = []
+    runs, failed = _runs(root, problems, cache)
+    reports = _reports(root / docs_dir / REPORTS_DIR, root, problems)
+    allowed = _allowed_signers(root, problems)
+    return Ledger(root, MappingProxyType(runs), tuple(reports), tuple(problems), allowed, frozenset(failed))
+
+
+def _runs(root: Path, problems: list[Problem], cache: ParsedRuns | None) -> tuple[dict[str, Run], set[str]]:
+    runs: dict[str, Run] = {}
+    failed: set[str] = set()
+    folder = root / RUNS_DIR
+    if folder.is_symlink():
+        problems.append(Problem(RUNS_DIR, None, None, "is a symlink; make runs/ a real folder"))
+        return runs, failed
+    entries = sorted(folder.iterdir()) if folder.is_dir() else []
+    for entry in entries:
+        rel = f"{RUNS_DIR}/{entry.name}"
+        if entry.name.startswith("."):
+            continue
+        if entry.is_symlink():
+            problems.append(
+                Problem(rel, None, None, "is a symlink; symlinks are refused under runs/: move the real folder here")
+            )
+        elif entry.is_dir():
+            run, found = load_run(entry, cache)
+            problems.extend(found)
+            if run is not None:
+                runs[run.id] = run
+            else:
+                failed.add(entry.name)
+        else:
+            problems.append(Problem(rel, None, None, "is not a run folder; ignored", "warning"))
+    if cache is not None:
+        for gone in [path for path in cache if path not in set(entries)]:
+            del cache[gone]
+    return runs, failed
+
+
+def _reports(folder: Path, root: Path, problems: list[Problem]) -> list[Report]:
+    reports = []
+    if folder.is_dir():
+        for path in sorted(folder.rglob("*.md")):
+            report, found = load_report(root, path)
+            problems.extend(found)
+            if report is not None:
+                reports.append(report)
+    return reports
+
+
+def _allowed_signers(root: Path, problems: list[Problem]) -> str | None:
+    signers = root / "allowed_signers"
+    if signers.is_symlink():
+        problems.append(Problem("allowed_signers", None, None, "is a symlink; make it a real file"))
+    elif signers.is_file():
+        try:
+            return decode(signers.read_bytes(), "allowed_signers")
+        except BenchledgerError as err:
+            problems.extend(err.problems)
+    return None

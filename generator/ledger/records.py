@@ -1,0 +1,136 @@
+"""The ledger's records: what a publication holds once read. Frozen, and no I/O here.
+
+A `Ledger` is built by `ledger.load`; everything downstream (analysis, render,
+site) reads these records and never the files again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import Problem
+from ..format.conditions import condition_key, same_condition
+from ..format.models import Claim, ManifestFile, ReceiptFile, ReportMeta, RunFile
+
+RUNS_DIR = "runs"
+DOCS_DIR = "site_src"
+REPORTS_DIR = "reports"
+Lines = Mapping[tuple[str | int, ...], int]  # YAML path -> line number
+
+
+@dataclass(frozen=True)
+class Row:
+    """One row of results.csv: one trial at one condition."""
+
+    line: int
+    trial: int | None  # None in a reported run
+    at: tuple[str, ...]  # condition values, as written
+    values: dict[str, float] = field(hash=False)
+
+
+@dataclass(frozen=True)
+class Results:
+    """The rows of results.csv: one per trial and condition."""
+
+    conditions: tuple[str, ...]
+    metrics: tuple[str, ...]
+    rows: tuple[Row, ...]
+
+    def condition_values(self) -> list[tuple[str, ...]]:
+        """Distinct condition tuples, numbers in numeric order."""
+        seen = {row.at for row in self.rows}
+        return sorted(seen, key=lambda at: tuple(condition_key(v) for v in at))
+
+    def matching(self, at: Mapping[str, object]) -> list[tuple[str, ...]]:
+        """Condition tuples whose values agree with every `at` entry (8 matches '8.0')."""
+        index = {name: i for i, name in enumerate(self.conditions)}
+        return [
+            values
+            for values in self.condition_values()
+            if all(name in index and same_condition(want, values[index[name]]) for name, want in at.items())
+        ]
+
+    def select(self, at: tuple[str, ...]) -> list[Row]:
+        """Rows at one condition tuple, in trial order."""
+        return sorted((r for r in self.rows if r.at == at), key=lambda r: r.trial or 0)
+
+    @property
+    def trials(self) -> int:
+        return len({r.trial for r in self.rows if r.trial is not None})
+
+
+@dataclass(frozen=True)
+class Request:
+    """One row of requests.csv."""
+
+    trial: int
+    at: tuple[str, ...]
+    request: int
+    start_s: float | None
+    ttft_s: float | None
+    latency_s: float | None
+    output_tokens: float | None
+    draft_tokens: float | None
+    draft_accepted: float | None
+    error: str
+
+
+@dataclass(frozen=True)
+class Receipt:
+    name: str  # run-relative path, e.g. receipts/2026-09-25-zak.yaml
+    data: ReceiptFile
+    signature: str | None  # run-relative path of the .sig beside it
+
+
+@dataclass(frozen=True)
+class Run:
+    id: str
+    path: str  # repository-relative, e.g. runs/<id>
+    meta: RunFile
+    manifest: ManifestFile
+    results: Results
+    requests: tuple[Request, ...] | None
+    receipts: tuple[Receipt, ...]
+    blobs: Mapping[str, bytes]  # every file's bytes as committed, by run-relative path
+    digest: str  # sha256 over every file's path and bytes
+
+    @property
+    def files(self) -> list[str]:
+        return sorted(self.blobs)
+
+    @property
+    def reported(self) -> bool:
+        return self.meta.source.kind == "reported"
+
+
+@dataclass(frozen=True)
+class Report:
+    slug: str
+    path: str  # repository-relative
+    meta: ReportMeta
+    body: str  # the Markdown after the front matter
+    digest: str
+    lines: Lines = field(default_factory=dict, compare=False)
+
+
+@dataclass(frozen=True)
+class Ledger:
+    root: Path
+    runs: Mapping[str, Run]
+    reports: tuple[Report, ...]
+    problems: tuple[Problem, ...] = field(default=())
+    allowed_signers: str | None = None  # the text of <root>/allowed_signers, when present
+    failed_runs: frozenset[str] = frozenset()  # run folders that exist but did not load
+
+    @property
+    def claims(self) -> list[tuple[Report, Claim]]:
+        return [(report, claim) for report in self.reports for claim in report.meta.claims]
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == "error"]
+
+    def summary(self) -> str:
+        return f"{len(self.runs)} runs, {len(self.reports)} reports, {len(self.claims)} claims"

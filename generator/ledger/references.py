@@ -1,0 +1,156 @@
+"""Validate the claims of every report against the runs they name.
+
+One located problem per mistake: a missing run (with the closest ids), a path
+given for a run id, a metric missing from a run, an `at` that selects no rows
+(with the values that exist), runs of different benchmarks, duplicate ids,
+`corrects:` naming nothing, correction cycles, a malformed `claimed`.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Mapping
+
+from ..errors import Problem
+from ..format.claimed import parse_claimed
+from ..format.conditions import condition_key
+from ..format.models import Claim
+from .records import Ledger, Report, Run
+from .yamlio import line_for
+
+
+def _where(report: Report, index: int, field: str | None = None) -> tuple[int | None, str]:
+    loc: tuple[str | int, ...] = ("claims", index) + ((field,) if field else ())
+    return line_for(loc, report.lines), ".".join(str(p) for p in loc)
+
+
+def _run_problems(
+    report: Report, i: int, claim: Claim, field: str, runs: Mapping[str, Run], failed: frozenset[str]
+) -> Iterable[Problem]:
+    ref = getattr(claim, field)
+    if ref is None:
+        return
+    line, name = _where(report, i, field)
+    if "/" in ref or "\\" in ref or ".." in ref:
+        yield Problem(report.path, line, name, f"{ref!r} is a path; give the run id only (the folder name under runs/)")
+        return
+    if ref in failed:
+        return  # the run itself has problems, reported on its own files
+    if ref not in runs:
+        close = difflib.get_close_matches(ref, list(runs), n=3, cutoff=0.5)
+        hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else "; no run has that id"
+        yield Problem(report.path, line, name, f"run {ref!r} does not exist{hint}")
+        return
+    run = runs[ref]
+    metric = claim.metric
+    if metric is not None and metric not in run.meta.metrics and metric not in run.meta.rates:
+        known = ", ".join([*run.meta.metrics, *run.meta.rates])
+        yield Problem(
+            report.path,
+            _where(report, i, "metric")[0],
+            f"claims.{i}.metric",
+            f"{metric!r} is neither a metric nor a rate of run {ref!r}; it has: {known}",
+        )
+    at = {str(k): v for k, v in claim.at.items()}
+    unknown = [k for k in at if k not in run.meta.conditions]
+    if unknown:
+        yield Problem(
+            report.path,
+            _where(report, i, "at")[0],
+            f"claims.{i}.at",
+            f"{', '.join(unknown)} is not a condition of run {ref!r}; its conditions are: "
+            f"{', '.join(run.meta.conditions) or 'none'}",
+        )
+        return
+    matches = run.results.matching(at)
+    if len(matches) != 1:
+        values = {
+            name: sorted({v[k] for v in run.results.condition_values()}, key=condition_key)
+            for k, name in enumerate(run.results.conditions)
+        }
+        shown = "; ".join(f"{n}: {', '.join(v)}" for n, v in values.items())
+        what = "selects no rows" if not matches else f"selects {len(matches)} conditions, not one"
+        yield Problem(
+            report.path,
+            _where(report, i, "at")[0],
+            f"claims.{i}.at",
+            f"{at} {what} of run {ref!r}; values that exist: {shown}",
+        )
+
+
+def check_references(ledger: Ledger) -> list[Problem]:
+    """Every problem with the claims of the ledger's reports."""
+    return validate_claims(ledger.runs, ledger.reports, ledger.failed_runs)
+
+
+def validate_claims(runs: Mapping[str, Run], reports: Iterable[Report], failed: frozenset[str]) -> list[Problem]:
+    """Every problem with the claims of all reports, located in their front matter."""
+    problems: list[Problem] = []
+    seen: dict[str, str] = {}
+    claims: dict[str, tuple[Report, int, Claim]] = {}
+    for report in reports:
+        for i, claim in enumerate(report.meta.claims):
+            line, name = _where(report, i, "id")
+            if claim.id in seen:
+                problems.append(
+                    Problem(
+                        report.path,
+                        line,
+                        name,
+                        f"claim id {claim.id!r} is already used in {seen[claim.id]}; claim ids are "
+                        "unique across the publication",
+                    )
+                )
+                continue
+            seen[claim.id] = report.path
+            claims[claim.id] = (report, i, claim)
+            for field in ("baseline", "candidate", "run"):
+                problems.extend(_run_problems(report, i, claim, field, runs, failed))
+            if (
+                claim.baseline is not None
+                and claim.candidate is not None
+                and claim.baseline in runs
+                and claim.candidate in runs
+            ):
+                b, c = runs[claim.baseline].meta.benchmark, runs[claim.candidate].meta.benchmark
+                if b != c:
+                    problems.append(
+                        Problem(
+                            report.path,
+                            _where(report, i, "candidate")[0],
+                            f"claims.{i}",
+                            f"baseline runs benchmark {b!r} but candidate runs {c!r}; only runs of "
+                            "one benchmark are compared",
+                        )
+                    )
+            if claim.claimed is not None:
+                try:
+                    parse_claimed(claim.claimed)
+                except ValueError as err:
+                    problems.append(Problem(report.path, *_where(report, i, "claimed"), str(err)))
+    for cid, (report, i, claim) in claims.items():
+        if claim.corrects is None:
+            continue
+        line, name = _where(report, i, "corrects")
+        if claim.corrects not in claims:
+            close = difflib.get_close_matches(claim.corrects, list(claims), n=3, cutoff=0.5)
+            hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+            problems.append(Problem(report.path, line, name, f"claim {claim.corrects!r} does not exist{hint}"))
+            continue
+        chain: list[str] = [cid]
+        current: str | None = claim.corrects
+        while current is not None and current in claims:
+            if current in chain:
+                problems.append(
+                    Problem(
+                        report.path,
+                        line,
+                        name,
+                        "corrections form a cycle: " + " -> ".join([*chain, current]) + "; a correction "
+                        "must correct an earlier claim",
+                    )
+                )
+                break
+            chain.append(current)
+            current = claims[current][2].corrects
+    return problems

@@ -1,0 +1,50 @@
+"""Read one report (site_src/reports/<slug>.md): its front matter and its Markdown body."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+from types import MappingProxyType
+
+from ..errors import BenchledgerError, Problem
+from ..format.models import ReportMeta
+from .records import Report
+from .runs import decode
+from .yamlio import Lines, parse_yaml, validate
+
+FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?\r?\n)?---[ \t]*\r?\n?", re.S)
+
+
+def load_report(root: Path, path: Path) -> tuple[Report | None, list[Problem]]:
+    rel = path.relative_to(root).as_posix()
+    if path.is_symlink():
+        return None, [Problem(rel, None, None, "is a symlink; reports must be real files")]
+    try:
+        text = decode(path.read_bytes(), rel)
+        match = FRONT_MATTER.match(text)
+        if not match:
+            raise BenchledgerError(
+                Problem(
+                    rel, 1, None, "has no front matter; start the report with a '---' block holding at least `title:`"
+                )
+            )
+        data, lines = _front_matter(match.group(1) or "", rel)
+        meta = validate(ReportMeta, data, rel, lines)
+    except BenchledgerError as err:
+        return None, err.problems
+    body = text[match.end() :]
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    return Report(path.stem, rel, meta, body, digest, MappingProxyType(lines)), []
+
+
+def _front_matter(text: str, rel: str) -> tuple[object, Lines]:
+    try:
+        data, lines = parse_yaml(text, rel)
+    except BenchledgerError as err:  # front matter starts on line 2 of the file
+        raise BenchledgerError(
+            [Problem(p.file, p.line + 1 if p.line else None, p.field, p.message) for p in err.problems]
+        ) from None
+    if not isinstance(data, dict):
+        raise BenchledgerError(Problem(rel, 2, None, "front matter must be a mapping of keys"))
+    return data, {k: v + 1 for k, v in lines.items()}

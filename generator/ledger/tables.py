@@ -1,0 +1,219 @@
+"""results.csv and requests.csv: parsed, validated, located problems.
+
+Condition values are kept as the text the publisher wrote (they may be labels);
+metric values must be finite numbers.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Iterator, Sequence
+
+from ..errors import BenchledgerError, Problem
+from ..format.models import RunFile
+from .records import Request, Results, Row
+
+REQUEST_NUMBERS = ("start_s", "ttft_s", "latency_s", "output_tokens")
+REQUEST_OPTIONAL = ("draft_tokens", "draft_accepted")
+
+
+def _read(text: str, rel: str) -> tuple[list[str], Iterator[tuple[int, list[str]]]]:
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        header = next(reader)
+    except StopIteration:
+        raise BenchledgerError(Problem(rel, 1, None, "is empty; write a header row")) from None
+    except csv.Error as err:
+        raise BenchledgerError(Problem(rel, 1, None, f"CSV error: {err}")) from None
+    header = [h.strip() for h in header]
+
+    def rows() -> Iterator[tuple[int, list[str]]]:
+        try:
+            for cells in reader:
+                if cells and any(c.strip() for c in cells):
+                    yield reader.line_num, cells
+        except csv.Error as err:
+            raise BenchledgerError(Problem(rel, reader.line_num, None, f"CSV error: {err}")) from None
+
+    return header, rows()
+
+
+def _number(cell: str, rel: str, line: int, column: str, problems: list[Problem]) -> float | None:
+    text = cell.strip()
+    try:
+        value = float(text)
+    except ValueError:
+        what = "empty" if not text else f"{text!r} is not a number"
+        problems.append(Problem(rel, line, column, f"{what}; write a finite number"))
+        return None
+    if not math.isfinite(value):
+        problems.append(Problem(rel, line, column, f"{text!r} is not finite; write a finite number"))
+        return None
+    return value
+
+
+def _trial(cell: str, reported: bool, rel: str, line: int, problems: list[Problem]) -> int | None:
+    text = cell.strip()
+    if reported:
+        if text:
+            problems.append(
+                Problem(
+                    rel,
+                    line,
+                    "trial",
+                    f"{text!r} in a reported run; leave trial "
+                    "empty (the source gave no trials) or set source.kind: measured",
+                )
+            )
+        return None
+    if not text.isdigit() or int(text) < 1:
+        problems.append(Problem(rel, line, "trial", f"{text!r} is not a trial number; number trials 1, 2, 3, ..."))
+        return None
+    return int(text)
+
+
+def _check_header(
+    header: Sequence[str], expected: Sequence[str], optional: Sequence[str], rel: str, declared_in: str
+) -> list[Problem]:
+    problems = []
+    for i, name in enumerate(header):
+        if name in header[:i]:
+            problems.append(Problem(rel, 1, name, "column appears twice; keep one"))
+        elif name not in expected and name not in optional:
+            problems.append(
+                Problem(
+                    rel,
+                    1,
+                    name,
+                    f"column is not declared in {declared_in}; declare it there or remove the column",
+                )
+            )
+    for name in expected:
+        if name not in header:
+            problems.append(
+                Problem(
+                    rel,
+                    1,
+                    name,
+                    f"declared but has no column; add the column or remove it from {declared_in}",
+                )
+            )
+    return problems
+
+
+def parse_results(text: str, rel: str, run: RunFile) -> Results:
+    """Parse results.csv against the run's declared conditions and metrics."""
+    header, rows = _read(text, rel)
+    conditions, metrics = tuple(run.conditions), tuple(run.metrics)
+    reported = run.source.kind == "reported"
+    problems = _check_header(header, ("trial", *conditions, *metrics), (), rel, "run.yaml (conditions or metrics)")
+    if problems:
+        raise BenchledgerError(problems)
+    col = {name: i for i, name in enumerate(header)}
+    out: list[Row] = []
+    seen: dict[tuple[int | None, tuple[str, ...]], int] = {}
+    for line, cells in rows:
+        if len(cells) != len(header):
+            problems.append(
+                Problem(
+                    rel,
+                    line,
+                    None,
+                    f"has {len(cells)} cells, the header has {len(header)}; give every row one cell per column",
+                )
+            )
+            continue
+        trial = _trial(cells[col["trial"]], reported, rel, line, problems)
+        at = tuple(cells[col[c]].strip() for c in conditions)
+        for c, v in zip(conditions, at, strict=True):
+            if not v:
+                problems.append(Problem(rel, line, c, "empty; every row needs its condition value"))
+        values = {m: _number(cells[col[m]], rel, line, m, problems) for m in metrics}
+        key = (trial, at)
+        if key in seen:
+            what = f"trial {trial}" if trial is not None else "the row"
+            problems.append(
+                Problem(
+                    rel,
+                    line,
+                    None,
+                    f"{what} at {dict(zip(conditions, at, strict=True))} "
+                    f"repeats line {seen[key]}; keep one row per trial and condition",
+                )
+            )
+        seen.setdefault(key, line)
+        out.append(Row(line, trial, at, {k: v for k, v in values.items() if v is not None}))
+    if not out and not problems:
+        problems.append(Problem(rel, None, None, "has no rows; add one row per trial and condition"))
+    if problems:
+        raise BenchledgerError(problems)
+    return Results(conditions, metrics, tuple(out))
+
+
+def _optional_number(cell: str, rel: str, line: int, column: str, problems: list[Problem]) -> float | None:
+    return None if not cell.strip() else _number(cell, rel, line, column, problems)
+
+
+def parse_requests(text: str, rel: str, run: RunFile) -> tuple[Request, ...]:
+    """Parse requests.csv: one row per request, used for latency distributions."""
+    header, rows = _read(text, rel)
+    conditions = tuple(run.conditions)
+    expected = ("trial", *conditions, "request", *REQUEST_NUMBERS, "error")
+    problems = _check_header(header, expected, REQUEST_OPTIONAL, rel, "FORMAT.md for requests.csv")
+    if problems:
+        raise BenchledgerError(problems)
+    col = {name: i for i, name in enumerate(header)}
+    out = []
+    for line, cells in rows:
+        if len(cells) != len(header):
+            problems.append(
+                Problem(
+                    rel,
+                    line,
+                    None,
+                    f"has {len(cells)} cells, the header has {len(header)}; give every row one cell per column",
+                )
+            )
+            continue
+        trial = _trial(cells[col["trial"]], False, rel, line, problems)
+        request = _trial(cells[col["request"]], False, rel, line, [])
+        if request is None:
+            problems.append(
+                Problem(rel, line, "request", "not a request number; number requests 1, 2, 3, ... within a trial")
+            )
+        error = cells[col["error"]].strip()
+        nums = {
+            name: _optional_number(cells[col[name]], rel, line, name, problems)
+            for name in (*REQUEST_NUMBERS, *REQUEST_OPTIONAL)
+            if name in col
+        }
+        if not error and nums.get("latency_s") is None:
+            problems.append(
+                Problem(
+                    rel,
+                    line,
+                    "latency_s",
+                    "empty for a request without error; give its latency or its error text",
+                )
+            )
+        if trial is None or request is None:
+            continue
+        out.append(
+            Request(
+                trial=trial,
+                at=tuple(cells[col[c]].strip() for c in conditions),
+                request=request,
+                start_s=nums.get("start_s"),
+                ttft_s=nums.get("ttft_s"),
+                latency_s=nums.get("latency_s"),
+                output_tokens=nums.get("output_tokens"),
+                draft_tokens=nums.get("draft_tokens"),
+                draft_accepted=nums.get("draft_accepted"),
+                error=error,
+            )
+        )
+    if problems:
+        raise BenchledgerError(problems)
+    return tuple(out)

@@ -1,0 +1,148 @@
+"""Safe YAML loading that remembers line numbers, and pydantic errors turned
+into located problems (file, line, field, what was found, how to fix it)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from ..errors import BenchledgerError, Problem
+
+Lines = dict[tuple[str | int, ...], int]
+M = TypeVar("M", bound=BaseModel)
+
+
+def _walk(node: yaml.Node, path: tuple[str | int, ...], lines: Lines, dups: list[Problem], rel: str) -> None:
+    lines[path] = node.start_mark.line + 1
+    if isinstance(node, yaml.MappingNode):
+        seen: set[str] = set()
+        for key, value in node.value:
+            name = str(key.value)
+            if name in seen:
+                dups.append(
+                    Problem(
+                        rel,
+                        key.start_mark.line + 1,
+                        ".".join(map(str, (*path, name))),
+                        "key appears twice; keep one (YAML would silently use the last)",
+                    )
+                )
+            seen.add(name)
+            lines[(*path, name)] = key.start_mark.line + 1
+            _walk(value, (*path, name), lines, dups, rel)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            _walk(item, (*path, i), lines, dups, rel)
+
+
+def parse_yaml(text: str, rel: str) -> tuple[Any, Lines]:
+    """Parse YAML with the safe loader only; raise located problems on bad syntax or tags."""
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)  # libyaml when the wheel has it
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None, {}
+        lines: Lines = {}
+        dups: list[Problem] = []
+        _walk(node, (), lines, dups, rel)
+        data = loader.construct_document(node)
+    except yaml.constructor.ConstructorError as err:
+        line = err.problem_mark.line + 1 if err.problem_mark else None
+        raise BenchledgerError(
+            Problem(
+                rel,
+                line,
+                None,
+                f"{err.problem}; only plain YAML is read (no !!python or other tags that build "
+                "objects): remove the tag",
+            )
+        ) from None
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        line = mark.line + 1 if mark else None
+        problem = getattr(err, "problem", None) or str(err)
+        context, cmark = getattr(err, "context", None), getattr(err, "context_mark", None)
+        where = f" ({context} started on line {cmark.line + 1})" if context and cmark else ""
+        raise BenchledgerError(
+            Problem(rel, line, None, f"YAML syntax error: {problem}{where}; fix the YAML there")
+        ) from None
+    finally:
+        loader.dispose()
+    if dups:
+        raise BenchledgerError(dups)
+    return data, lines
+
+
+def line_for(loc: tuple[str | int, ...], lines: Mapping[tuple[str | int, ...], int]) -> int | None:
+    """The line of the deepest YAML node on `loc` that has one."""
+    for cut in range(len(loc), -1, -1):
+        if loc[:cut] in lines:
+            return lines[loc[:cut]]
+    return None
+
+
+def _fix(err: dict[str, Any]) -> str:
+    kind = err["type"]
+    field = str(err["loc"][-1]) if err["loc"] else "field"
+    if kind == "missing":
+        return f"missing; add `{field}:`"
+    found = err.get("input")
+    shown = repr(found) if not isinstance(found, dict | list) else type(found).__name__
+    if kind == "extra_forbidden":
+        return f"unknown key {field!r}; remove it or correct its spelling"
+    msg = err["msg"].removeprefix("Value error, ")
+    if len(shown) > 80:
+        shown = shown[:77] + "..."
+    return f"{msg} (found {shown})"
+
+
+def validation_problems(
+    err: ValidationError, rel: str, lines: Lines, prefix: tuple[str | int, ...] = ()
+) -> list[Problem]:
+    """One problem per pydantic error, located by the YAML line map."""
+    out = []
+    for e in err.errors():
+        loc = prefix + tuple(p for p in e["loc"] if p != "__root__")
+        field = ".".join(str(p) for p in loc) or None
+        out.append(Problem(rel, line_for(loc, lines), field, _fix(dict(e))))
+    return out
+
+
+def check_schema(data: Any, expected: str, rel: str, lines: Lines) -> None:
+    """Refuse a file without `schema:` or with a version this benchledger does not read."""
+    if not isinstance(data, dict):
+        raise BenchledgerError(Problem(rel, 1, None, "must be a YAML mapping of keys to values"))
+    found = data.get("schema")
+    if found is None:
+        raise BenchledgerError(Problem(rel, 1, "schema", f"missing; add `schema: {expected}`"))
+    if found != expected:
+        raise BenchledgerError(
+            Problem(
+                rel,
+                lines.get(("schema",)),
+                "schema",
+                f"unknown schema version {found!r}; this benchledger reads {expected!r} "
+                "(fix the value, or upgrade benchledger if the file is newer)",
+            )
+        )
+
+
+def validate(model: type[M], data: Any, rel: str, lines: Lines, prefix: tuple[str | int, ...] = ()) -> M:
+    """Validate `data` against `model`, raising located problems."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as err:
+        raise BenchledgerError(validation_problems(err, rel, lines, prefix)) from None
+
+
+def load_model(model: type[M], text: str, rel: str, schema: str | None) -> tuple[M, Lines]:
+    """Parse, check the schema version, and validate one YAML file."""
+    data, lines = parse_yaml(text, rel)
+    if schema is not None:
+        check_schema(data, schema, rel, lines)
+    elif not isinstance(data, dict):
+        raise BenchledgerError(Problem(rel, 1, None, "must be a YAML mapping of keys to values"))
+    return validate(model, data, rel, lines), lines

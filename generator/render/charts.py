@@ -1,0 +1,235 @@
+"""Altair chart builders. Each returns an `alt.Chart` (or layer/facet); none saves.
+
+A chart is built over a named data source, `table`, and depends only on its
+labels (metric, unit, condition order), so one built chart serves every run
+with the same labels: Altair's construction and validation are slow, so
+`template()` caches the spec and `spec()` inlines each run's rows. Field names
+are fixed; publisher strings only ever appear as data values and titles,
+which Vega draws as text.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import statistics
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import altair as alt
+
+HEIGHT = 220
+FACET_WIDTH = 110
+BLUE, GREY, ORANGE = "#1f77b4", "#7f7f7f", "#d95f02"
+DATA = "table"
+
+
+@dataclass(frozen=True)
+class Point:
+    condition: str
+    trial: int | None
+    value: float
+
+
+@dataclass(frozen=True)
+class Interval:
+    condition: str
+    estimate: float
+    low: float | None
+    high: float | None
+    n: int
+
+
+def _title(metric: str, unit: str | None) -> str:
+    return f"{metric} ({unit})" if unit else metric
+
+
+def _base(width: Any = "container") -> alt.Chart:
+    return alt.Chart(alt.NamedData(name=DATA)).properties(width=width, height=HEIGHT)
+
+
+def _x(order: Sequence[str]) -> alt.X:
+    return alt.X("condition:N", sort=list(order), title="condition", axis=alt.Axis(labelAngle=0))
+
+
+def trials_chart(order: tuple[str, ...], metric: str, unit: str | None, level: str) -> Any:
+    """Every trial one dot, the mean and its confidence interval beside; one panel per condition with its
+    own y scale, so the spread within a condition stays visible."""
+    base = _base(FACET_WIDTH)
+    y = alt.Y("value:Q", title=_title(metric, unit), scale=alt.Scale(zero=False))
+    dots = (
+        base.transform_filter("datum.kind == 'trial'")
+        .mark_circle(size=60, opacity=0.7, color=GREY, xOffset=-8)
+        .encode(y=y, tooltip=[alt.Tooltip("trial:Q"), alt.Tooltip("value:Q", title=metric, format=",.4~g")])
+    )
+    summary = base.transform_filter("datum.kind == 'mean'")
+    tooltip = [
+        alt.Tooltip("n:Q"),
+        alt.Tooltip("value:Q", title="mean", format=",.4~g"),
+        alt.Tooltip("low:Q", title=f"{level} CI low", format=",.4~g"),
+        alt.Tooltip("high:Q", title=f"{level} CI high", format=",.4~g"),
+    ]
+    bars = summary.mark_rule(color=BLUE, strokeWidth=2, xOffset=8).encode(y="low:Q", y2="high:Q", tooltip=tooltip)
+    means = summary.mark_tick(color=BLUE, thickness=2, size=14, orient="horizontal", xOffset=8).encode(
+        y="value:Q", tooltip=tooltip
+    )
+    return (
+        alt.layer(dots, bars, means)
+        .facet(column=alt.Column("condition:N", sort=list(order), title=None), data=alt.NamedData(name=DATA))
+        .resolve_scale(y="independent")
+    )
+
+
+def trials_rows(points: Sequence[Point], intervals: Sequence[Interval]) -> list[dict[str, Any]]:
+    rows = [{**p.__dict__, "kind": "trial"} for p in points]
+    rows += [
+        {
+            "condition": i.condition,
+            "value": i.estimate,
+            "low": i.low,
+            "high": i.high,
+            "n": i.n,
+            "kind": "mean",
+        }
+        for i in intervals
+        if i.low is not None
+    ]
+    return rows
+
+
+def sequence_chart(order: tuple[str, ...], metric: str, unit: str | None) -> Any:
+    """Each trial's deviation from its condition's median, against trial index: warmup and
+    drift show as slopes, on one axis for every condition."""
+    return (
+        _base()
+        .mark_line(point=True)
+        .encode(
+            x=alt.X("trial:Q", title="trial", axis=alt.Axis(tickMinStep=1, format="d")),
+            y=alt.Y("deviation:Q", title=f"{metric}: deviation from median", axis=alt.Axis(format="+.1%")),
+            color=alt.Color("condition:N", sort=list(order), title="condition"),
+            tooltip=[
+                alt.Tooltip("condition:N"),
+                alt.Tooltip("trial:Q"),
+                alt.Tooltip("value:Q", title=_title(metric, unit), format=",.4~g"),
+                alt.Tooltip("deviation:Q", title="from median", format="+.1%"),
+            ],
+        )
+    )
+
+
+def sequence_rows(points: Sequence[Point]) -> list[dict[str, Any]]:
+    medians = {c: statistics.median(p.value for p in points if p.condition == c) for c in {p.condition for p in points}}
+    return [
+        {**p.__dict__, "deviation": p.value / medians[p.condition] - 1 if medians[p.condition] else 0.0} for p in points
+    ]
+
+
+def reported_chart(order: tuple[str, ...], metric: str, unit: str | None) -> Any:
+    """Figures copied from a publication: one diamond each, never an interval."""
+    return (
+        _base()
+        .mark_point(shape="diamond", size=120, filled=True, color=ORANGE)
+        .encode(
+            x=_x(order),
+            y=alt.Y("value:Q", title=_title(metric, unit) + " (reported)"),
+            tooltip=[
+                alt.Tooltip("condition:N"),
+                alt.Tooltip("value:Q", title=f"{metric} (reported, trials not reported)", format=",.4~g"),
+            ],
+        )
+    )
+
+
+def rate_chart(order: tuple[str, ...], rate: str, level: str) -> Any:
+    """Pooled rate per condition with its Wilson interval."""
+    y = alt.Y("estimate:Q", title=rate, scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%"))
+    tooltip = [
+        alt.Tooltip("condition:N"),
+        alt.Tooltip("estimate:Q", title=f"{rate} (pooled)", format=".1%"),
+        alt.Tooltip("low:Q", title=f"Wilson {level} low", format=".1%"),
+        alt.Tooltip("high:Q", title=f"Wilson {level} high", format=".1%"),
+    ]
+    bars = _base().mark_rule(color=BLUE, strokeWidth=2).encode(x=_x(order), y="low:Q", y2="high:Q", tooltip=tooltip)
+    dots = _base().mark_circle(size=80, color=BLUE).encode(x=_x(order), y=y, tooltip=tooltip)
+    return alt.layer(bars, dots)
+
+
+@functools.lru_cache(maxsize=512)
+def template(builder: Callable[..., Any], *labels: Any) -> str:
+    """The Vega-Lite spec of `builder(*labels)` without data, built once per labels."""
+    return json.dumps(builder(*labels).to_dict(validate=True))
+
+
+def spec(builder: Callable[..., Any], labels: tuple[Any, ...], rows: Sequence[dict[str, Any]]) -> bytes:
+    """The chart's Vega-Lite JSON with its rows inlined (the page never fetches data)."""
+    out = json.loads(template(builder, *labels))
+    out["datasets"] = {DATA: list(rows)}
+    return json.dumps(out, sort_keys=True, separators=(",", ":")).encode()
+
+
+VERDICT_COLORS = {
+    "supported": "#1a9850",
+    "contradicted": "#d73027",
+    "within noise": "#4575b4",
+    "inconclusive": "#fdae61",
+    "no trial data": "#999999",
+}
+
+
+def forest_chart(min_effect: float, metric: str, rows: int) -> Any:
+    """Each claim's ratio and interval on a log axis, a line at 1, the shaded noise band and
+    the smallest-change ticks; coloured by verdict. The band comes from the first row's
+    `noise_lo`/`noise_hi`, so one template serves every noise level."""
+    x = alt.X(
+        "ratio:Q",
+        title=f"{metric}: candidate / baseline (log scale)",
+        scale=alt.Scale(type="log", zero=False),
+    )
+    y = alt.Y("claim:N", title=None, sort=None)
+    color = alt.Color(
+        "verdict:N",
+        scale=alt.Scale(domain=list(VERDICT_COLORS), range=list(VERDICT_COLORS.values())),
+        legend=alt.Legend(title="verdict", orient="bottom"),
+    )
+    tooltip = [
+        alt.Tooltip("claim:N"),
+        alt.Tooltip("verdict:N"),
+        alt.Tooltip("ratio:Q", format=".3f"),
+        alt.Tooltip("low:Q", title="CI low", format=".3f"),
+        alt.Tooltip("high:Q", title="CI high", format=".3f"),
+    ]
+    base = _base()
+    layers = []
+    band = base.transform_filter("datum.first")
+    layers.append(band.mark_rect(opacity=0.15, color=BLUE).encode(x="noise_lo:Q", x2="noise_hi:Q"))
+    marks = [{"at": 1 - min_effect}, {"at": 1 + min_effect}]
+    layers.append(alt.Chart(alt.Data(values=marks)).mark_rule(strokeDash=[2, 2], color=GREY).encode(x="at:Q"))
+    layers.append(alt.Chart(alt.Data(values=[{"at": 1}])).mark_rule(color="black").encode(x="at:Q"))
+    layers.append(
+        base.transform_filter("isValid(datum.low)")
+        .mark_rule(strokeWidth=3)
+        .encode(
+            x=alt.X("low:Q", scale=alt.Scale(type="log", zero=False)),
+            x2="high:Q",
+            y=y,
+            color=color,
+            tooltip=tooltip,
+        )
+    )
+    layers.append(base.mark_point(filled=True, size=90, shape="diamond").encode(x=x, y=y, color=color, tooltip=tooltip))
+    return alt.layer(*layers).properties(height=40 * rows + 30)
+
+
+def sides_chart(metric: str, unit: str | None) -> Any:
+    """Per-trial values of the baseline and candidate of one claim, side by side."""
+    return (
+        _base()
+        .mark_circle(size=60, opacity=0.75)
+        .encode(
+            x=alt.X("side:N", title=None, sort=None, axis=alt.Axis(labelAngle=0)),
+            y=alt.Y("value:Q", title=_title(metric, unit), scale=alt.Scale(zero=False)),
+            color=alt.Color("side:N", legend=None),
+            tooltip=[alt.Tooltip("side:N"), alt.Tooltip("trial:Q"), alt.Tooltip("value:Q", format=",.4~g")],
+        )
+    )

@@ -1,0 +1,199 @@
+"""The ledger as generated site files: {path under docs_dir: bytes}. Pure: nothing here
+reads or writes a file."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
+
+from ..analysis.claims import Evaluation, chain
+from ..analysis.comparison import Settings
+from ..analysis.receipts import RunReceipts
+from ..analysis.stats import CONFIDENCE
+from ..analysis.summaries import MetricAt, label_of, summarize_run
+from ..ledger.records import Ledger, Run
+from . import charts as ch
+from . import claim_pages, run_page
+from . import text as t
+
+RUNS = "runs"
+CLAIMS = "claims"
+# Raw files are served from the site's origin: anything a browser or MkDocs could
+# interpret (.html, .svg, .md, .js, ...) is published with .txt appended.
+PLAIN_SUFFIXES = {
+    ".csv",
+    ".tsv",
+    ".yaml",
+    ".yml",
+    ".json",
+    ".jsonl",
+    ".txt",
+    ".log",
+    ".sig",
+    ".out",
+    ".err",
+    ".gz",
+    ".zip",
+    ".png",
+    ".jpg",
+    ".jpeg",
+}
+
+
+def published_name(path: str) -> str:
+    """The name a run file is published under (dangerous suffixes neutralized)."""
+    return path if Path(path).suffix.lower() in PLAIN_SUFFIXES else path + ".txt"
+
+
+REPORTED = "Reported figures: one diamond each, no interval."
+TRIALS = "Every trial a grey dot; blue: the mean and its {level} CI."
+SEQUENCE = "Each trial against its condition's median: warmup and drift show as slopes."
+
+
+def _direction(better: str | None) -> str:
+    return {"higher": "Higher is better.", "lower": "Lower is better."}.get(
+        better or "", "No direction declared: shown, never judged."
+    )
+
+
+MAX_POINTS = 5000  # beyond this, consecutive trials are averaged so a run page stays light
+
+
+def binned(at_metric: list[MetricAt]) -> tuple[list[MetricAt], int]:
+    """The metric's per-trial values, averaged over runs of consecutive trials when the chart
+    would draw more than MAX_POINTS dots; the summaries keep every trial."""
+    total = sum(len(m.values) for m in at_metric)
+    if total <= MAX_POINTS:
+        return at_metric, 1
+    k = -(-total // MAX_POINTS)
+    out = []
+    for m in at_metric:
+        chunks = [(m.trials[i], m.values[i : i + k]) for i in range(0, len(m.values), k)]
+        out.append(replace(m, trials=tuple(t for t, _ in chunks), values=tuple(sum(v) / len(v) for _, v in chunks)))
+    return out, k
+
+
+def run_outputs(run: Run, receipts: RunReceipts | None = None, confidence: float = CONFIDENCE) -> dict[str, bytes]:
+    """The page of one run, its chart specs and its published files."""
+    base = f"{RUNS}/{run.id}"
+    summary = summarize_run(run, confidence)
+    order = tuple(label_of(run, at) for at in run.results.condition_values())
+    out: dict[str, bytes] = {}
+    blocks = []
+    for name, metric in run.meta.metrics.items():
+        at_metric = summary.at(name)
+        if not at_metric:
+            continue
+        at_metric, per_point = binned(at_metric)
+        points = [ch.Point(m.label, trial, v) for m in at_metric for trial, v in zip(m.trials, m.values, strict=True)]
+        labels = (order, name, metric.unit, t.level(confidence))
+        if run.reported:
+            specs = {"reported": (ch.spec(ch.reported_chart, labels[:3], [p.__dict__ for p in points]), REPORTED)}
+        else:
+            intervals = [
+                ch.Interval(m.label, m.summary.mean, m.summary.ci_low, m.summary.ci_high, m.summary.n)
+                for m in at_metric
+                if m.summary is not None
+            ]
+            note = (
+                f" Each dot is the mean of {per_point} consecutive trials (over {MAX_POINTS:,} points)."
+                if (per_point > 1)
+                else ""
+            )
+            specs = {
+                "trials": (
+                    ch.spec(ch.trials_chart, labels, ch.trials_rows(points, intervals)),
+                    TRIALS.format(level=t.level(confidence)) + note,
+                ),
+                "sequence": (ch.spec(ch.sequence_chart, labels[:3], ch.sequence_rows(points)), SEQUENCE + note),
+            }
+        refs = []
+        for kind, (data, caption) in specs.items():
+            path = f"charts/{name}-{kind}.json"
+            out[f"{base}/{path}"] = data
+            refs.append(run_page.ChartSpec(path, f"{kind} chart of {name}", caption))
+        table = run_page.per_trial_table(run, name, at_metric, t.level(confidence))
+        blocks.append(run_page.ChartBlock(name, metric.unit, _direction(metric.better), tuple(refs), table))
+    rate_specs = []
+    for rate in run.meta.rates:
+        intervals = [
+            ch.Interval(
+                r.label,
+                r.summary.pooled,
+                r.summary.wilson_low,
+                r.summary.wilson_high,
+                len(r.summary.per_trial),
+            )
+            for r in summary.rates
+            if r.rate == rate and r.summary.pooled is not None
+        ]
+        if intervals:
+            path = f"charts/rate-{rate}.json"
+            out[f"{base}/{path}"] = ch.spec(
+                ch.rate_chart, (order, rate, t.level(confidence)), [i.__dict__ for i in intervals]
+            )
+            rate_specs.append(
+                run_page.ChartSpec(path, f"pooled {rate} with Wilson {t.level(confidence)} intervals", "")
+            )
+    files = []
+    for name in run.files:
+        data = run.blobs[name]
+        target = f"files/{published_name(name)}"
+        out[f"{base}/{target}"] = data
+        files.append(run_page.FileLink(t.link(name, t.path_url(target)), len(data)))
+    receipts = receipts or RunReceipts("unverified", ())
+    out[f"{base}/index.md"] = run_page.run_page(
+        run, summary, blocks, rate_specs, files, receipts, t.level(confidence)
+    ).encode()
+    return out
+
+
+def claim_outputs(ledger: Ledger, evaluations: dict[str, Evaluation], settings: Settings) -> dict[str, bytes]:
+    """The claims ledger, a page per claim (with its whole correction chain) and the methods page."""
+    out = {
+        f"{CLAIMS}/index.md": claim_pages.claims_index(evaluations).encode(),
+        "methods.md": claim_pages.methods_page(settings).encode(),
+    }
+    for claim_id in evaluations:
+        base = f"{CLAIMS}/{claim_id}"
+        links = [evaluations[i] for i in chain(claim_id, ledger)]
+        comparisons = [ev for ev in links if ev.claim.kind == "comparison"]
+        trial_specs = {}
+        for ev in comparisons:
+            if ev.baseline is None or ev.candidate is None or not ev.claim.metric:
+                continue
+            rows = [
+                {"side": f"{name}: {s.run}", "trial": trial, "value": value}
+                for name, s in (("baseline", ev.baseline), ("candidate", ev.candidate))
+                for trial, value in zip(s.trials, s.values, strict=True)
+            ]
+            path = f"charts/trials-{ev.claim.id}.json"
+            out[f"{base}/{path}"] = ch.spec(ch.sides_chart, (ev.claim.metric, ev.unit), rows)
+            trial_specs[ev.claim.id] = path
+        forest = None
+        plotted = [ev for ev in comparisons if ev.ratio is not None]
+        if plotted:
+            noise = max((ev.noise or 0.0) for ev in plotted)
+            rows = [
+                {
+                    "claim": ev.claim.id,
+                    "verdict": ev.verdict,
+                    "ratio": ev.ratio,
+                    "low": ev.ci_low,
+                    "high": ev.ci_high,
+                }
+                for ev in plotted
+            ]
+            rows[0] |= {"first": True, "noise_lo": 1 - noise, "noise_hi": 1 + noise}
+            labels = (settings.min_effect, plotted[0].claim.metric or "", len(rows))
+            forest = "charts/forest.json"
+            out[f"{base}/{forest}"] = ch.spec(ch.forest_chart, labels, rows)
+        out[f"{base}/index.md"] = claim_pages.claim_page(links, forest, trial_specs, settings).encode()
+    return out
+
+
+def index_outputs(ledger: Ledger, receipts: Mapping[str, RunReceipts]) -> dict[str, bytes]:
+    """The runs index."""
+    states = {run_id: r.state for run_id, r in receipts.items()}
+    return {f"{RUNS}/index.md": run_page.runs_index(list(ledger.runs.values()), states).encode()}

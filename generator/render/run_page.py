@@ -1,0 +1,183 @@
+"""The page of one run, and the runs index. Renderers return strings; they never
+touch the disk."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+from markupsafe import Markup
+
+from ..analysis.receipts import RunReceipts
+from ..analysis.stats import Summary
+from ..analysis.summaries import MetricAt, RunSummary, label_of
+from ..format.keys import flatten
+from ..ledger.records import Run
+from . import text as t
+from .templating import generated_mark, render
+
+
+@dataclass(frozen=True)
+class ChartSpec:
+    path: str  # page-relative path of the Vega-Lite JSON
+    label: str
+    caption: str
+
+
+@dataclass(frozen=True)
+class ChartBlock:
+    metric: str
+    unit: str | None
+    direction: str
+    specs: tuple[ChartSpec, ...]
+    table: Markup
+
+
+@dataclass(frozen=True)
+class FileLink:
+    link: Markup
+    size: int
+
+
+def ci(summary: Summary) -> Markup:
+    if summary.ci_low is None:
+        return Markup("(one trial: no CI)")
+    return Markup(f"[{t.number(summary.ci_low)}, {t.number(summary.ci_high)}]")
+
+
+def _yaml_value(value: Any) -> Markup:
+    if isinstance(value, dict | list):
+        dumped = yaml.safe_dump(value, default_flow_style=True, sort_keys=False, width=10_000)
+        return t.lines(dumped.strip())
+    return t.lines(t.scalar(value))
+
+
+def manifest_sections(manifest: dict[str, Any]) -> list[tuple[str, list[tuple[str, Markup]]]]:
+    """The manifest as one table per top-level section, nested keys dotted within it."""
+    general: list[tuple[str, Markup]] = []
+    sections = []
+    for key, value in manifest.items():
+        if key == "schema":
+            continue
+        if isinstance(value, dict | list) and value:
+            rows = [(k, _yaml_value(v)) for k, v in flatten(value).items()]
+            sections.append((str(key), rows))
+        else:
+            general.append((str(key), _yaml_value(value)))
+    return ([("general", general)] if general else []) + sections
+
+
+def per_trial_table(run: Run, metric: str, at_metric: Sequence[MetricAt], level: str) -> Markup:
+    """The numbers behind a metric's charts: one row per trial, one column per condition."""
+    if run.reported:
+        head = "| Condition | Reported value |\n| --- | ---: |\n"
+        rows = "".join(f"| {t.text(m.label)} | {t.number(m.reported)} |\n" for m in at_metric)
+        return Markup(head + rows)
+    trials = sorted({tr for m in at_metric for tr in m.trials if tr is not None})
+    head = "| Trial | " + " | ".join(t.text(m.label) for m in at_metric) + " |\n"
+    head += "| ---: |" + " ---: |" * len(at_metric) + "\n"
+    body = ""
+    for trial in trials:
+        cells = []
+        for m in at_metric:
+            value = dict(zip(m.trials, m.values, strict=True)).get(trial)
+            cells.append(t.number(value) if value is not None else "–")
+        body += f"| {trial} | " + " | ".join(cells) + " |\n"
+    body += (
+        f"| mean [{level} CI] | "
+        + " | ".join(f"{t.number(m.summary.mean)} {ci(m.summary)}" if m.summary else "–" for m in at_metric)
+        + " |\n"
+    )
+    return Markup(head + body)
+
+
+def run_page(
+    run: Run,
+    summary: RunSummary,
+    charts: Sequence[ChartBlock],
+    rate_charts: Sequence[ChartSpec],
+    files: Sequence[FileLink],
+    receipts: RunReceipts,
+    level: str,
+) -> str:
+    """The page of one run: what was run, its trials and spread, environment and files."""
+    meta = run.meta
+    units = {name: m.unit for name, m in meta.metrics.items()}
+    warnings = [(m.label, m.metric, w) for m in summary.metrics for w in m.warnings]
+    manifest = run.manifest.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return render(
+        "run.md.j2",
+        mark=Markup(generated_mark(f"{run.path}/")),
+        run=run,
+        meta=meta,
+        summary=summary,
+        charts=charts,
+        rate_charts=rate_charts,
+        files=files,
+        warnings=warnings,
+        receipts=receipts,
+        level=level,
+        receipt_state=state_badge(receipts.state),
+        setup=[(k, _yaml_value(v)) for k, v in flatten(meta.setup).items()],
+        conditions=", ".join(meta.conditions) or "none",
+        trials=run.results.trials if not run.reported else "not reported",
+        warmup=(
+            "not reported"
+            if meta.warmup_trials is None
+            else f"{meta.warmup_trials} trial(s) run and discarded before trial 1"
+        ),
+        source=source_text(run),
+        source_url=t.url(meta.source.url),
+        provenance=t.lines(meta.source.provenance or ""),
+        notes=t.notes(meta.notes) if meta.notes else None,
+        extras=[(k, _yaml_value(v)) for k, v in meta.extras.items()],
+        manifest=manifest_sections(manifest),
+        num=t.number,
+        pct=t.percent,
+        ci=ci,
+        unit=lambda name: _unit(units.get(name)),
+        per_trial=lambda rates: ", ".join(t.percent(r) for r in rates) or "–",
+        triple=lambda v: " / ".join(t.number(x, 3) for x in v) if v else "–",
+    )
+
+
+def _unit(unit: str | None) -> Markup:
+    if not unit:
+        return Markup("")
+    return t.text(unit) if unit == "%" else Markup(" ") + t.text(unit)
+
+
+def source_text(run: Run) -> Markup:
+    src = run.meta.source
+    if src.kind == "measured":
+        return Markup("measured")
+    return Markup(f"reported by {t.link(src.citation, t.url(src.url))}")
+
+
+def state_badge(state: str) -> Markup:
+    return Markup(f'<span class="bl-receipt bl-receipt--{state}">{t.text(state)}</span>')  # a fixed set
+
+
+def runs_index(runs: Sequence[Run], states: Mapping[str, str] | None = None) -> str:
+    """One row per run, newest first, linking each run page."""
+    ordered = sorted(runs, key=lambda r: (r.meta.date, r.id), reverse=True)
+    rows = []
+    for run in ordered:
+        meta = run.meta
+        setup = "; ".join(f"{k}={t.scalar(v)}" for k, v in flatten(meta.setup).items())
+        rows.append(
+            {
+                "link": Markup(f"[{t.text(run.id)}]({run.id}/index.md)"),
+                "title": t.text(meta.title),
+                "date": meta.date,
+                "benchmark": meta.benchmark,
+                "setup": setup or "–",
+                "trials": run.results.trials if not run.reported else "not reported",
+                "conditions": ", ".join(label_of(run, at) for at in run.results.condition_values()),
+                "source": "measured" if not run.reported else "reported",
+                "receipts": state_badge((states or {}).get(run.id, "unverified")),
+            }
+        )
+    return render("runs_index.md.j2", mark=Markup(generated_mark("runs/")), rows=rows)

@@ -1,0 +1,129 @@
+"""How untrusted values become page text: escaped for Markdown and HTML at once.
+
+Everything read from YAML or CSV passes through here before it reaches a page.
+`text()` turns every ASCII punctuation character into a numeric character
+reference, so neither Markdown (links, images, emphasis, table pipes) nor HTML
+(tags, attributes, comments) can see syntax in it; the browser shows the
+characters literally. Values that are already safe are `Markup`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+from urllib.parse import quote
+
+from markupsafe import Markup
+
+_SAFE = re.compile(r"[A-Za-z0-9 .,]")
+_URL = re.compile(r"^https?://[^\s<>\"'`]+$")
+
+
+def _entity(ch: str) -> str:
+    if _SAFE.match(ch) or ord(ch) > 127:
+        return ch
+    if ch == "\n":
+        return "\n"
+    if ch in "\t\r":
+        return " "
+    if ord(ch) < 32 or ord(ch) == 127:
+        return ""
+    return f"&#{ord(ch)};"
+
+
+_UNSAFE = re.compile(r"[\x00-\x1f\x7f!-+\-/:-@\[-`{-~]")
+
+
+def _escape(value: str) -> str:
+    return _UNSAFE.sub(lambda m: _entity(m.group()), value)
+
+
+def text(value: Any) -> Markup:
+    """One line of untrusted text, inert in Markdown and HTML (newlines become spaces)."""
+    if isinstance(value, Markup):
+        return value
+    shown = scalar(value) if not isinstance(value, str) else value
+    return Markup(_escape(" ".join(shown.split("\n"))))
+
+
+def lines(value: Any) -> Markup:
+    """Untrusted text that may span lines, for a table cell or a paragraph (<br> between)."""
+    if isinstance(value, Markup):
+        return value
+    shown = scalar(value) if not isinstance(value, str) else value
+    parts = [_escape(part) for part in shown.strip().split("\n")]
+    return Markup("<br>".join(parts))
+
+
+def attr(value: str) -> Markup:
+    """A value for a double-quoted HTML attribute."""
+    return Markup(_escape(value.replace("\n", " ")))
+
+
+def url(value: str | None) -> str | None:
+    """An http(s) address safe for href, or None for anything else (javascript:, data:, ...)."""
+    if value is None or not _URL.match(value):
+        return None
+    return attr(value)
+
+
+def path_url(path: str) -> str:
+    """A repository path as a relative URL, every segment percent-encoded."""
+    return "/".join(quote(part, safe="") for part in path.split("/"))
+
+
+def link(label: Any, href: str | None) -> Markup:
+    """An <a> with escaped text; a refused address shows the text with its address, unlinked."""
+    if href is None:
+        return text(label)
+    return Markup(f'<a href="{href}">{text(label)}</a>')
+
+
+def notes(markdown: str) -> Markup:
+    """Publisher's Markdown notes rendered safely: raw HTML is shown as text, and links
+    and images only keep http(s) or relative targets (markdown-it-py's validateLink)."""
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+    md.validateLink = _safe_link  # type: ignore[method-assign, assignment]
+    html = md.render(markdown)
+    # Python-Markdown stashes an HTML block whole only when it has no blank lines.
+    html = re.sub(r"\n\s*\n", "\n", html)
+    return Markup(f'<div class="bl-notes">\n{html}</div>')
+
+
+def _safe_link(href: str) -> bool:
+    target = href.strip().lower()
+    if ":" not in target.split("/")[0]:
+        return not target.startswith("//")
+    return target.startswith(("http://", "https://"))
+
+
+def number(value: float | None, digits: int = 4) -> str:
+    """A figure with `digits` significant digits, never in exponent form."""
+    if value is None:
+        return "–"
+    if value == 0 or not math.isfinite(value):
+        return "0" if value == 0 else str(value)
+    places = max(0, min(8, digits - 1 - math.floor(math.log10(abs(value)))))
+    shown = f"{value:,.{places}f}"
+    return shown.rstrip("0").rstrip(".") if "." in shown else shown
+
+
+def level(confidence: float) -> Markup:
+    """A confidence level as the pages write it: 0.95 -> '95%', 0.995 -> '99.5%'."""
+    return Markup(f"{confidence * 100:g}%")
+
+
+def percent(value: float | None, digits: int = 1) -> str:
+    return "–" if value is None else f"{value * 100:.{digits}f}%"
+
+
+def scalar(value: Any) -> str:
+    """A YAML scalar as the publisher would write it."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)

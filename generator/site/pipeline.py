@@ -1,0 +1,57 @@
+"""The whole generation in one function: audit, evaluate, render, write."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..analysis.audit import audit
+from ..analysis.claims import Evaluation, evaluate_all
+from ..analysis.comparison import Settings
+from ..analysis.receipts import RunReceipts
+from ..errors import BenchledgerError
+from ..ledger.records import Ledger
+from ..render.assets import asset_outputs
+from ..render.outputs import claim_outputs, index_outputs
+from .cache import BuildCache
+from .files import WriteReport, write
+from .vega import vega_bundle
+
+
+@dataclass(frozen=True)
+class Generated:
+    ledger: Ledger
+    evaluations: dict[str, Evaluation]
+    written: WriteReport
+
+
+def generate_site(root: Path, docs_dir: Path, settings: Settings, cache: BuildCache | None = None) -> Generated:
+    """Load and check the publication, judge its claims, render its pages and write them into
+    docs_dir; raise on any error. Stale receipts do not stop generation: the pages mark them."""
+    cache = cache if cache is not None else BuildCache()
+    checked = audit(root, docs_dir.relative_to(root).as_posix(), stale_is_error=False, cache=cache.parsed)
+    if checked.errors:
+        raise BenchledgerError(checked.errors)
+    states = {run_id: r.state for run_id, r in checked.receipts.items()}
+    evaluations = evaluate_all(checked.ledger, settings, states)
+    outputs = render(checked.ledger, checked.receipts, evaluations, settings, cache)
+    written = write(docs_dir, outputs, cache.written)
+    cache.prune(set(checked.ledger.runs), {docs_dir.resolve() / rel for rel in outputs})
+    return Generated(checked.ledger, evaluations, written)
+
+
+def render(
+    ledger: Ledger,
+    receipts: Mapping[str, RunReceipts],
+    evaluations: dict[str, Evaluation],
+    settings: Settings,
+    cache: BuildCache,
+) -> dict[str, bytes]:
+    """Every generated file of the publication, keyed by its path under docs_dir."""
+    out = asset_outputs(vega_bundle())
+    out |= index_outputs(ledger, receipts)
+    for run in ledger.runs.values():
+        out |= cache.run_outputs(run, receipts.get(run.id), settings.confidence)
+    out |= claim_outputs(ledger, evaluations, settings)
+    return out

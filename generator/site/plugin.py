@@ -1,0 +1,123 @@
+"""The `benchledger` MkDocs plugin: regenerate the publication's pages as real
+files on every build, keep generated run pages out of the navigation, and
+watch runs/ while serving. Everything else is ordinary MkDocs."""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+import logging
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from mkdocs.config import config_options as c
+from mkdocs.config.base import Config
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin
+from mkdocs.structure.files import InclusionLevel
+
+from ..analysis.comparison import Settings
+from ..errors import BenchledgerError
+from ..ledger.records import RUNS_DIR, Ledger
+from ..render.assets import JAVASCRIPT, STYLESHEETS
+from ..render.claim_pages import insert_panel, report_panel
+from ..render.templating import GENERATED_PREFIX
+from .cache import BuildCache
+from .pipeline import generate_site
+
+log = logging.getLogger("mkdocs.plugins.benchledger")
+RUN_PAGE = re.compile(r"^(runs|claims)/[^/]+/index\.md$")
+USER_EPOCH = os.environ.get("SOURCE_DATE_EPOCH")  # a value the user set wins
+
+
+class PluginConfig(Config):
+    min_effect = c.Type(float, default=0.01)
+    noise = c.Optional(c.Type(float))
+    confidence = c.Type(float, default=0.95)
+
+
+def settings_from(config: PluginConfig) -> Settings:
+    """The verdict parameters of the plugin configuration, checked."""
+    if not 0.5 <= config.confidence < 1:
+        raise PluginError(f"benchledger: confidence {config.confidence} must lie in [0.5, 1), e.g. 0.95")
+    if config.min_effect < 0 or (config.noise is not None and config.noise < 0):
+        raise PluginError("benchledger: min_effect and noise must not be negative, e.g. min_effect: 0.01")
+    return Settings(config.confidence, config.min_effect, config.noise)
+
+
+def build_epoch(ledger: Ledger) -> int:
+    """A build timestamp taken from the inputs (the newest run or report date), never the clock."""
+    dates = [run.meta.date for run in ledger.runs.values()]
+    dates += [r.meta.date for r in ledger.reports if r.meta.date is not None]
+    newest = max(dates, default=dt.date(1970, 1, 1))
+    return int(dt.datetime.combine(newest, dt.time(), dt.UTC).timestamp())
+
+
+class BenchledgerPlugin(BasePlugin[PluginConfig]):
+    """Defines on_startup, so `mkdocs serve` keeps one instance (and its build cache) across rebuilds."""
+
+    def __init__(self) -> None:
+        self.cache = BuildCache()
+
+    def on_startup(self, *, command: str, dirty: bool) -> None:
+        """Nothing to prepare; its presence keeps this instance alive across rebuilds."""
+
+    def on_config(self, config: Any) -> Any:
+        self.root = Path(config.config_file_path).resolve().parent
+        docs_dir = Path(config.docs_dir).resolve()
+        self.settings = settings_from(self.config)
+        try:
+            generated = generate_site(self.root, docs_dir, self.settings, self.cache)
+        except BenchledgerError as err:
+            raise PluginError("benchledger found problems:\n" + str(err)) from None
+        ledger, self.evaluations, report = generated.ledger, generated.evaluations, generated.written
+        log.info(
+            "benchledger: %s; %d files written, %d unchanged, %d removed",
+            ledger.summary(),
+            len(report.written),
+            report.unchanged,
+            len(report.removed),
+        )
+        for path in JAVASCRIPT:
+            if path not in [str(s) for s in config.extra_javascript]:
+                config.extra_javascript.append(path)
+        for path in STYLESHEETS:
+            if path not in config.extra_css:
+                config.extra_css.append(path)
+        if config.theme.name == "material" and config.theme.get("font") is not False:
+            log.info("benchledger: theme.font set to false so no page loads Google Fonts")
+            config.theme["font"] = False
+        self.ledger = ledger
+        self.docs_rel = docs_dir.relative_to(self.root).as_posix()
+        os.environ["SOURCE_DATE_EPOCH"] = USER_EPOCH or str(build_epoch(ledger))
+        return config
+
+    def on_files(self, files: Any, config: Any) -> Any:
+        for file in files:
+            if RUN_PAGE.match(file.src_uri):
+                file.inclusion = InclusionLevel.NOT_IN_NAV
+        return files
+
+    def on_page_markdown(self, markdown: str, page: Any, config: Any, files: Any) -> str:
+        title = page.meta.get("title")
+        if markdown.startswith(GENERATED_PREFIX):
+            # MkDocs takes a title only from an H1 that opens the page; ours follows the mark.
+            # The heading text is already escaped, so it is used as it is.
+            heading = next((line[2:] for line in markdown.splitlines() if line.startswith("# ")), None)
+            if heading:
+                page.meta["title"] = heading
+            return markdown
+        if isinstance(title, str):
+            page.meta["title"] = html.escape(title)
+        path = f"{self.docs_rel}/{page.file.src_uri}"
+        report = next((r for r in self.ledger.reports if r.path == path), None)
+        if report is None:
+            return markdown
+        evaluations = [self.evaluations[claim.id] for claim in report.meta.claims]
+        return insert_panel(markdown, report_panel(evaluations))
+
+    def on_serve(self, server: Any, config: Any, builder: Any) -> Any:
+        server.watch(str(self.root / RUNS_DIR))
+        return server
