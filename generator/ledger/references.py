@@ -83,74 +83,66 @@ def check_references(ledger: Ledger) -> list[Problem]:
     return validate_claims(ledger.runs, ledger.reports, ledger.failed_runs)
 
 
+Located = tuple[Report, int, Claim]  # a claim, its report and its index in the front matter
+
+
 def validate_claims(runs: Mapping[str, Run], reports: Iterable[Report], failed: frozenset[str]) -> list[Problem]:
     """Every problem with the claims of all reports, located in their front matter."""
     problems: list[Problem] = []
-    seen: dict[str, str] = {}
-    claims: dict[str, tuple[Report, int, Claim]] = {}
+    claims: dict[str, Located] = {}
     for report in reports:
         for i, claim in enumerate(report.meta.claims):
-            line, name = _where(report, i, "id")
-            if claim.id in seen:
-                problems.append(
-                    Problem(
-                        report.path,
-                        line,
-                        name,
-                        f"claim id {claim.id!r} is already used in {seen[claim.id]}; claim ids are "
-                        "unique across the publication",
-                    )
+            if claim.id in claims:
+                line, name = _where(report, i, "id")
+                used = claims[claim.id][0].path
+                message = (
+                    f"claim id {claim.id!r} is already used in {used}; claim ids are unique across the publication"
                 )
+                problems.append(Problem(report.path, line, name, message))
                 continue
-            seen[claim.id] = report.path
             claims[claim.id] = (report, i, claim)
-            for field in ("baseline", "candidate", "run"):
-                problems.extend(_run_problems(report, i, claim, field, runs, failed))
-            if (
-                claim.baseline is not None
-                and claim.candidate is not None
-                and claim.baseline in runs
-                and claim.candidate in runs
-            ):
-                b, c = runs[claim.baseline].meta.benchmark, runs[claim.candidate].meta.benchmark
-                if b != c:
-                    problems.append(
-                        Problem(
-                            report.path,
-                            _where(report, i, "candidate")[0],
-                            f"claims.{i}",
-                            f"baseline runs benchmark {b!r} but candidate runs {c!r}; only runs of "
-                            "one benchmark are compared",
-                        )
-                    )
-            if claim.claimed is not None:
-                try:
-                    parse_claimed(claim.claimed)
-                except ValueError as err:
-                    problems.append(Problem(report.path, *_where(report, i, "claimed"), str(err)))
-    for cid, (report, i, claim) in claims.items():
-        if claim.corrects is None:
-            continue
-        line, name = _where(report, i, "corrects")
-        if claim.corrects not in claims:
-            close = difflib.get_close_matches(claim.corrects, list(claims), n=3, cutoff=0.5)
-            hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
-            problems.append(Problem(report.path, line, name, f"claim {claim.corrects!r} does not exist{hint}"))
-            continue
-        chain: list[str] = [cid]
-        current: str | None = claim.corrects
-        while current is not None and current in claims:
-            if current in chain:
-                problems.append(
-                    Problem(
-                        report.path,
-                        line,
-                        name,
-                        "corrections form a cycle: " + " -> ".join([*chain, current]) + "; a correction "
-                        "must correct an earlier claim",
-                    )
-                )
-                break
-            chain.append(current)
-            current = claims[current][2].corrects
+            problems += _claim_problems(report, i, claim, runs, failed)
+    for cid, located in claims.items():
+        problems += _correction_problems(cid, located, claims)
     return problems
+
+
+def _claim_problems(
+    report: Report, i: int, claim: Claim, runs: Mapping[str, Run], failed: frozenset[str]
+) -> list[Problem]:
+    problems = [
+        p for field in ("baseline", "candidate", "run") for p in _run_problems(report, i, claim, field, runs, failed)
+    ]
+    if claim.baseline is not None and claim.candidate is not None and {claim.baseline, claim.candidate} <= set(runs):
+        b, c = runs[claim.baseline].meta.benchmark, runs[claim.candidate].meta.benchmark
+        if b != c:
+            message = f"baseline runs benchmark {b!r} but candidate runs {c!r}; only runs of one benchmark are compared"
+            problems.append(Problem(report.path, _where(report, i, "candidate")[0], f"claims.{i}", message))
+    if claim.claimed is not None:
+        try:
+            parse_claimed(claim.claimed)
+        except ValueError as err:
+            problems.append(Problem(report.path, *_where(report, i, "claimed"), str(err)))
+    return problems
+
+
+def _correction_problems(cid: str, located: Located, claims: Mapping[str, Located]) -> list[Problem]:
+    """`corrects:` must name a claim, and following corrections must never come back."""
+    report, i, claim = located
+    if claim.corrects is None:
+        return []
+    line, name = _where(report, i, "corrects")
+    if claim.corrects not in claims:
+        close = difflib.get_close_matches(claim.corrects, list(claims), n=3, cutoff=0.5)
+        hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+        return [Problem(report.path, line, name, f"claim {claim.corrects!r} does not exist{hint}")]
+    chain: list[str] = [cid]
+    current: str | None = claim.corrects
+    while current is not None and current in claims:
+        if current in chain:
+            cycle = " -> ".join([*chain, current])
+            message = f"corrections form a cycle: {cycle}; a correction must correct an earlier claim"
+            return [Problem(report.path, line, name, message)]
+        chain.append(current)
+        current = claims[current][2].corrects
+    return []

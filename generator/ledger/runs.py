@@ -9,14 +9,14 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from collections.abc import Mapping, MutableMapping
+from collections.abc import Callable, Mapping, MutableMapping
 from pathlib import Path
 from types import MappingProxyType
 
 from ..errors import BenchledgerError, Problem
 from ..format.hashing import normalized_bytes
 from ..format.models import MANIFEST_SCHEMA, RECEIPT_SCHEMA, RUN_ID, RUN_SCHEMA, ManifestFile, ReceiptFile, RunFile
-from .records import RUNS_DIR, Receipt, Request, Run
+from .records import RUNS_DIR, Receipt, Request, Results, Run
 from .tables import parse_requests, parse_results
 from .yamlio import load_model
 
@@ -100,6 +100,21 @@ def parse_run(folder: Path, files: list[str], walked: list[Problem]) -> tuple[Ru
             return None
         return decode(blobs[name], f"{rel}/{name}")
 
+    meta, manifest, results, requests = _parse_files(rid, rel, text_of, problems)
+    receipts = _receipts(blobs, rel, problems)
+    if problems or meta is None or manifest is None or results is None:
+        return None, problems
+    digest = hashlib.sha256()
+    for name in files:
+        digest.update(name.encode() + b"\0" + hashlib.sha256(blobs[name]).digest())
+    run = Run(rid, rel, meta, manifest, results, requests, receipts, MappingProxyType(blobs), digest.hexdigest())
+    return run, problems
+
+
+def _parse_files(
+    rid: str, rel: str, text_of: Callable[..., str | None], problems: list[Problem]
+) -> tuple[RunFile | None, ManifestFile | None, Results | None, tuple[Request, ...] | None]:
+    """run.yaml, manifest.yaml, results.csv and requests.csv, each problem collected."""
     meta = manifest = results = None
     requests: tuple[Request, ...] | None = None
     try:
@@ -133,14 +148,7 @@ def parse_run(folder: Path, files: list[str], walked: list[Problem]) -> tuple[Ru
                 requests = parse_requests(text, f"{rel}/requests.csv", meta)
         except BenchledgerError as err:
             problems.extend(err.problems)
-    receipts = _receipts(blobs, rel, problems)
-    if problems or meta is None or manifest is None or results is None:
-        return None, problems
-    digest = hashlib.sha256()
-    for name in files:
-        digest.update(name.encode() + b"\0" + hashlib.sha256(blobs[name]).digest())
-    run = Run(rid, rel, meta, manifest, results, requests, receipts, MappingProxyType(blobs), digest.hexdigest())
-    return run, problems
+    return meta, manifest, results, requests
 
 
 def _receipts(blobs: Mapping[str, bytes], rel: str, problems: list[Problem]) -> tuple[Receipt, ...]:

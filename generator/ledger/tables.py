@@ -9,7 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from ..errors import BenchledgerError, Problem
 from ..format.models import RunFile
@@ -19,7 +19,12 @@ REQUEST_NUMBERS = ("start_s", "ttft_s", "latency_s", "output_tokens")
 REQUEST_OPTIONAL = ("draft_tokens", "draft_accepted")
 
 
-def _read(text: str, rel: str) -> tuple[list[str], Iterator[tuple[int, list[str]]]]:
+Rows = Callable[[list[Problem]], Iterator[tuple[int, list[str]]]]
+
+
+def _read(text: str, rel: str) -> tuple[list[str], Rows]:
+    """The header, and the data rows (line, cells) of the right width: a row of another width,
+    or a CSV syntax error, is recorded in the problems the caller passes."""
     reader = csv.reader(io.StringIO(text, newline=""))
     try:
         header = next(reader)
@@ -29,15 +34,20 @@ def _read(text: str, rel: str) -> tuple[list[str], Iterator[tuple[int, list[str]
         raise BenchledgerError(Problem(rel, 1, None, f"CSV error: {err}")) from None
     header = [h.strip() for h in header]
 
-    def rows() -> Iterator[tuple[int, list[str]]]:
+    def rows(problems: list[Problem]) -> Iterator[tuple[int, list[str]]]:
         try:
             for cells in reader:
-                if cells and any(c.strip() for c in cells):
+                if not cells or not any(c.strip() for c in cells):
+                    continue
+                if len(cells) == len(header):
                     yield reader.line_num, cells
+                    continue
+                shape = f"has {len(cells)} cells, the header has {len(header)}; give every row one cell per column"
+                problems.append(Problem(rel, reader.line_num, None, shape))
         except csv.Error as err:
             raise BenchledgerError(Problem(rel, reader.line_num, None, f"CSV error: {err}")) from None
 
-    return header, rows()
+    return header, rows
 
 
 def _number(cell: str, rel: str, line: int, column: str, problems: list[Problem]) -> float | None:
@@ -114,17 +124,7 @@ def parse_results(text: str, rel: str, run: RunFile) -> Results:
     col = {name: i for i, name in enumerate(header)}
     out: list[Row] = []
     seen: dict[tuple[int | None, tuple[str, ...]], int] = {}
-    for line, cells in rows:
-        if len(cells) != len(header):
-            problems.append(
-                Problem(
-                    rel,
-                    line,
-                    None,
-                    f"has {len(cells)} cells, the header has {len(header)}; give every row one cell per column",
-                )
-            )
-            continue
+    for line, cells in rows(problems):
         trial = _trial(cells[col["trial"]], reported, rel, line, problems)
         at = tuple(cells[col[c]].strip() for c in conditions)
         for c, v in zip(conditions, at, strict=True):
@@ -166,17 +166,7 @@ def parse_requests(text: str, rel: str, run: RunFile) -> tuple[Request, ...]:
         raise BenchledgerError(problems)
     col = {name: i for i, name in enumerate(header)}
     out = []
-    for line, cells in rows:
-        if len(cells) != len(header):
-            problems.append(
-                Problem(
-                    rel,
-                    line,
-                    None,
-                    f"has {len(cells)} cells, the header has {len(header)}; give every row one cell per column",
-                )
-            )
-            continue
+    for line, cells in rows(problems):
         trial = _trial(cells[col["trial"]], False, rel, line, problems)
         request = _trial(cells[col["request"]], False, rel, line, [])
         if request is None:

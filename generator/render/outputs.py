@@ -3,7 +3,7 @@ reads or writes a file."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -11,7 +11,7 @@ from ..analysis.claims import Evaluation, chain
 from ..analysis.comparison import Settings
 from ..analysis.receipts import RunReceipts
 from ..analysis.stats import CONFIDENCE
-from ..analysis.summaries import MetricAt, label_of, summarize_run
+from ..analysis.summaries import MetricAt, RateAt, label_of, summarize_run
 from ..ledger.records import Ledger, Run
 from . import charts as ch
 from . import claim_pages, run_page
@@ -78,64 +78,14 @@ def run_outputs(run: Run, receipts: RunReceipts | None = None, confidence: float
     """The page of one run, its chart specs and its published files."""
     base = f"{RUNS}/{run.id}"
     summary = summarize_run(run, confidence)
-    order = tuple(label_of(run, at) for at in run.results.condition_values())
+    level = t.level(confidence)
     out: dict[str, bytes] = {}
-    blocks = []
-    for name, metric in run.meta.metrics.items():
-        at_metric = summary.at(name)
-        if not at_metric:
-            continue
-        at_metric, per_point = binned(at_metric)
-        points = [ch.Point(m.label, trial, v) for m in at_metric for trial, v in zip(m.trials, m.values, strict=True)]
-        labels = (order, name, metric.unit, t.level(confidence))
-        if run.reported:
-            specs = {"reported": (ch.spec(ch.reported_chart, labels[:3], [p.__dict__ for p in points]), REPORTED)}
-        else:
-            intervals = [
-                ch.Interval(m.label, m.summary.mean, m.summary.ci_low, m.summary.ci_high, m.summary.n)
-                for m in at_metric
-                if m.summary is not None
-            ]
-            note = (
-                f" Each dot is the mean of {per_point} consecutive trials (over {MAX_POINTS:,} points)."
-                if (per_point > 1)
-                else ""
-            )
-            specs = {
-                "trials": (
-                    ch.spec(ch.trials_chart, labels, ch.trials_rows(points, intervals)),
-                    TRIALS.format(level=t.level(confidence)) + note,
-                ),
-                "sequence": (ch.spec(ch.sequence_chart, labels[:3], ch.sequence_rows(points)), SEQUENCE + note),
-            }
-        refs = []
-        for kind, (data, caption) in specs.items():
-            path = f"charts/{name}-{kind}.json"
-            out[f"{base}/{path}"] = data
-            refs.append(run_page.ChartSpec(path, f"{kind} chart of {name}", caption))
-        table = run_page.per_trial_table(run, name, at_metric, t.level(confidence))
-        blocks.append(run_page.ChartBlock(name, metric.unit, _direction(metric.better), tuple(refs), table))
-    rate_specs = []
-    for rate in run.meta.rates:
-        intervals = [
-            ch.Interval(
-                r.label,
-                r.summary.pooled,
-                r.summary.wilson_low,
-                r.summary.wilson_high,
-                len(r.summary.per_trial),
-            )
-            for r in summary.rates
-            if r.rate == rate and r.summary.pooled is not None
-        ]
-        if intervals:
-            path = f"charts/rate-{rate}.json"
-            out[f"{base}/{path}"] = ch.spec(
-                ch.rate_chart, (order, rate, t.level(confidence)), [i.__dict__ for i in intervals]
-            )
-            rate_specs.append(
-                run_page.ChartSpec(path, f"pooled {rate} with Wilson {t.level(confidence)} intervals", "")
-            )
+    blocks = [
+        block
+        for name in run.meta.metrics
+        if (block := _metric_charts(run, name, summary.at(name), level, out)) is not None
+    ]
+    rate_specs = _rate_charts(run, summary.rates, level, out)
     files = []
     for name in run.files:
         data = run.blobs[name]
@@ -143,10 +93,67 @@ def run_outputs(run: Run, receipts: RunReceipts | None = None, confidence: float
         out[f"{base}/{target}"] = data
         files.append(run_page.FileLink(t.link(name, t.path_url(target)), len(data)))
     receipts = receipts or RunReceipts("unverified", ())
-    out[f"{base}/index.md"] = run_page.run_page(
-        run, summary, blocks, rate_specs, files, receipts, t.level(confidence)
-    ).encode()
+    page = run_page.run_page(run, summary, blocks, rate_specs, files, receipts, level)
+    out[f"{base}/index.md"] = page.encode()
     return out
+
+
+def _order(run: Run) -> tuple[str, ...]:
+    return tuple(label_of(run, at) for at in run.results.condition_values())
+
+
+def _metric_charts(
+    run: Run, name: str, at_metric: list[MetricAt], level: str, out: dict[str, bytes]
+) -> run_page.ChartBlock | None:
+    """A metric's charts (written into `out`) and the block that shows them on the run page."""
+    if not at_metric:
+        return None
+    metric = run.meta.metrics[name]
+    at_metric, per_point = binned(at_metric)
+    points = [ch.Point(m.label, trial, v) for m in at_metric for trial, v in zip(m.trials, m.values, strict=True)]
+    labels = (_order(run), name, metric.unit)
+    if run.reported:
+        specs = {"reported": (ch.spec(ch.reported_chart, labels, [p.__dict__ for p in points]), REPORTED)}
+    else:
+        intervals = [
+            ch.Interval(m.label, m.summary.mean, m.summary.ci_low, m.summary.ci_high, m.summary.n)
+            for m in at_metric
+            if m.summary is not None
+        ]
+        note = f" Each dot is the mean of {per_point} consecutive trials (over {MAX_POINTS:,} points)."
+        note = note if per_point > 1 else ""
+        trials = ch.spec(ch.trials_chart, (*labels, level), ch.trials_rows(points, intervals))
+        specs = {
+            "trials": (trials, TRIALS.format(level=level) + note),
+            "sequence": (ch.spec(ch.sequence_chart, labels, ch.sequence_rows(points)), SEQUENCE + note),
+        }
+    refs = []
+    for kind, (data, caption) in specs.items():
+        path = f"charts/{name}-{kind}.json"
+        out[f"{RUNS}/{run.id}/{path}"] = data
+        refs.append(run_page.ChartSpec(path, f"{kind} chart of {name}", caption))
+    table = run_page.per_trial_table(run, name, at_metric, level)
+    return run_page.ChartBlock(name, metric.unit, _direction(metric.better), tuple(refs), table)
+
+
+def _rate_charts(run: Run, rates: Sequence[RateAt], level: str, out: dict[str, bytes]) -> list[run_page.ChartSpec]:
+    """Each rate's pooled value and Wilson interval per condition (written into `out`)."""
+    specs = []
+    for rate in run.meta.rates:
+        intervals = [
+            ch.Interval(
+                r.label, r.summary.pooled, r.summary.wilson_low, r.summary.wilson_high, len(r.summary.per_trial)
+            )
+            for r in rates
+            if r.rate == rate and r.summary.pooled is not None
+        ]
+        if intervals:
+            path = f"charts/rate-{rate}.json"
+            out[f"{RUNS}/{run.id}/{path}"] = ch.spec(
+                ch.rate_chart, (_order(run), rate, level), [i.__dict__ for i in intervals]
+            )
+            specs.append(run_page.ChartSpec(path, f"pooled {rate} with Wilson {level} intervals", ""))
+    return specs
 
 
 def claim_outputs(ledger: Ledger, evaluations: dict[str, Evaluation], settings: Settings) -> dict[str, bytes]:

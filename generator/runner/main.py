@@ -19,7 +19,7 @@ from ..format.models import RUN_SCHEMA
 from . import command as cmd
 from . import environment
 from . import openai as oa
-from .session import Measured, Outcome, notes, run_plan, summary_table
+from .session import Measure, Measured, Outcome, notes, run_plan, summary_table
 from .writer import RunWriter
 
 OPENAI_METRICS: dict[str, dict[str, str]] = {
@@ -127,6 +127,74 @@ def _finish(
     return writer.finish(run, manifest, columns)
 
 
+@dataclass
+class OpenAIRecord:
+    """What the OpenAI runner keeps besides the trial rows: per-request details for raw/."""
+
+    details: list[dict[str, Any]] = field(default_factory=list)
+    drafted: bool = False
+
+
+def _check_openai_options(endpoint: str, concurrency: list[int], trials: int, warmup: int) -> None:
+    if endpoint not in ("chat", "completions"):
+        raise BenchledgerError(Problem("--endpoint", None, None, f"expected chat or completions, got {endpoint!r}"))
+    if not concurrency or min(concurrency) < 1 or trials < 1 or warmup < 0:
+        raise BenchledgerError(
+            Problem("--concurrency/--trials", None, None, "need concurrency >= 1, trials >= 1 and warmup >= 0")
+        )
+
+
+def _openai_measure(target: oa.Target, requests: int | None, record: OpenAIRecord) -> Measure:
+    """One trial at one condition: send the requests, keep their rows and details."""
+
+    def measure(cond: dict[str, Any], advance: Any) -> Measured:
+        n = requests or 4 * cond["concurrency"]
+        trial = asyncio.run(oa.run_trial(target, cond["concurrency"], n, lambda _: advance(1)))
+        if not trial.ok:
+            first = trial.requests[0].error if trial.requests else "no request sent"
+            return Measured(failed=f"all {n} requests failed (first error: {first})")
+        record.drafted = record.drafted or trial.drafted
+        record.details.extend({**cond, **_detail(r)} for r in trial.requests)
+        return Measured(trial.row(), [_request_row(r) for r in trial.requests])
+
+    return measure
+
+
+def _request_row(r: oa.RequestResult) -> dict[str, Any]:
+    ok = not r.error
+    return {
+        "request": r.request,
+        "start_s": r.start_s,
+        "ttft_s": r.ttft_s,
+        "latency_s": r.latency_s,
+        "output_tokens": r.output_tokens if ok else None,
+        "draft_tokens": r.draft_tokens if ok else None,
+        "draft_accepted": r.draft_accepted if ok else None,
+        "error": r.error,
+    }
+
+
+def _detail(r: oa.RequestResult) -> dict[str, Any]:
+    return {
+        "request": r.request,
+        "token_source": r.token_source,
+        "malformed_sse_lines": r.malformed,
+        "server_decode_rate": r.server_decode_rate,
+        "gaps_s": [round(g, 6) for g in r.gaps],
+    }
+
+
+def _openai_notes(outcome: Outcome, record: OpenAIRecord) -> list[str]:
+    failed = sum(1 for _, _, m in outcome.completed for r in m.requests if r["error"])
+    malformed = sum(d["malformed_sse_lines"] for d in record.details)
+    if not failed and not malformed:
+        return []
+    return [
+        f"{failed} request(s) failed and {malformed} malformed SSE line(s) were skipped in "
+        "the recorded trials; see requests.csv."
+    ]
+
+
 def run_openai(
     common: Common,
     base_url: str,
@@ -143,12 +211,7 @@ def run_openai(
     console: Console,
 ) -> Path:
     """Measure an OpenAI-compatible server and write the run folder."""
-    if endpoint not in ("chat", "completions"):
-        raise BenchledgerError(Problem("--endpoint", None, None, f"expected chat or completions, got {endpoint!r}"))
-    if not concurrency or min(concurrency) < 1 or trials < 1 or warmup < 0:
-        raise BenchledgerError(
-            Problem("--concurrency/--trials", None, None, "need concurrency >= 1, trials >= 1 and warmup >= 0")
-        )
+    _check_openai_options(endpoint, concurrency, trials, warmup)
     base_url = base_url.rstrip("/")
     models = oa.probe(base_url, min(timeout, 30))  # fails before the first trial, naming the URL
     model = model or (models[0] if models else None)
@@ -158,57 +221,14 @@ def run_openai(
     date, title, run_id = common.identity(f"{model} at concurrency {','.join(map(str, concurrency))}")
     writer = RunWriter(common.out, run_id, common.force)
     server_info = environment.server(base_url, oa.server_root(base_url))
-    details: list[dict[str, Any]] = []
-    drafted = [False]
-
-    def measure(cond: dict[str, Any], advance: Any) -> Measured:
-        n = requests or 4 * cond["concurrency"]
-        trial = asyncio.run(oa.run_trial(target, cond["concurrency"], n, lambda _: advance(1)))
-        if not trial.ok:
-            first = trial.requests[0].error if trial.requests else "no request sent"
-            return Measured(failed=f"all {n} requests failed (first error: {first})")
-        drafted[0] = drafted[0] or trial.drafted
-        rows = [
-            {
-                "request": r.request,
-                "start_s": r.start_s,
-                "ttft_s": r.ttft_s,
-                "latency_s": r.latency_s,
-                "output_tokens": r.output_tokens if not r.error else None,
-                "draft_tokens": r.draft_tokens if not r.error else None,
-                "draft_accepted": r.draft_accepted if not r.error else None,
-                "error": r.error,
-            }
-            for r in trial.requests
-        ]
-        details.extend(
-            {
-                **cond,
-                "request": r.request,
-                "token_source": r.token_source,
-                "malformed_sse_lines": r.malformed,
-                "server_decode_rate": r.server_decode_rate,
-                "gaps_s": [round(g, 6) for g in r.gaps],
-            }
-            for r in trial.requests
-        )
-        return Measured(trial.row(), rows)
-
+    record = OpenAIRecord()
     conditions = [{"concurrency": c} for c in concurrency]
+    measure = _openai_measure(target, requests, record)
     outcome = run_plan(
         conditions, trials, warmup, lambda c: requests or 4 * c["concurrency"], "requests", measure, writer, console
     )
-    metrics = dict(OPENAI_METRICS) | (DRAFT_METRICS if drafted[0] else {})
-    rates = {"acceptance": {"numerator": "draft_accepted", "denominator": "draft_tokens"}} if drafted[0] else {}
-    sources = sorted({d["token_source"] for d in details if d["token_source"]})
-    failed = sum(1 for _, _, m in outcome.completed for r in m.requests if r["error"])
-    malformed = sum(d["malformed_sse_lines"] for d in details)
-    extra_notes = []
-    if failed or malformed:
-        extra_notes.append(
-            f"{failed} request(s) failed and {malformed} malformed SSE line(s) were skipped in "
-            "the recorded trials; see requests.csv."
-        )
+    metrics = dict(OPENAI_METRICS) | (DRAFT_METRICS if record.drafted else {})
+    rates = {"acceptance": {"numerator": "draft_accepted", "denominator": "draft_tokens"}} if record.drafted else {}
     runner = {
         "kind": "openai",
         "base_url": base_url,
@@ -217,33 +237,49 @@ def run_openai(
         "max_tokens": max_tokens,
         "temperature": temperature,
         "requests_per_trial": requests or "4 x concurrency",
-        "output_tokens_source": sources,
+        "output_tokens_source": sorted({d["token_source"] for d in record.details if d["token_source"]}),
         "prompts": prompts or "built-in",
     }
-    run = _run_yaml(
-        common,
-        date,
-        title,
-        run_id,
-        common.benchmark or f"openai-{endpoint}-stream",
-        ["concurrency"],
-        metrics,
-        rates,
-        warmup,
-        notes(outcome, conditions, trials, extra_notes),
-        runner,
-    )
-    writer.write_raw("requests-detail.jsonl", "".join(json.dumps(d) + "\n" for d in details))
-    path = _finish(
-        writer, outcome, run, environment.manifest(common.extra(), server_info), ["trial", "concurrency", *metrics]
-    )
-    console.print(
-        summary_table(outcome, "tokens_per_second", "tok/s", ("draft_accepted", "draft_tokens") if drafted[0] else None)
-    )
-    if outcome.stopped:
-        console.print(f"[bold red]Stopped early:[/bold red] {outcome.stopped}")
-    console.print(f"Wrote {path}")
+    note = notes(outcome, conditions, trials, _openai_notes(outcome, record))
+    benchmark = common.benchmark or f"openai-{endpoint}-stream"
+    run = _run_yaml(common, date, title, run_id, benchmark, ["concurrency"], metrics, rates, warmup, note, runner)
+    writer.write_raw("requests-detail.jsonl", "".join(json.dumps(d) + "\n" for d in record.details))
+    manifest = environment.manifest(common.extra(), server_info)
+    path = _finish(writer, outcome, run, manifest, ["trial", "concurrency", *metrics])
+    rate = ("draft_accepted", "draft_tokens") if record.drafted else None
+    _report(console, outcome, summary_table(outcome, "tokens_per_second", "tok/s", rate), path)
     return path
+
+
+def _report(console: Console, outcome: Outcome, table: Any, path: Path) -> None:
+    console.print(table)
+    if outcome.stopped:
+        console.print("Stopped early:", outcome.stopped, style="bold red", markup=False)
+    console.print(f"Wrote {path}", markup=False)
+
+
+def _command_measure(
+    command: list[str], found: list[cmd.Extractor], timeout: float | None, log: list[dict[str, Any]]
+) -> Measure:
+    """One trial: execute until it succeeds, at most MAX_FAILURES_IN_A_ROW times; log every try."""
+
+    def measure(cond: dict[str, Any], advance: Any) -> Measured:
+        for _ in range(cmd.MAX_FAILURES_IN_A_ROW):
+            done = cmd.execute(command, found, timeout)
+            log.append(
+                {
+                    "wall_seconds": round(done.wall_seconds, 6),
+                    "exit_code": done.exit_code,
+                    "error": done.error,
+                    "stderr_tail": done.stderr_tail,
+                }
+            )
+            if not done.error:
+                advance(1)
+                return Measured({"wall_seconds": done.wall_seconds, **done.values})
+        return Measured(failed=f"{cmd.MAX_FAILURES_IN_A_ROW} failures in a row (last: {log[-1]['error']})")
+
+    return measure
 
 
 def run_command(
@@ -263,23 +299,7 @@ def run_command(
     date, title, run_id = common.identity(Path(command[0]).name)
     writer = RunWriter(common.out, run_id, common.force)
     log: list[dict[str, Any]] = []
-
-    def measure(cond: dict[str, Any], advance: Any) -> Measured:
-        for _ in range(cmd.MAX_FAILURES_IN_A_ROW):
-            done = cmd.execute(command, found, timeout)
-            log.append(
-                {
-                    "wall_seconds": round(done.wall_seconds, 6),
-                    "exit_code": done.exit_code,
-                    "error": done.error,
-                    "stderr_tail": done.stderr_tail,
-                }
-            )
-            if not done.error:
-                advance(1)
-                return Measured({"wall_seconds": done.wall_seconds, **done.values})
-        return Measured(failed=f"{cmd.MAX_FAILURES_IN_A_ROW} failures in a row (last: {log[-1]['error']})")
-
+    measure = _command_measure(command, found, timeout, log)
     outcome = run_plan([{}], trials, warmup, lambda _: 1, "executions", measure, writer, console)
     metrics: dict[str, Any] = {"wall_seconds": {"unit": "s", "better": "lower"}}
     metrics |= {e.name: {} for e in found}
@@ -290,23 +310,10 @@ def run_command(
         else []
     )
     runner = {"kind": "command", "command": command, "timeout_s": timeout}
-    run = _run_yaml(
-        common,
-        date,
-        title,
-        run_id,
-        common.benchmark or Path(command[0]).name,
-        [],
-        metrics,
-        {},
-        warmup,
-        notes(outcome, [{}], trials, extra_notes),
-        runner,
-    )
+    note = notes(outcome, [{}], trials, extra_notes)
+    benchmark = common.benchmark or Path(command[0]).name
+    run = _run_yaml(common, date, title, run_id, benchmark, [], metrics, {}, warmup, note, runner)
     writer.write_raw("executions.jsonl", "".join(json.dumps(entry) + "\n" for entry in log))
     path = _finish(writer, outcome, run, environment.manifest(common.extra()), ["trial", *metrics])
-    console.print(summary_table(outcome, "wall_seconds", "s", None))
-    if outcome.stopped:
-        console.print(f"[bold red]Stopped early:[/bold red] {outcome.stopped}")
-    console.print(f"Wrote {path}")
+    _report(console, outcome, summary_table(outcome, "wall_seconds", "s", None), path)
     return path
