@@ -56,7 +56,7 @@ def _runs(root: Path, problems: list[Problem], cache: ParsedRuns | None) -> tupl
         else:
             problems.append(Problem(rel, None, None, "is not a run folder; ignored", "warning"))
     if cache is not None:
-        for gone in [path for path in cache if path not in set(entries)]:
+        for gone in set(cache) - set(entries):
             del cache[gone]
     return runs, failed
 

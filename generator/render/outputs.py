@@ -19,6 +19,10 @@ from . import text as t
 
 RUNS = "runs"
 CLAIMS = "claims"
+METHODS = "methods.md"
+# Every generated path starts with one of these (the same entries as the publication's
+# .gitignore): nothing outside them is ever written or removed by benchledger.
+OWNED = (f"{RUNS}/", f"{CLAIMS}/", METHODS, "assets/benchledger/")
 # Raw files are served from the site's origin: anything a browser or MkDocs could
 # interpret (.html, .svg, .md, .js, ...) is published with .txt appended.
 PLAIN_SUFFIXES = {
@@ -160,7 +164,7 @@ def claim_outputs(ledger: Ledger, evaluations: dict[str, Evaluation], settings: 
     """The claims ledger, a page per claim (with its whole correction chain) and the methods page."""
     out = {
         f"{CLAIMS}/index.md": claim_pages.claims_index(evaluations).encode(),
-        "methods.md": claim_pages.methods_page(settings).encode(),
+        METHODS: claim_pages.methods_page(settings).encode(),
     }
     for claim_id in evaluations:
         base = f"{CLAIMS}/{claim_id}"

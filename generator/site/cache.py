@@ -37,9 +37,8 @@ class BuildCache:
         self.rendered[run.id] = (key, out)
         return out
 
-    def prune(self, run_ids: set[str], files: set[Path]) -> None:
-        """Forget runs and written files that are not part of the current publication."""
+    def prune(self, run_ids: set[str]) -> None:
+        """Forget runs that are not part of the publication any more (the writer forgets
+        the files it no longer writes)."""
         for gone in set(self.rendered) - run_ids:
             del self.rendered[gone]
-        for path in set(self.written) - files:
-            del self.written[path]

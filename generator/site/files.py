@@ -1,27 +1,33 @@
-"""Write generated files into docs_dir: only when their bytes change, and only
-files benchledger generated itself.
+"""Write generated files into docs_dir: only when their bytes change, only files
+benchledger generated itself, and never anything outside docs_dir.
 
-`.benchledger-generated.json` in docs_dir lists what the last generation
-wrote. A file is overwritten or removed only when it is on that list, and a
-generated page only while it still starts with the generated mark: a page a
-person wrote, or took over, is never touched. MkDocs skips dot-files, so the
-list is never published.
+`.benchledger-generated.json` in docs_dir lists what benchledger wrote. A file is
+overwritten or removed only when it is on that list, lies under one of the generated
+folders (`render.outputs.OWNED`), is not a symlink, and, for a page, still starts with
+the generated mark: a page a person wrote, or took over, is never touched. The list is
+untrusted input (it is a file in the repository): an entry that is not a path inside
+docs_dir is an error naming the file. The list is rewritten atomically before any
+output is written (naming both the old and the new files) and again at the end, so an
+interrupted generation never leaves a file that a later build would refuse. MkDocs
+skips dot-files, so the list is never published.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping, MutableMapping
+from collections.abc import Iterable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import BenchledgerError, Problem
+from ..render.outputs import OWNED
 from ..render.templating import GENERATED_PREFIX
 
 Stamps = MutableMapping[Path, tuple[int, int, int, int]]  # path -> (id of bytes, size, mtime_ns, inode)
 
 LIST_FILE = ".benchledger-generated.json"
+MAX_LIST_BYTES = 64 * 1024 * 1024
 
 
 @dataclass
@@ -31,9 +37,31 @@ class WriteReport:
     removed: list[str] = field(default_factory=list)
 
 
+class Confined:
+    """Paths under docs_dir: each folder resolved once, and refused if it leads outside."""
+
+    def __init__(self, docs: Path) -> None:
+        self.docs = docs
+        self.folders: dict[str, Path] = {"": docs}
+
+    def __call__(self, rel: str) -> Path:
+        parts = rel.split("/")
+        owned = rel in OWNED or rel.startswith(tuple(o for o in OWNED if o.endswith("/")))
+        if not owned or any(p in ("", ".", "..") or "\\" in p or "\0" in p for p in parts):
+            raise ValueError(f"{rel!r} is not a generated path inside the docs folder")
+        folder_rel, _, name = rel.rpartition("/")
+        folder = self.folders.get(folder_rel)
+        if folder is None:
+            folder = (self.docs / folder_rel).resolve()
+            if not folder.is_relative_to(self.docs):
+                raise ValueError(f"{rel!r} leads outside the docs folder through a symlink; remove the symlink")
+            self.folders[folder_rel] = folder
+        return folder / name
+
+
 def _ours(path: Path, listed: bool) -> bool:
     """May benchledger replace or remove this existing file?"""
-    if not listed:
+    if not listed or path.is_symlink() or not path.is_file():
         return False
     if path.suffix == ".md":
         with path.open("rb") as fh:
@@ -41,13 +69,36 @@ def _ours(path: Path, listed: bool) -> bool:
     return True
 
 
-def _inside(docs: Path, rel: str) -> Path:
-    target = (docs / rel).resolve()
-    if not target.is_relative_to(docs) or ".." in rel.split("/"):
-        raise BenchledgerError(
-            Problem(rel, None, None, "would be written outside the docs folder; remove the symlink on its way")
-        )
-    return target
+def read_list(docs: Path, inside: Confined) -> set[str]:
+    """The files the last generation wrote, validated: a located error for anything else."""
+    path = docs / LIST_FILE
+    where = f"{docs.name}/{LIST_FILE}"
+    fix = "delete the file (benchledger rebuilds it, and will then refuse to replace files it did not write)"
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        raise BenchledgerError(Problem(where, None, None, f"is not a regular file; {fix}"))
+    if not path.exists():
+        return set()
+    if path.stat().st_size > MAX_LIST_BYTES:
+        raise BenchledgerError(Problem(where, None, None, f"is larger than {MAX_LIST_BYTES:,} bytes; {fix}"))
+    try:
+        entries = json.loads(path.read_bytes())
+    except (ValueError, RecursionError):
+        raise BenchledgerError(Problem(where, None, None, f"is not JSON; {fix}")) from None
+    if not isinstance(entries, list) or not all(isinstance(e, str) for e in entries):
+        raise BenchledgerError(Problem(where, None, None, f"must be a JSON list of paths; {fix}"))
+    for entry in entries:
+        try:
+            inside(entry)
+        except ValueError as err:
+            raise BenchledgerError(Problem(where, None, None, f"entry {err}; {fix}")) from None
+    return set(entries)
+
+
+def _save_list(docs: Path, entries: Iterable[str]) -> None:
+    path = docs / LIST_FILE
+    tmp = path.with_name(f"{LIST_FILE}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(sorted(entries), indent=0) + "\n")
+    tmp.replace(path)
 
 
 def write(docs_dir: Path | str, outputs: Mapping[str, bytes], stamps: Stamps | None = None) -> WriteReport:
@@ -55,26 +106,13 @@ def write(docs_dir: Path | str, outputs: Mapping[str, bytes], stamps: Stamps | N
     `stamps` remembers what was written, so an unchanged file is not read back next time."""
     stamps = {} if stamps is None else stamps
     docs = Path(docs_dir).resolve()
-    list_path = docs / LIST_FILE
-    previous = set(json.loads(list_path.read_text())) if list_path.is_file() else set()
+    inside = Confined(docs)
+    previous = read_list(docs, inside)
+    targets = _targets(docs, outputs, inside, previous)
     report = WriteReport()
-    conflicts = []
-    for rel in sorted(outputs):
-        target = _inside(docs, rel)
-        if target.exists() and not _ours(target, rel in previous):
-            conflicts.append(
-                Problem(
-                    f"{docs.name}/{rel}",
-                    None,
-                    None,
-                    "exists and was not generated by benchledger, which generates this path; "
-                    "move your file elsewhere (it is left untouched)",
-                )
-            )
-    if conflicts:
-        raise BenchledgerError(conflicts)
-    for rel in sorted(outputs):
-        target = _inside(docs, rel)
+    if not previous >= set(outputs):
+        _save_list(docs, previous | set(outputs))  # before writing: an interruption leaves only listed files
+    for rel, target in targets.items():
         data = outputs[rel]
         if _unchanged(target, data, stamps):
             report.unchanged += 1
@@ -86,14 +124,40 @@ def write(docs_dir: Path | str, outputs: Mapping[str, bytes], stamps: Stamps | N
         _remember(target, data, stamps)
         report.written.append(rel)
     for rel in sorted(previous - set(outputs)):
-        target = docs / rel
-        if target.is_file() and not target.is_symlink() and _ours(target, True):
+        target = inside(rel)
+        if _ours(target, True):
             target.unlink()
             report.removed.append(rel)
             _prune(target.parent, docs)
-    if previous != set(outputs) or not list_path.is_file():
-        list_path.write_text(json.dumps(sorted(outputs), indent=0) + "\n")
+    if previous != set(outputs) or not (docs / LIST_FILE).is_file():
+        _save_list(docs, outputs)
+    for gone in set(stamps) - set(targets.values()):
+        del stamps[gone]
     return report
+
+
+def _targets(docs: Path, outputs: Mapping[str, bytes], inside: Confined, previous: set[str]) -> dict[str, Path]:
+    """Where each output goes; every conflict with a file benchledger did not write, at once."""
+    targets, conflicts = {}, []
+    for rel in sorted(outputs):
+        try:
+            target = targets[rel] = inside(rel)
+        except ValueError as err:
+            conflicts.append(Problem(f"{docs.name}/{rel}", None, None, f"cannot be written: {err}"))
+            continue
+        if (target.exists() or target.is_symlink()) and not _ours(target, rel in previous):
+            conflicts.append(
+                Problem(
+                    f"{docs.name}/{rel}",
+                    None,
+                    None,
+                    "exists and was not generated by benchledger, which generates this path; "
+                    "move your file elsewhere (it is left untouched)",
+                )
+            )
+    if conflicts:
+        raise BenchledgerError(conflicts)
+    return targets
 
 
 def _remember(path: Path, data: bytes, stamps: Stamps) -> None:

@@ -37,7 +37,7 @@ def generate_site(root: Path, docs_dir: Path, settings: Settings, cache: BuildCa
     evaluations = evaluate_all(checked.ledger, settings, states)
     outputs = render(checked.ledger, checked.receipts, evaluations, settings, cache)
     written = write(docs_dir, outputs, cache.written)
-    cache.prune(set(checked.ledger.runs), {docs_dir.resolve() / rel for rel in outputs})
+    cache.prune(set(checked.ledger.runs))
     return Generated(checked.ledger, evaluations, written)
 
 
