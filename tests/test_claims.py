@@ -87,7 +87,8 @@ def test_ratio_interval_by_hand() -> None:
     ],
 )
 def test_verdict_rule(low: float, high: float, direction: int, expected: str) -> None:
-    assert verdicts.verdict(low, high, direction, min_effect=0.01, noise=0.06) == expected
+    bounds = (low, high)
+    assert verdicts.judge(bounds, bounds, direction, None, min_effect=0.01, band=0.06).verdict == expected
 
 
 def test_trials_needed_grows_with_noise() -> None:
@@ -103,8 +104,8 @@ def test_swapping_sides_inverts_the_ratio_and_the_verdict(b: list[float], c: lis
     assert r.ratio * s.ratio == pytest.approx(1)
     assert r.low * s.high == pytest.approx(1) and r.high * s.low == pytest.approx(1)
     swap = {"supported": "contradicted", "contradicted": "supported"}
-    v1 = verdicts.verdict(r.low, r.high, 1, 0.01, 0.05)
-    v2 = verdicts.verdict(s.low, s.high, 1, 0.01, 0.05)
+    v1 = verdicts.judge((r.low, r.high), r.bounds(0.9), 1, None, 0.01, 0.05).verdict
+    v2 = verdicts.judge((s.low, s.high), s.bounds(0.9), 1, None, 0.01, 0.05).verdict
     assert swap.get(v1, v1) == v2
 
 
@@ -127,7 +128,10 @@ def test_null_comparisons_rarely_call_an_effect() -> None:
         b, c = rng.lognormal(3, 0.05, 5), rng.lognormal(3, 0.05, 5)
         r = stats.ratio_interval(b, c)
         cv = max(np.std(b, ddof=1) / b.mean(), np.std(c, ddof=1) / c.mean())
-        called += verdicts.verdict(r.low, r.high, 1, 0.01, cv) in ("supported", "contradicted")
+        called += verdicts.judge((r.low, r.high), r.bounds(0.9), 1, None, 0.01, cv).verdict in (
+            "supported",
+            "contradicted",
+        )
     assert called <= 60
 
 
@@ -168,7 +172,10 @@ def problems(root: Path) -> str:
         ([claim(), claim(statement="again")], ["claims.1.id", "'shortlist-c8' is already used"]),
         ([claim(corrects="shortlist-c9")], ["claims.0.corrects", "'shortlist-c9' does not exist"]),
         ([claim(id="a", corrects="b"), claim(id="b", corrects="a")], ["corrections form a cycle: a -> b -> a"]),
-        ([claim(claimed="about 20")], ["claims.0.claimed", 'write "+20%", "-5%" or "1.2x"']),
+        (
+            [claim(claimed="about 20")],
+            ["claims.0.claimed", 'a magnitude ("+20%", "-5%", "1.2x") or an equivalence ("±2%", "within 2%", "0%")'],
+        ),
         ([claim(baseline=None)], ["claims.0", "a comparison claim needs baseline"]),
     ],
 )
@@ -256,6 +263,8 @@ def test_compare_json_has_exactly_the_documented_keys(tmp_path: Path) -> None:
         "verdict",
         "trials_needed",
         "confounds",
+        "claimed",
+        "claimed_kind",
     ]
     assert out["at"] == {"concurrency": 8} and out["n_baseline"] == out["n_candidate"] == 5
     b = [104.1, 103.5, 104.8, 102.9, 104.0]

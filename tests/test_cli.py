@@ -81,7 +81,7 @@ def test_confidence_option_sets_every_interval_and_its_words(repo: Path) -> None
     assert "Mean [90% CI]" in page and "95%" not in page
     assert f"[{low:.2f}, {high:.2f}]" in page
     methods = (repo / "site_src" / "methods.md").read_text()
-    assert "| Confidence level | 90% |" in methods
+    assert "| Confidence level | 90% (α = 0.1; equivalence at 80%) |" in methods
 
 
 def test_a_bad_confidence_in_mkdocs_yml_is_a_clear_error(repo: Path) -> None:

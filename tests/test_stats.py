@@ -18,9 +18,23 @@ def test_summary_of_one_two_three_four() -> None:
     assert (s.n, s.mean, s.median, s.min, s.max) == (4, 2.5, 2.5, 1, 4)
     assert s.sd == pytest.approx(math.sqrt(5 / 3))
     assert s.cv == pytest.approx(0.5163978)
-    # t(0.975, 3) = 3.182446, sem = 0.645497, half-width 2.054260
-    assert s.ci_low == pytest.approx(0.445740, abs=1e-5)
-    assert s.ci_high == pytest.approx(4.554260, abs=1e-5)
+    # All positive: the multiplicative interval 2.5 x exp(+-t(0.975, 3) s_log / 2), with
+    # s_log = 0.601168 the SD of log 1..4, t = 3.182446: half-width 0.956592 on the log scale.
+    assert s.interval == "multiplicative"
+    assert s.ci_low == pytest.approx(2.5 * math.exp(-0.956592), abs=1e-5)
+    assert s.ci_high == pytest.approx(2.5 * math.exp(0.956592), abs=1e-5)
+
+
+def test_interval_of_a_positive_metric_never_leaves_its_range() -> None:
+    # The run page once showed ttft_p99_s at [-0.016, 0.163] s: a t interval of skewed trials.
+    ttft = [0.012, 0.014, 0.013, 0.150, 0.015]
+    assert stats.t_interval(ttft)[0] < 0
+    s = stats.summarize(ttft)
+    assert s.ci_low is not None and 0 < s.ci_low < min(ttft) and s.interval == "multiplicative"
+    errors = stats.summarize([0, 0, 0, 0, 3])
+    assert (errors.ci_low, errors.interval) == (0.0, "t, truncated at 0")
+    signed = stats.summarize([-1.0, 1.0, 0.5])
+    assert signed.interval == "t" and signed.ci_low is not None and signed.ci_low < -1
 
 
 def test_one_trial_has_no_spread() -> None:
@@ -76,7 +90,19 @@ def test_warnings_name_the_remedy() -> None:
     noisy = stats.warnings([10, 14, 7, 12], "higher")
     assert any("CV is" in w and "Run more trials" in w for w in noisy)
     outlier = stats.warnings([10, 10.1, 9.9, 10, 10.05, 30], None)
-    assert any("Trial 6 is an outlier" in w for w in outlier)
+    assert any(w.startswith("Trial 6 lies +199.3% from the median, an outlier") for w in outlier)
+
+
+def test_warnings_stay_quiet_at_small_n_and_small_deviations() -> None:
+    # Three clean trials once gave a "modified z-score of -165.9" for a 1.7% deviation.
+    assert stats.warnings([100.0, 100.0, 98.3], None) == []
+    assert stats.warnings([100.0, 100.0, 100.0, 100.0, 98.3], None) == []  # z is huge, 1.7% is not
+    assert stats.warnings([100.0, 100.0, 100.0, 100.0, 93.0], None) == [
+        "Trial 5 lies -7.0% from the median, an outlier: look for interference during that trial (other "
+        "load, thermal throttling) and re-run, or exclude it with a reason (excluded: in run.yaml) rather "
+        "than delete it."
+    ]
+    assert stats.warnings([8.8, 10, 10.1, 9.9], "higher") == []  # a 12% slower first trial needs n >= 5
     slow_first = stats.warnings([7, 10, 10.1, 9.9, 10], "higher")
     assert any("Trial 1 is 30% worse" in w and "warmup" in w for w in slow_first)
     # For a lower-is-better metric, a *lower* first trial is not a warmup problem.

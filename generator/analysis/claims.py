@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from ..format.claimed import Claimed, parse_claimed
 from ..format.models import Claim
 from ..ledger.records import Ledger, Report
-from .comparison import Comparison, Confound, Settings, Side, compare, side, unit_of
+from ..ledger.references import shared_conditions
+from .comparison import ClaimComparison, Comparison, Confound, Settings, Side, compare, side, unit_of
 from .receipts import RunState
 from .verdicts import Verdict
 
@@ -28,43 +29,52 @@ class Evaluation:
     reason: str  # the verdict in plain words
     min_effect: float
     claimed: Claimed | None = None
-    comparison: Comparison | None = None  # comparison claims
+    comparison: ClaimComparison | None = None  # comparison claims
     figure: Side | None = None  # single-figure claims
     unit: str | None = None
     corrected_by: tuple[str, ...] = ()
     receipts: tuple[tuple[str, RunState], ...] = ()  # (run id, its receipt state)
 
     @property
+    def only(self) -> Comparison | None:
+        """The single condition of a one-condition comparison claim."""
+        return self.comparison.only if self.comparison else None
+
+    @property
+    def conditions(self) -> tuple[Comparison, ...]:
+        return self.comparison.conditions if self.comparison else ()
+
+    @property
     def baseline(self) -> Side | None:
-        return self.comparison.baseline if self.comparison else None
+        return self.only.baseline if self.only else None
 
     @property
     def candidate(self) -> Side | None:
-        return self.comparison.candidate if self.comparison else None
+        return self.only.candidate if self.only else None
 
     @property
     def ratio(self) -> float | None:
-        return self.comparison.ratio if self.comparison else None
+        return self.only.ratio if self.only else None
 
     @property
     def ci_low(self) -> float | None:
-        return self.comparison.ci_low if self.comparison else None
+        return self.only.ci_low if self.only else None
 
     @property
     def ci_high(self) -> float | None:
-        return self.comparison.ci_high if self.comparison else None
+        return self.only.ci_high if self.only else None
 
     @property
     def noise(self) -> float | None:
-        return self.comparison.noise if self.comparison else None
+        return self.only.noise if self.only else None
 
     @property
     def trials_needed(self) -> int | None:
-        return self.comparison.trials_needed if self.comparison else None
+        return self.only.trials_needed if self.only else None
 
     @property
     def mann_whitney_p(self) -> float | None:
-        return self.comparison.mann_whitney_p if self.comparison else None
+        return self.only.mann_whitney_p if self.only else None
 
     @property
     def confounds(self) -> tuple[Confound, ...]:
@@ -79,6 +89,9 @@ class Evaluation:
             out.append("corrected")
         if self.verdict == "no trial data":
             out.append("no trial data")
+        if self.verdict == "supported" and any(c.understated for c in self.conditions):
+            out.append("understated")
+        out += self.comparison.flags if self.comparison else []
         states = {state for _, state in self.receipts}
         if "stale" in states:
             out.append("stale run")
@@ -131,15 +144,9 @@ def evaluate(
     if claim.kind == "figure":
         return _figure(base, ledger, settings)
     assert claim.baseline and claim.candidate and claim.metric
-    found = compare(
-        ledger.runs[claim.baseline],
-        ledger.runs[claim.candidate],
-        claim.metric,
-        claim.at,
-        claim.varies,
-        settings,
-        claimed,
-    )
+    baseline, candidate = ledger.runs[claim.baseline], ledger.runs[claim.candidate]
+    conditions = claim.at_list if claim.at_list is not None else shared_conditions(baseline, candidate)
+    found = compare(baseline, candidate, claim.metric, conditions, claim.varies, settings, claimed)
     return Evaluation(
         claim,
         report,
@@ -159,7 +166,7 @@ def _figure(base: Evaluation, ledger: Ledger, settings: Settings) -> Evaluation:
     claim = base.claim
     assert claim.run is not None and claim.metric is not None
     run = ledger.runs[claim.run]
-    fig = side(run, claim.metric, claim.at, settings.confidence)
+    fig = side(run, claim.metric, claim.at if isinstance(claim.at, dict) else {}, settings.confidence)
     reason = (
         "No trial data: a single figure copied from a publication that reported no trials."
         if fig.reported

@@ -1,80 +1,26 @@
-"""Compare one metric of two runs at one condition: the per-trial values of each side,
-the ratio of geometric means with its interval, the verdict, and the unmatched conditions.
+"""Compare one metric of two runs: at each claimed condition, the per-trial values of each
+side, the ratio of geometric means with its intervals, and the verdict; over all the
+claimed conditions, the claim's verdict; and the unmatched conditions.
 
-Pure: takes loaded runs, returns a frozen `Comparison`; nothing here renders.
+Pure: takes loaded runs, returns frozen records; nothing here renders.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
-from statistics import fmean
+from dataclasses import replace
 
 from ..format.claimed import Claimed
 from ..format.keys import flatten
-from ..ledger.records import Run
-from . import stats
+from ..ledger.records import Row, Run
+from . import stats, wording
+from .records import ClaimComparison, Comparison, Confound, Settings, Side
 from .summaries import label_of, rate_trials
-from .verdicts import Verdict, verdict
+from .verdicts import Judgement, Verdict, band_of, combine, judge, judge_equivalence, tost_level
 
 MISSING = "(absent)"
-
-
-@dataclass(frozen=True)
-class Settings:
-    """The verdict rule's parameters, published on the methods page."""
-
-    confidence: float = stats.CONFIDENCE
-    min_effect: float = 0.01
-    noise: float | None = None  # None: the larger per-trial CV of the two sides
-
-
-@dataclass(frozen=True)
-class Side:
-    """One run's trials at the claimed condition."""
-
-    run: str
-    label: str
-    values: tuple[float, ...]  # per-trial values (per-trial rates for a rate)
-    trials: tuple[int | None, ...]
-    reported: bool
-    summary: stats.Summary | None  # None for reported figures
-    pooled: stats.RateSummary | None = None  # rates only
-
-    @property
-    def n(self) -> int:
-        return 0 if self.reported else len(self.values)
-
-
-@dataclass(frozen=True)
-class Confound:
-    """A manifest or setup key that differs between the two runs and is not varied on purpose."""
-
-    key: str
-    baseline: str
-    candidate: str
-
-
-@dataclass(frozen=True)
-class Comparison:
-    """Everything `benchledger compare` prints and a claim card shows about one comparison."""
-
-    baseline: Side
-    candidate: Side
-    metric: str
-    at: Mapping[str, object]
-    unit: str | None
-    direction: int  # +1: the claim says the candidate's ratio is above 1; -1 below; 0 none
-    min_effect: float
-    confounds: tuple[Confound, ...]
-    verdict: Verdict
-    reason: str  # the verdict in plain words
-    ratio: float | None = None
-    ci_low: float | None = None
-    ci_high: float | None = None
-    noise: float | None = None
-    trials_needed: int | None = None
-    mann_whitney_p: float | None = None
+__all__ = ["ClaimComparison", "Comparison", "Confound", "Settings", "Side", "compare", "confounds", "side"]
 
 
 def environment(run: Run) -> dict[str, object]:
@@ -103,20 +49,32 @@ def confounds(baseline: Run, candidate: Run, varies: Sequence[str]) -> tuple[Con
     return tuple(out)
 
 
-def side(run: Run, metric: str, at: Mapping[str, object], confidence: float = stats.CONFIDENCE) -> Side:
-    """The per-trial values of a metric, or the per-trial rates of a rate, at one condition."""
+def side(
+    run: Run, metric: str, at: Mapping[str, object], confidence: float = stats.CONFIDENCE, restore: bool = False
+) -> Side:
+    """The per-trial values of a metric, or the per-trial rates of a rate, at one condition.
+    Excluded trials are left out (and listed), unless `restore` puts them back."""
     (values_at,) = run.results.matching(at)
-    rows = run.results.select(values_at)
+    rows = run.results.select(values_at, excluded=restore)
+    left_out = () if restore else tuple(_excluded(run.results.excluded_at(values_at), metric))
     label = label_of(run, values_at)
+    repetitions = run.meta.trial_unit == "repetition"
     if metric in run.meta.rates:
         trials, pooled = rate_trials(rows, run.meta.rates[metric], confidence)
         values = pooled.per_trial
         summary = stats.summarize(values, confidence) if values and not run.reported else None
-        return Side(run.id, label, values, trials, run.reported, summary, None if run.reported else pooled)
+        pooled_or_none = None if run.reported else pooled
+        return Side(run.id, label, values, trials, run.reported, summary, pooled_or_none, None, left_out, repetitions)
     kept = [r for r in rows if metric in r.values]
     values = tuple(r.values[metric] for r in kept)
     summary = stats.summarize(values, confidence) if values and not run.reported else None
-    return Side(run.id, label, values, tuple(r.trial for r in kept), run.reported, summary)
+    published = kept[0].spread.get(metric) if run.reported and len(kept) == 1 else None
+    trials = tuple(r.trial for r in kept)
+    return Side(run.id, label, values, trials, run.reported, summary, None, published, left_out, repetitions)
+
+
+def _excluded(rows: Sequence[Row], metric: str) -> list[tuple[int | None, float, str]]:
+    return [(r.trial, r.values[metric], r.excluded or "") for r in rows if metric in r.values]
 
 
 def direction_of(run: Run, metric: str, claimed: Claimed | None) -> int:
@@ -135,82 +93,136 @@ def compare(
     baseline: Run,
     candidate: Run,
     metric: str,
-    at: Mapping[str, object],
+    conditions: Sequence[Mapping[str, object]],
     varies: Sequence[str],
     settings: Settings,
     claimed: Claimed | None = None,
-) -> Comparison:
-    """The comparison behind a claim (and `benchledger compare`)."""
-    b, c = side(baseline, metric, at, settings.confidence), side(candidate, metric, at, settings.confidence)
+) -> ClaimComparison:
+    """The comparison behind a claim (and `benchledger compare`), over one or more conditions.
+
+    With k conditions every interval is a Bonferroni simultaneous interval (each at level
+    1 - alpha / k), so the claim's family-wise error stays at alpha."""
     direction = direction_of(candidate, metric, claimed)
-    base = Comparison(
-        baseline=b,
-        candidate=c,
-        metric=metric,
-        at=dict(at),
-        unit=unit_of(candidate, metric),
-        direction=direction,
-        min_effect=settings.min_effect,
-        confounds=confounds(baseline, candidate, varies),
-        verdict="no trial data",
-        reason=_no_data_reason(b, c),
+    claimed_ratio = claimed.ratio(direction) if claimed is not None else None
+    equivalence = claimed is not None and claimed.kind == "equivalence"
+    level = 1 - (1 - settings.confidence) / max(1, len(conditions))
+    judged = tuple(
+        _condition(baseline, candidate, metric, at, level, settings, direction, claimed_ratio, claimed, equivalence)
+        for at in conditions
     )
-    if b.reported or c.reported or b.n < 2 or c.n < 2:
-        if b.values and c.values and fmean(b.values) > 0:
-            return replace(base, ratio=fmean(c.values) / fmean(b.values))
-        return base
-    try:
-        r = stats.ratio_interval(b.values, c.values, settings.confidence)
-    except ValueError as err:
-        return replace(base, reason=f"No verdict: {err}.")
-    cvs = [s.summary.cv for s in (b, c) if s.summary is not None and s.summary.cv is not None]
+    verdict = combine([c.verdict for c in judged])
+    margin = None
+    if equivalence and claimed is not None:
+        bands = [c.band for c in judged if c.band is not None]
+        margin = claimed.margin if claimed.margin is not None else max(bands, default=None)
+    return ClaimComparison(
+        metric,
+        unit_of(candidate, metric),
+        direction,
+        claimed,
+        claimed_ratio,
+        margin,
+        settings.min_effect,
+        confounds(baseline, candidate, varies),
+        judged,
+        verdict,
+        _claim_reason(judged, verdict),
+    )
+
+
+def _condition(
+    baseline: Run,
+    candidate: Run,
+    metric: str,
+    at: Mapping[str, object],
+    level: float,
+    settings: Settings,
+    direction: int,
+    claimed_ratio: float | None,
+    claimed: Claimed | None,
+    equivalence: bool,
+) -> Comparison:
+    """One condition, with the verdict the excluded trials would give when there are any."""
+    b, c = side(baseline, metric, at, level), side(candidate, metric, at, level)
+    found = _judged(b, c, dict(at), level, settings, direction, claimed_ratio, claimed, equivalence)
+    if not (b.excluded or c.excluded):
+        return found
+    rb, rc = side(baseline, metric, at, level, restore=True), side(candidate, metric, at, level, restore=True)
+    restored = _judged(rb, rc, dict(at), level, settings, direction, claimed_ratio, claimed, equivalence)
+    return replace(found, restored=restored.verdict) if restored.verdict != found.verdict else found
+
+
+def _judged(
+    b: Side,
+    c: Side,
+    at: dict[str, object],
+    level: float,
+    settings: Settings,
+    direction: int,
+    claimed_ratio: float | None,
+    claimed: Claimed | None,
+    equivalence: bool,
+) -> Comparison:
+    base = Comparison(b, c, at, "no trial data", wording.no_data(b, c), level)
+    ratio = _ratio(b, c)
+    if isinstance(ratio, str):
+        mean_b, mean_c = (sum(s.values) / len(s.values) if s.values else 0.0 for s in (b, c))
+        return replace(base, ratio=mean_c / mean_b if mean_b > 0 and mean_c > 0 else None, reason=ratio)
+    cvs = [s.cv for s in (b, c) if s.cv is not None]
     noise = settings.noise if settings.noise is not None else max(cvs, default=0.0)
-    found = verdict(r.low, r.high, direction, settings.min_effect, noise)
-    needed = (
-        stats.trials_needed(r.sd_log, noise, settings.confidence) if found == "inconclusive" and noise > 0 else None
-    )
-    return replace(
+    band = band_of(noise, settings.min_effect)
+    ci, tost = ratio.bounds(level), ratio.bounds(tost_level(level))
+    if equivalence:
+        margin = claimed.margin if claimed is not None and claimed.margin is not None else band
+        judgement = judge_equivalence(ci, tost, margin)
+    else:
+        judgement = judge(ci, tost, direction, claimed_ratio, settings.min_effect, band)
+    found = replace(
         base,
-        verdict=found,
-        reason=_reason(found, direction, r, noise, settings, needed),
-        ratio=r.ratio,
-        ci_low=r.low,
-        ci_high=r.high,
+        verdict=judgement.verdict,
+        ratio=ratio.ratio,
+        ci_low=ci[0],
+        ci_high=ci[1],
+        tost_low=tost[0],
+        tost_high=tost[1],
         noise=noise,
-        trials_needed=needed,
-        mann_whitney_p=stats.mann_whitney(b.values, c.values) if b.n >= 10 and c.n >= 10 else None,
+        band=band,
+        understated=judgement.understated,
+        trials_needed=_needed(ratio, judgement, level),
+        mann_whitney_p=stats.mann_whitney(b.values, c.values) if b.n >= 10 and c.n >= 10 and not b.reported else None,
+        source=ratio.source,
     )
+    return replace(found, reason=wording.explain(found, direction, claimed, claimed_ratio, equivalence))
 
 
-def _no_data_reason(b: Side, c: Side) -> str:
-    parts = []
-    for name, s in (("baseline", b), ("candidate", c)):
-        if s.reported:
-            parts.append(f"the {name} ({s.run}) holds figures copied from a publication that reported no trials")
-        elif s.n < 2:
-            parts.append(f"the {name} ({s.run}) has {s.n} trial{'s' if s.n != 1 else ''} at {s.label}")
-    return (
-        "No trial data: "
-        + "; ".join(parts)
-        + ". A verdict needs at least two measured trials on each side; re-measure both "
-        "configurations under matched conditions, several trials each, and commit the runs."
-    )
+def _ratio(b: Side, c: Side) -> stats.Ratio | str:
+    """The ratio from per-trial values, or from published summaries when a side has only those;
+    a reason for "no trial data" when neither is possible."""
+    if b.n < 2 or c.n < 2:
+        return wording.no_data(b, c)
+    try:
+        if b.published is None and c.published is None:
+            return stats.ratio_interval(b.values, c.values)
+        pb, pc = b.mean_sd_n, c.mean_sd_n
+        if pb is None or pc is None:
+            return wording.no_data(b, c)
+        return stats.ratio_from_summaries(pb, pc)
+    except ValueError as err:
+        return f"No verdict: {err}."
 
 
-def _pct(ratio: float) -> str:
-    return f"{(ratio - 1) * 100:+.1f}%"
+def _needed(ratio: stats.Ratio, judgement: Judgement, level: float) -> int | None:
+    """Trials per side giving 80% power to clear the nearest bound the interval still straddles,
+    if the spread and the estimate stay as measured."""
+    if judgement.verdict != "inconclusive" or ratio.sd_log == 0 or not judgement.open_bounds:
+        return None
+    distance = min(abs(ratio.log_ratio - math.log(bound)) for bound in judgement.open_bounds)
+    if distance == 0:
+        return None
+    return stats.trials_needed(ratio.sd_log, math.expm1(distance), level)
 
 
-def _reason(found: Verdict, direction: int, r: stats.Ratio, noise: float, s: Settings, needed: int | None) -> str:
-    interval = f"the {s.confidence:.0%} interval of the ratio runs from {_pct(r.low)} to {_pct(r.high)}"
-    way = "an increase" if direction > 0 else "a decrease"
-    if found == "supported":
-        return f"Supported: {interval}, entirely beyond the {s.min_effect:.0%} smallest change worth calling, as {way}."
-    if found == "contradicted":
-        return f"Contradicted: {interval}, entirely beyond {s.min_effect:.0%} in the direction opposite to the claim."
-    if found == "within noise":
-        return f"Within noise: {interval}, entirely inside the ±{noise:.1%} run-to-run noise band."
-    more = f" About {needed} trials per side would resolve a change of ±{noise:.1%}." if needed else ""
-    if not direction:
-        return f"Inconclusive: the claim gives no direction to test, and {interval}.{more}"
-    return f"Inconclusive: {interval}, which is too wide to decide.{more}"
+def _claim_reason(judged: Sequence[Comparison], verdict: Verdict) -> str:
+    if len(judged) == 1:
+        return judged[0].reason
+    return wording.combined(judged, verdict)

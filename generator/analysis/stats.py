@@ -10,6 +10,7 @@ import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 from scipy import stats as sps
@@ -17,7 +18,9 @@ from scipy import stats as sps
 CONFIDENCE = 0.95
 CV_WARN = 0.10  # pyperf warns above 10% spread
 OUTLIER_Z = 3.5  # Iglewicz and Hoaglin's cut-off for modified z-scores
+OUTLIER_MIN = 0.05  # ... and only for a trial at least 5% away from the median
 FIRST_TRIAL_WORSE = 0.10
+WARN_FROM_N = 5  # outlier and first-trial warnings need at least this many trials
 Values = Sequence[float] | np.ndarray
 
 
@@ -34,11 +37,16 @@ def _array(values: Values, what: str = "values") -> np.ndarray:
     return arr
 
 
+IntervalKind = Literal["multiplicative", "t", "t, truncated at 0"]
+
+
 @dataclass(frozen=True)
 class Summary:
     """Per-trial summary of one metric at one condition.
 
-    `sd`, `cv`, `ci_low` and `ci_high` are None with fewer than two trials.
+    `sd`, `cv`, `ci_low` and `ci_high` are None with fewer than two trials. The interval
+    is around the mean and never leaves the metric's observed range of signs: see
+    `mean_interval`.
     """
 
     n: int
@@ -48,8 +56,14 @@ class Summary:
     cv: float | None  # sd / |mean|; None when mean is 0
     min: float
     max: float
-    ci_low: float | None  # Student t interval of the mean
+    ci_low: float | None
     ci_high: float | None
+    interval: IntervalKind | None = None
+
+    @property
+    def constant(self) -> bool:
+        """Every trial gave the same value: no run-to-run variation was measured."""
+        return self.n > 1 and self.min == self.max
 
 
 def t_interval(values: Values, confidence: float = CONFIDENCE) -> tuple[float, float]:
@@ -63,14 +77,41 @@ def t_interval(values: Values, confidence: float = CONFIDENCE) -> tuple[float, f
     return mean - half, mean + half
 
 
+def mean_interval(values: Values, confidence: float = CONFIDENCE) -> tuple[float, float, IntervalKind]:
+    """The interval shown beside a mean (needs n >= 2), kept inside the metric's range.
+
+    All trials positive (throughput, latency): multiplicative, mean x exp(+-t s_log / sqrt(n))
+    with s_log the SD of the log values, so the interval is never below zero and matches the
+    log scale on which claims are judged. Some trial zero and none negative (counts such as
+    errors): the Student t interval, truncated at 0. Otherwise the Student t interval.
+    """
+    arr = _array(values)
+    if arr.size < 2:
+        raise ValueError("a confidence interval needs at least two trials")
+    mean = float(np.mean(arr))
+    if (arr > 0).all():
+        half = t_quantile(confidence, arr.size - 1) * float(np.std(np.log(arr), ddof=1)) / math.sqrt(arr.size)
+        return mean * math.exp(-half), mean * math.exp(half), "multiplicative"
+    low, high = t_interval(arr, confidence)
+    if (arr >= 0).all() and low < 0:
+        return 0.0, high, "t, truncated at 0"
+    return low, high, "t"
+
+
 def summarize(values: Values, confidence: float = CONFIDENCE) -> Summary:
-    """n, mean, median, sample standard deviation, CV, range and t interval."""
+    """n, mean, median, sample standard deviation, CV, range and the interval of the mean."""
     arr = _array(values)
     mean = float(np.mean(arr))
     sd = float(np.std(arr, ddof=1)) if arr.size > 1 else None
     cv = sd / abs(mean) if sd is not None and mean != 0 else None
-    low, high = t_interval(arr, confidence) if arr.size > 1 else (None, None)
-    return Summary(int(arr.size), mean, float(np.median(arr)), sd, cv, float(arr.min()), float(arr.max()), low, high)
+    low: float | None = None
+    high: float | None = None
+    kind: IntervalKind | None = None
+    if arr.size > 1:
+        low, high, kind = mean_interval(arr, confidence)
+    return Summary(
+        int(arr.size), mean, float(np.median(arr)), sd, cv, float(arr.min()), float(arr.max()), low, high, kind
+    )
 
 
 def modified_zscores(values: Values) -> list[float]:
@@ -129,7 +170,11 @@ def summarize_rate(numerators: Values, denominators: Values, confidence: float =
 
 
 def warnings(values: Values, better: str | None) -> list[str]:
-    """Warnings about one metric's trials, each with its remedy (pyperf/hyperfine style)."""
+    """Warnings about one metric's trials, each with its remedy (pyperf/hyperfine style).
+
+    High spread from n >= 2; outliers and a slow first trial only from n >= WARN_FROM_N,
+    and only for deviations of at least OUTLIER_MIN (resp. FIRST_TRIAL_WORSE) of the median.
+    """
     arr = _array(values)
     out = []
     summary = summarize(arr)
@@ -138,16 +183,18 @@ def warnings(values: Values, better: str | None) -> list[str]:
             f"CV is {summary.cv:.1%}, above {CV_WARN:.0%}: the trials disagree. Run more "
             "trials, pin clocks and close other programs, or report the spread as it is."
         )
-    if arr.size >= 3:
-        for trial, z in enumerate(modified_zscores(arr), start=1):
-            if abs(z) > OUTLIER_Z:
-                shown = "inf" if math.isinf(z) else f"{z:.1f}"
-                out.append(
-                    f"Trial {trial} is an outlier (modified z-score {shown}): look for "
-                    "interference during that trial (other load, thermal throttling) "
-                    "and re-run rather than delete it."
-                )
-    if arr.size >= 3 and better in ("higher", "lower"):
+    if arr.size < WARN_FROM_N:
+        return out
+    median = float(np.median(arr))
+    for trial, (value, z) in enumerate(zip(arr, modified_zscores(arr), strict=True), start=1):
+        deviation = (float(value) - median) / abs(median) if median else math.inf
+        if abs(z) > OUTLIER_Z and abs(deviation) >= OUTLIER_MIN:
+            out.append(
+                f"Trial {trial} lies {deviation:+.1%} from the median, an outlier: look for "
+                "interference during that trial (other load, thermal throttling) and re-run, "
+                "or exclude it with a reason (excluded: in run.yaml) rather than delete it."
+            )
+    if better in ("higher", "lower"):
         rest = float(np.median(arr[1:]))
         first = float(arr[0])
         worse = (rest - first) if better == "higher" else (first - rest)
@@ -162,17 +209,50 @@ def warnings(values: Values, better: str | None) -> list[str]:
 
 @dataclass(frozen=True)
 class Ratio:
-    """Ratio of geometric means candidate/baseline with a Welch t interval on the log scale."""
+    """The ratio candidate/baseline of geometric means, as a difference of log means with its
+    Welch standard error; `bounds()` gives its interval at any confidence level."""
 
-    ratio: float
-    low: float
-    high: float
-    df: float  # Welch-Satterthwaite degrees of freedom (inf when both sides are constant)
+    log_ratio: float  # mean(log c) - mean(log b)
+    se: float  # standard error of log_ratio (0 when both sides are constant)
+    df: float  # Welch-Satterthwaite degrees of freedom (inf when se is 0)
     sd_log: float  # pooled standard deviation of the per-trial log values
+    source: Literal["trials", "summaries"] = "trials"
+
+    @property
+    def ratio(self) -> float:
+        return math.exp(self.log_ratio)
+
+    def bounds(self, confidence: float) -> tuple[float, float]:
+        """The two-sided interval of the ratio at `confidence` (1 - 2 alpha gives TOST's)."""
+        if self.se == 0:
+            return self.ratio, self.ratio
+        half = t_quantile(confidence, self.df) * self.se
+        return math.exp(self.log_ratio - half), math.exp(self.log_ratio + half)
+
+    @property
+    def low(self) -> float:
+        return self.bounds(CONFIDENCE)[0]
+
+    @property
+    def high(self) -> float:
+        return self.bounds(CONFIDENCE)[1]
 
 
-def ratio_interval(baseline: Values, candidate: Values, confidence: float = CONFIDENCE) -> Ratio:
-    """Welch's t interval for mean(log c) - mean(log b), exponentiated.
+def _welch(
+    diff: float, var_b: float, n_b: int, var_c: float, n_c: int, source: Literal["trials", "summaries"]
+) -> Ratio:
+    """Welch on the log scale from each side's variance of log values and its n."""
+    vb, vc = var_b / n_b, var_c / n_c
+    se = math.sqrt(vb + vc)
+    pooled = math.sqrt(((n_b - 1) * var_b + (n_c - 1) * var_c) / (n_b + n_c - 2))
+    if se == 0:
+        return Ratio(diff, 0.0, math.inf, 0.0, source)
+    df = (vb + vc) ** 2 / (vb**2 / (n_b - 1) + vc**2 / (n_c - 1))
+    return Ratio(diff, se, df, pooled, source)
+
+
+def ratio_interval(baseline: Values, candidate: Values) -> Ratio:
+    """Welch's t for mean(log c) - mean(log b) from per-trial values.
 
     Every value must be positive; each side needs at least two trials.
     """
@@ -182,15 +262,19 @@ def ratio_interval(baseline: Values, candidate: Values, confidence: float = CONF
     if (b <= 0).any() or (c <= 0).any():
         raise ValueError("a ratio of geometric means needs positive values")
     lb, lc = np.log(b), np.log(c)
-    vb, vc = float(np.var(lb, ddof=1)) / b.size, float(np.var(lc, ddof=1)) / c.size
     diff = float(lc.mean() - lb.mean())
-    se = math.sqrt(vb + vc)
-    pooled = math.sqrt(((b.size - 1) * vb * b.size + (c.size - 1) * vc * c.size) / (b.size + c.size - 2))
-    if se == 0:
-        return Ratio(math.exp(diff), math.exp(diff), math.exp(diff), math.inf, 0.0)
-    df = (vb + vc) ** 2 / (vb**2 / (b.size - 1) + vc**2 / (c.size - 1))
-    half = float(t_quantile(confidence, df)) * se
-    return Ratio(math.exp(diff), math.exp(diff - half), math.exp(diff + half), df, pooled)
+    return _welch(diff, float(np.var(lb, ddof=1)), b.size, float(np.var(lc, ddof=1)), c.size, "trials")
+
+
+def ratio_from_summaries(baseline: tuple[float, float, int], candidate: tuple[float, float, int]) -> Ratio:
+    """Welch's t on the log scale from published (mean, SD, n) per side, by the delta method:
+    log(mean) for the log mean and (SD / mean)^2 for the variance of the log values."""
+    (mb, sb, nb), (mc, sc, nc) = baseline, candidate
+    if nb < 2 or nc < 2:
+        raise ValueError("a ratio interval needs n >= 2 on each side")
+    if mb <= 0 or mc <= 0:
+        raise ValueError("a ratio of means needs positive means")
+    return _welch(math.log(mc / mb), (sb / mb) ** 2, nb, (sc / mc) ** 2, nc, "summaries")
 
 
 def trials_needed(sd_log: float, effect: float, confidence: float = CONFIDENCE, power: float = 0.8) -> int:

@@ -43,6 +43,8 @@ class MetricAt:
     values: tuple[float, ...]
     summary: Summary | None  # None for reported figures
     warnings: tuple[str, ...]
+    published: tuple[float, int] | None = None  # reported: the published (SD, n) beside the mean
+    excluded: tuple[tuple[int | None, float, str], ...] = ()  # (trial, value, reason), out of the statistics
 
     @property
     def reported(self) -> float | None:
@@ -92,15 +94,17 @@ def summarize_run(run: Run, confidence: float = CONFIDENCE) -> RunSummary:
     metrics, rates, requests = [], [], []
     for at in results.condition_values():
         label = label_of(run, at)
-        rows = results.select(at)
+        rows, excluded = results.select(at), results.excluded_at(at)
         for name, metric in meta.metrics.items():
             kept = [r for r in rows if name in r.values]
             values = tuple(r.values[name] for r in kept)
             if not values:
                 continue
             trials = tuple(r.trial for r in kept)
+            left_out = tuple((r.trial, r.values[name], r.excluded or "") for r in excluded if name in r.values)
             if run.reported:
-                metrics.append(MetricAt(at, label, name, trials, values, None, ()))
+                published = kept[0].spread.get(name) if len(kept) == 1 else None
+                metrics.append(MetricAt(at, label, name, trials, values, None, (), published))
             else:
                 metrics.append(
                     MetricAt(
@@ -111,6 +115,7 @@ def summarize_run(run: Run, confidence: float = CONFIDENCE) -> RunSummary:
                         values,
                         summarize(values, confidence),
                         tuple(warnings(values, metric.better)),
+                        excluded=left_out,
                     )
                 )
         if not run.reported:

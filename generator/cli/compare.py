@@ -11,26 +11,44 @@ from ..errors import BenchledgerError, Problem
 from .common import Repo, fail, shown, verdict_settings
 
 if TYPE_CHECKING:
-    from ..analysis.comparison import Comparison, Settings
+    from ..analysis.comparison import ClaimComparison, Comparison, Settings
 
 
-def _parse_at(items: list[str]) -> dict[str, Any]:
+def parse_at(items: list[str]) -> list[dict[str, Any]] | None:
+    """--at options as conditions: a key given twice means several conditions (each combined
+    with the other keys), different keys one condition; `all` (None) every shared condition."""
+    import itertools
+
     from ..format.keys import parse_assignment
 
-    at: dict[str, Any] = {}
+    if items == ["all"]:
+        return None
+    values: dict[str, list[Any]] = {}
     for item in items:
         parsed = parse_assignment(item)
         if parsed is None:
-            fail(f"--at {item!r}: write KEY=VALUE, e.g. --at concurrency=8")
-        at[parsed[0]] = parsed[1]
-    return at
+            fail(f"--at {item!r}: write KEY=VALUE (e.g. --at concurrency=8), or --at all alone")
+        if parsed[1] not in values.setdefault(parsed[0], []):
+            values[parsed[0]].append(parsed[1])
+    keys = list(values)
+    return [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*values.values())]
 
 
 def compare(
     baseline: Annotated[str, typer.Argument(help="Run id of the baseline.")],
     candidate: Annotated[str, typer.Argument(help="Run id of the candidate.")],
     metric: Annotated[str, typer.Option(help="A metric or rate of both runs.")],
-    at: Annotated[list[str] | None, typer.Option(help="Condition as KEY=VALUE; repeat for several.")] = None,
+    at: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Condition as KEY=VALUE; a key repeated means several conditions (judged together), "
+            "--at all every condition both runs share."
+        ),
+    ] = None,
+    claimed: Annotated[
+        str | None,
+        typer.Option(help='What is claimed: "+", "-", "+20%", "1.2x", "±2%", "within 2%" or "0%".'),
+    ] = None,
     varies: Annotated[
         list[str] | None, typer.Option(help="Dotted key the comparison varies on purpose; repeatable.")
     ] = None,
@@ -46,18 +64,31 @@ def compare(
     import json
 
     from ..analysis.comparison import compare as compare_runs
+    from ..format.claimed import parse_claimed
+    from ..ledger.references import shared_conditions
 
     settings = verdict_settings(repo, min_effect, noise)
-    conditions = _parse_at(at or [])
-    ledger = _checked(repo, baseline, candidate, metric, conditions, varies or [])
-    result = compare_runs(ledger.runs[baseline], ledger.runs[candidate], metric, conditions, varies or [], settings)
+    conditions = parse_at(at or [])
+    ledger = _checked(repo, baseline, candidate, metric, conditions, varies or [], claimed)
+    base, cand = ledger.runs[baseline], ledger.runs[candidate]
+    chosen = conditions if conditions is not None else shared_conditions(base, cand)
+    said = parse_claimed(claimed) if claimed is not None else None
+    result = compare_runs(base, cand, metric, chosen, varies or [], settings, said)
     if as_json:
         typer.echo(json.dumps(comparison_json(result), indent=2))
     else:
         _print(result, settings)
 
 
-def _checked(repo: Path, baseline: str, candidate: str, metric: str, at: dict[str, Any], varies: list[str]) -> Any:
+def _checked(
+    repo: Path,
+    baseline: str,
+    candidate: str,
+    metric: str,
+    at: list[dict[str, Any]] | None,
+    varies: list[str],
+    claimed: str | None,
+) -> Any:
     """The ledger, once the comparison's references are known to be sound (else exit 1)."""
     from ..format.models import ReportMeta
     from ..ledger.load import load
@@ -71,9 +102,11 @@ def _checked(repo: Path, baseline: str, candidate: str, metric: str, at: dict[st
         "metric": metric,
         "baseline": baseline,
         "candidate": candidate,
-        "at": at,
+        "at": "all" if at is None else at if len(at) != 1 else at[0],
         "varies": varies,
     }
+    if claimed is not None:
+        claim["claimed"] = claimed
     try:
         meta = validate(ReportMeta, {"title": "compare", "claims": [claim]}, "command line", {})
     except BenchledgerError as err:
@@ -96,28 +129,72 @@ def _option(field: str | None) -> str | None:
     return "--" + field.split(".")[-1] if field and not field.split(".")[-1].isdigit() else field
 
 
-def comparison_json(r: Comparison) -> dict[str, Any]:
-    """The 14 keys of `compare --json`."""
-    return {
-        "baseline": r.baseline.run,
-        "candidate": r.candidate.run,
+def comparison_json(r: ClaimComparison) -> dict[str, Any]:
+    """The 14 keys of `compare --json`, then `claimed`, `claimed_kind`, and `conditions` (one
+    object per condition) when there are several; the 14 keys then describe the claim as a
+    whole (its verdict), and the per-condition figures are null."""
+    one = r.only
+    first = r.conditions[0]
+    out: dict[str, Any] = {
+        "baseline": first.baseline.run,
+        "candidate": first.candidate.run,
         "metric": r.metric,
-        "at": dict(r.at),
-        "n_baseline": r.baseline.n,
-        "n_candidate": r.candidate.n,
-        "ratio": r.ratio,
-        "ci_low": r.ci_low,
-        "ci_high": r.ci_high,
-        "noise": r.noise,
+        "at": dict(first.at) if one else [dict(c.at) for c in r.conditions],
+        "n_baseline": one.baseline.n if one else None,
+        "n_candidate": one.candidate.n if one else None,
+        "ratio": one.ratio if one else None,
+        "ci_low": one.ci_low if one else None,
+        "ci_high": one.ci_high if one else None,
+        "noise": one.noise if one else None,
         "min_effect": r.min_effect,
         "verdict": r.verdict,
-        "trials_needed": r.trials_needed if r.verdict == "inconclusive" else None,
+        "trials_needed": one.trials_needed if one and one.verdict == "inconclusive" else None,
         "confounds": [c.key for c in r.confounds],
+        "claimed": r.claimed.text if r.claimed else None,
+        "claimed_kind": r.claimed.kind if r.claimed else "direction",
+    }
+    if not one:
+        out["conditions"] = [_condition_json(c) for c in r.conditions]
+    return out
+
+
+def _condition_json(c: Comparison) -> dict[str, Any]:
+    return {
+        "at": dict(c.at),
+        "n_baseline": c.baseline.n,
+        "n_candidate": c.candidate.n,
+        "ratio": c.ratio,
+        "ci_low": c.ci_low,
+        "ci_high": c.ci_high,
+        "confidence": c.confidence,
+        "noise": c.noise,
+        "verdict": c.verdict,
+        "trials_needed": c.trials_needed,
     }
 
 
-def _print(r: Comparison, settings: Settings) -> None:
+def _print(r: ClaimComparison, settings: Settings) -> None:
     from rich.console import Console
+    from rich.markup import escape
+
+    console = Console(highlight=False)
+
+    def say(text: str) -> None:
+        console.print(escape(shown(text)))
+
+    for c in r.conditions:
+        _print_condition(console, r, c)
+    if r.claimed is not None:
+        say(f"claimed: {r.claimed.text} ({r.claimed.kind})")
+    console.print(f"verdict: [bold]{r.verdict}[/bold]")
+    say(r.reason)
+    if r.confounds:
+        say("unmatched conditions (differ, not in --varies):")
+        for conf in r.confounds:
+            say(f"  {conf.key}: {conf.baseline} -> {conf.candidate}")
+
+
+def _print_condition(console: Any, r: ClaimComparison, c: Comparison) -> None:
     from rich.markup import escape
     from rich.table import Table
 
@@ -126,30 +203,26 @@ def _print(r: Comparison, settings: Settings) -> None:
     def safe(value: object) -> str:
         return escape(shown(str(value)))
 
-    level = t.level(settings.confidence)
-    console = Console(highlight=False)
-    table = Table(title=safe(f"{r.metric} at {r.baseline.label}"))
+    level = f"{c.confidence * 100:.4g}%"
+    table = Table(title=safe(f"{r.metric} at {c.label}"))
     for column in ("", "run", "n", "median", f"mean [{level} CI]"):
         table.add_column(column)
-    for name, side in (("baseline", r.baseline), ("candidate", r.candidate)):
+    for name, side in (("baseline", c.baseline), ("candidate", c.candidate)):
         s = side.summary
         if s is None:
             value = t.number(side.values[0]) if side.values else "–"
-            table.add_row(name, safe(side.run), "not reported", value, "trials not reported")
+            n = str(side.n) if side.published else "not reported"
+            table.add_row(name, safe(side.run), n, "–", f"{value} (reported)")
         else:
             ci = f" [{t.number(s.ci_low)}, {t.number(s.ci_high)}]" if s.ci_low is not None else ""
             table.add_row(name, safe(side.run), str(s.n), t.number(s.median), f"{t.number(s.mean)}{ci}")
     console.print(table)
-    if r.ratio is not None:
-        interval = f" [{t.number(r.ci_low)}, {t.number(r.ci_high)}]" if r.ci_low is not None else ""
-        console.print(f"ratio candidate/baseline: {t.number(r.ratio)}{interval}")
-    if r.noise is not None:
-        console.print(f"noise band: ±{r.noise:.1%}   smallest change worth calling: ±{r.min_effect:.1%}")
-    console.print(f"verdict: [bold]{r.verdict}[/bold]")
-    console.print(safe(r.reason))
-    if r.trials_needed:
-        console.print(f"trials needed per side: {r.trials_needed}")
-    if r.confounds:
-        console.print("unmatched conditions (differ, not in --varies):")
-        for c in r.confounds:
-            console.print(safe(f"  {c.key}: {c.baseline} -> {c.candidate}"))
+    if c.ratio is not None:
+        interval = f" [{t.number(c.ci_low)}, {t.number(c.ci_high)}]" if c.ci_low is not None else ""
+        console.print(f"ratio candidate/baseline: {t.number(c.ratio)}{interval}")
+    if c.band is not None:
+        console.print(f"band of no difference: ±{c.band:.1%}   smallest change worth calling: ±{r.min_effect:.1%}")
+    if len(r.conditions) > 1:
+        console.print(f"verdict here: {c.verdict}")
+    if c.trials_needed:
+        console.print(f"trials needed per side: {c.trials_needed}")

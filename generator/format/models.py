@@ -90,6 +90,17 @@ class Source(_Record):
         return self
 
 
+class Exclusion(_Record):
+    trial: int = Field(ge=1, description="The excluded trial's number in results.csv.")
+    at: dict[str, Scalar] = Field(
+        default_factory=dict, description="The condition it is excluded at; absent: at every condition."
+    )
+    reason: str = Field(min_length=1, description="Why: shown beside the struck-through trial.")
+
+
+TRIAL_UNITS = ("process", "repetition", "session")
+
+
 class RunFile(_File):
     """run.yaml: what was run."""
 
@@ -109,6 +120,16 @@ class RunFile(_File):
     )
     source: Source = Field(description="measured, or reported with a citation.")
     notes: str | None = Field(None, description="Markdown, rendered as untrusted text.")
+    excluded: list[Exclusion] = Field(
+        default_factory=list,
+        description="Trials kept in results.csv and on the page but left out of every statistic, each with a reason.",
+    )
+    trial_unit: str | None = Field(
+        None,
+        min_length=1,
+        description="What one trial is: process (a fresh process each), repetition (repeated inside one "
+        "process: intervals may be too narrow), session, or your own words.",
+    )
 
     @model_validator(mode="after")
     def _names_consistent(self) -> RunFile:
@@ -180,12 +201,22 @@ class Claim(_Record):
     candidate: str | None = Field(None, description="Run id of the candidate.")
     run: str | None = Field(None, description="Run id of a single-figure claim.")
     value: float | None = Field(None, description="The figure a single-figure claim states.")
-    at: dict[str, Scalar] = Field(default_factory=dict, description="Which condition rows.")
+    at: dict[str, Scalar] | list[dict[str, Scalar]] | Literal["all"] = Field(
+        default_factory=dict,
+        description="Which condition rows: one mapping, a list of mappings (judged together), or all.",
+    )
     varies: list[str] = Field(default_factory=list, description="Dotted keys the claim varies.")
     claimed: str | None = Field(None, description='What the publisher said: "+20%", "1.2x".')
     corrects: str | None = Field(None, description="Id of the claim this one corrects.")
     source: Citation | None = Field(None, description="Citation of a statement-only claim.")
     limits: list[str] = Field(default_factory=list, description="Limits of this claim alone.")
+
+    @property
+    def at_list(self) -> list[dict[str, Scalar]] | None:
+        """The claim's conditions as a list of mappings; None for `at: all`."""
+        if self.at == "all":
+            return None
+        return list(self.at) if isinstance(self.at, list) else [self.at]
 
     @property
     def kind(self) -> Literal["comparison", "figure", "statement"]:
@@ -199,10 +230,14 @@ class Claim(_Record):
             missing = [k for k in ("baseline", "candidate", "metric") if getattr(self, k) is None]
             if missing:
                 raise ValueError(f"a comparison claim needs {', '.join(missing)}")
+            if isinstance(self.at, list) and not self.at:
+                raise ValueError("`at:` lists no condition; give one mapping, a list of mappings, or all")
         elif self.kind == "figure":
             missing = [k for k in ("metric", "value") if getattr(self, k) is None]
             if missing:
                 raise ValueError(f"a single-figure claim needs {', '.join(missing)}")
+            if not isinstance(self.at, dict):
+                raise ValueError("a single-figure claim is judged at one condition; give `at:` as one mapping")
         elif self.source is None:
             raise ValueError(
                 "a claim with neither baseline nor run is statement-only and needs source: {citation: ..., url: ...}"

@@ -28,6 +28,8 @@ class Row:
     trial: int | None  # None in a reported run
     at: tuple[str, ...]  # condition values, as written
     values: dict[str, float] = field(hash=False)
+    spread: dict[str, tuple[float, int]] = field(default_factory=dict, hash=False)  # published (SD, n) per metric
+    excluded: str | None = None  # the reason, when run.yaml's `excluded:` leaves this row out of the statistics
 
 
 @dataclass(frozen=True)
@@ -52,9 +54,14 @@ class Results:
             if all(name in index and same_condition(want, values[index[name]]) for name, want in at.items())
         ]
 
-    def select(self, at: tuple[str, ...]) -> list[Row]:
-        """Rows at one condition tuple, in trial order."""
-        return sorted((r for r in self.rows if r.at == at), key=lambda r: r.trial or 0)
+    def select(self, at: tuple[str, ...], excluded: bool = False) -> list[Row]:
+        """Rows at one condition tuple, in trial order; excluded rows only when asked."""
+        rows = (r for r in self.rows if r.at == at and (excluded or r.excluded is None))
+        return sorted(rows, key=lambda r: r.trial or 0)
+
+    def excluded_at(self, at: tuple[str, ...]) -> list[Row]:
+        """The excluded rows at one condition tuple, in trial order."""
+        return [r for r in self.select(at, excluded=True) if r.excluded is not None]
 
     @property
     def trials(self) -> int:

@@ -51,31 +51,40 @@ def _run_problems(
             f"claims.{i}.metric",
             f"{metric!r} is neither a metric nor a rate of run {ref!r}; it has: {known}",
         )
-    at = {str(k): v for k, v in claim.at.items()}
+    for index, at in enumerate(claim.at_list or []):
+        where = ("at", index) if isinstance(claim.at, list) else ("at",)
+        problem = _condition_problem(run, ref, {str(k): v for k, v in at.items()})
+        if problem is not None:
+            loc: tuple[str | int, ...] = ("claims", i, *where)
+            yield Problem(report.path, line_for(loc, report.lines), ".".join(map(str, loc)), problem)
+
+
+def _condition_problem(run: Run, ref: str, at: dict[str, object]) -> str | None:
+    """Why `at` does not select exactly one condition of the run, or None."""
     unknown = [k for k in at if k not in run.meta.conditions]
     if unknown:
-        yield Problem(
-            report.path,
-            _where(report, i, "at")[0],
-            f"claims.{i}.at",
-            f"{', '.join(unknown)} is not a condition of run {ref!r}; its conditions are: "
-            f"{', '.join(run.meta.conditions) or 'none'}",
-        )
-        return
+        known = ", ".join(run.meta.conditions) or "none"
+        return f"{', '.join(unknown)} is not a condition of run {ref!r}; its conditions are: {known}"
     matches = run.results.matching(at)
-    if len(matches) != 1:
-        values = {
-            name: sorted({v[k] for v in run.results.condition_values()}, key=condition_key)
-            for k, name in enumerate(run.results.conditions)
-        }
-        shown = "; ".join(f"{n}: {', '.join(v)}" for n, v in values.items())
-        what = "selects no rows" if not matches else f"selects {len(matches)} conditions, not one"
-        yield Problem(
-            report.path,
-            _where(report, i, "at")[0],
-            f"claims.{i}.at",
-            f"{at} {what} of run {ref!r}; values that exist: {shown}",
-        )
+    if len(matches) == 1:
+        return None
+    values = {
+        name: sorted({v[k] for v in run.results.condition_values()}, key=condition_key)
+        for k, name in enumerate(run.results.conditions)
+    }
+    shown = "; ".join(f"{n}: {', '.join(v)}" for n, v in values.items())
+    what = "selects no rows" if not matches else f"selects {len(matches)} conditions, not one"
+    return f"{at} {what} of run {ref!r}; values that exist: {shown}"
+
+
+def shared_conditions(baseline: Run, candidate: Run) -> list[dict[str, str]]:
+    """`at: all`: every condition tuple both runs have, as mappings (one empty mapping for
+    runs without conditions)."""
+    if baseline.results.conditions != candidate.results.conditions:
+        return []
+    theirs = set(candidate.results.condition_values())
+    names = baseline.results.conditions
+    return [dict(zip(names, at, strict=True)) for at in baseline.results.condition_values() if at in theirs]
 
 
 def check_references(ledger: Ledger) -> list[Problem]:
@@ -114,10 +123,17 @@ def _claim_problems(
         p for field in ("baseline", "candidate", "run") for p in _run_problems(report, i, claim, field, runs, failed)
     ]
     if claim.baseline is not None and claim.candidate is not None and {claim.baseline, claim.candidate} <= set(runs):
-        b, c = runs[claim.baseline].meta.benchmark, runs[claim.candidate].meta.benchmark
+        base, cand = runs[claim.baseline], runs[claim.candidate]
+        b, c = base.meta.benchmark, cand.meta.benchmark
         if b != c:
             message = f"baseline runs benchmark {b!r} but candidate runs {c!r}; only runs of one benchmark are compared"
             problems.append(Problem(report.path, _where(report, i, "candidate")[0], f"claims.{i}", message))
+        if claim.at == "all" and not shared_conditions(base, cand):
+            message = (
+                f"`all`: {claim.baseline!r} and {claim.candidate!r} share no condition "
+                f"(conditions {list(base.results.conditions)} vs {list(cand.results.conditions)}); list them instead"
+            )
+            problems.append(Problem(report.path, *_where(report, i, "at"), message))
     if claim.claimed is not None:
         try:
             parse_claimed(claim.claimed)

@@ -17,8 +17,8 @@ from ..errors import BenchledgerError, Problem
 from ..format.hashing import normalized_bytes
 from ..format.models import MANIFEST_SCHEMA, RECEIPT_SCHEMA, RUN_ID, RUN_SCHEMA, ManifestFile, ReceiptFile, RunFile
 from .records import RUNS_DIR, Receipt, Request, Results, Run
-from .tables import parse_requests, parse_results
-from .yamlio import load_model
+from .tables import mark_excluded, parse_requests, parse_results
+from .yamlio import Lines, load_model
 
 Signature = tuple[tuple[str, int, int, int, int, int], ...]  # each entry's name, mode, size, times, inode
 ParsedRuns = MutableMapping[Path, tuple[Signature, Run | None, list[Problem]]]
@@ -117,6 +117,7 @@ def _parse_files(
     """run.yaml, manifest.yaml, results.csv and requests.csv, each problem collected."""
     meta = manifest = results = None
     requests: tuple[Request, ...] | None = None
+    lines: Lines = {}
     try:
         text = text_of("run.yaml")
         if text is not None:
@@ -143,6 +144,7 @@ def _parse_files(
             text = text_of("results.csv")
             if text is not None:
                 results = parse_results(text, f"{rel}/results.csv", meta)
+                results = mark_excluded(results, meta, f"{rel}/run.yaml", lines)
             text = text_of("requests.csv", required=False)
             if text is not None:
                 requests = parse_requests(text, f"{rel}/requests.csv", meta)

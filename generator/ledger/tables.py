@@ -9,11 +9,14 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import replace
 
 from ..errors import BenchledgerError, Problem
+from ..format.conditions import same_condition
 from ..format.models import RunFile
 from .records import Request, Results, Row
+from .yamlio import line_for
 
 REQUEST_NUMBERS = ("start_s", "ttft_s", "latency_s", "output_tokens")
 REQUEST_OPTIONAL = ("draft_tokens", "draft_accepted")
@@ -113,12 +116,20 @@ def _check_header(
     return problems
 
 
+SUMMARY_SUFFIXES = (".sd", ".n")  # published summaries: M.sd and M.n beside the mean M
+
+
 def parse_results(text: str, rel: str, run: RunFile) -> Results:
-    """Parse results.csv against the run's declared conditions and metrics."""
+    """Parse results.csv against the run's declared conditions and metrics. A reported run
+    may give published summaries: `M.sd` and `M.n` beside a metric `M` (then its mean)."""
     header, rows = _read(text, rel)
     conditions, metrics = tuple(run.conditions), tuple(run.metrics)
     reported = run.source.kind == "reported"
-    problems = _check_header(header, ("trial", *conditions, *metrics), (), rel, "run.yaml (conditions or metrics)")
+    summaries = [f"{m}{suffix}" for m in metrics for suffix in SUMMARY_SUFFIXES] if reported else []
+    problems = _check_header(
+        header, ("trial", *conditions, *metrics), summaries, rel, "run.yaml (conditions or metrics)"
+    )
+    problems += _summary_pairs(header, metrics, rel)
     if problems:
         raise BenchledgerError(problems)
     col = {name: i for i, name in enumerate(header)}
@@ -131,25 +142,79 @@ def parse_results(text: str, rel: str, run: RunFile) -> Results:
             if not v:
                 problems.append(Problem(rel, line, c, "empty; every row needs its condition value"))
         values = {m: _number(cells[col[m]], rel, line, m, problems) for m in metrics}
+        spread = _spread(cells, col, metrics, rel, line, problems)
         key = (trial, at)
         if key in seen:
             what = f"trial {trial}" if trial is not None else "the row"
-            problems.append(
-                Problem(
-                    rel,
-                    line,
-                    None,
-                    f"{what} at {dict(zip(conditions, at, strict=True))} "
-                    f"repeats line {seen[key]}; keep one row per trial and condition",
-                )
-            )
+            where = dict(zip(conditions, at, strict=True))
+            message = f"{what} at {where} repeats line {seen[key]}; keep one row per trial and condition"
+            problems.append(Problem(rel, line, None, message))
         seen.setdefault(key, line)
-        out.append(Row(line, trial, at, {k: v for k, v in values.items() if v is not None}))
+        out.append(Row(line, trial, at, {k: v for k, v in values.items() if v is not None}, spread))
     if not out and not problems:
         problems.append(Problem(rel, None, None, "has no rows; add one row per trial and condition"))
     if problems:
         raise BenchledgerError(problems)
     return Results(conditions, metrics, tuple(out))
+
+
+def _summary_pairs(header: Sequence[str], metrics: Sequence[str], rel: str) -> list[Problem]:
+    """M.sd and M.n come together."""
+    out = []
+    for m in metrics:
+        present = [f"{m}{s}" in header for s in SUMMARY_SUFFIXES]
+        if any(present) and not all(present):
+            missing = next(f"{m}{s}" for s, p in zip(SUMMARY_SUFFIXES, present, strict=True) if not p)
+            out.append(Problem(rel, 1, missing, f"missing; a published summary of {m} needs both {m}.sd and {m}.n"))
+    return out
+
+
+def _spread(
+    cells: Sequence[str], col: Mapping[str, int], metrics: Sequence[str], rel: str, line: int, problems: list[Problem]
+) -> dict[str, tuple[float, int]]:
+    """The published (SD, n) of each metric that has them on this row (empty cells: none)."""
+    out = {}
+    for m in metrics:
+        if f"{m}.sd" not in col or not (cells[col[f"{m}.sd"]].strip() or cells[col[f"{m}.n"]].strip()):
+            continue
+        sd = _number(cells[col[f"{m}.sd"]], rel, line, f"{m}.sd", problems)
+        n_text = cells[col[f"{m}.n"]].strip()
+        n = int(n_text) if n_text.isascii() and n_text.isdigit() and len(n_text) < 10 else None
+        if n is None or n < 1:
+            problems.append(Problem(rel, line, f"{m}.n", f"{n_text!r} is not a count of trials; write 1, 2, 3, ..."))
+        if sd is not None and sd < 0:
+            problems.append(Problem(rel, line, f"{m}.sd", f"{sd:g} is negative; a standard deviation is >= 0"))
+        if sd is not None and sd >= 0 and n is not None and n >= 1:
+            out[m] = (sd, n)
+    return out
+
+
+def mark_excluded(results: Results, run: RunFile, rel: str, lines: Mapping[tuple[str | int, ...], int]) -> Results:
+    """The rows with `excluded:` applied (each matching row carries its reason); an exclusion
+    that matches no row, or names no condition of the run, is a located problem in run.yaml."""
+    problems = []
+    reasons: dict[int, str] = {}
+    for i, ex in enumerate(run.excluded):
+        where = (rel, line_for(("excluded", i), lines), f"excluded.{i}")
+        unknown = [k for k in ex.at if k not in results.conditions]
+        if unknown:
+            known = ", ".join(results.conditions) or "none"
+            problems.append(Problem(*where, f"{', '.join(unknown)} is not a condition; the conditions are: {known}"))
+            continue
+        matched = [
+            k
+            for k, row in enumerate(results.rows)
+            if row.trial == ex.trial
+            and all(same_condition(v, row.at[results.conditions.index(c)]) for c, v in ex.at.items())
+        ]
+        if not matched:
+            problems.append(Problem(*where, f"trial {ex.trial} at {ex.at or 'any condition'} is not in results.csv"))
+        for k in matched:
+            reasons[k] = ex.reason
+    if problems:
+        raise BenchledgerError(problems)
+    rows = tuple(replace(row, excluded=reasons[k]) if k in reasons else row for k, row in enumerate(results.rows))
+    return replace(results, rows=rows)
 
 
 def _optional_number(cell: str, rel: str, line: int, column: str, problems: list[Problem]) -> float | None:

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from markupsafe import Markup
 
 from ..analysis.claims import Evaluation
-from ..analysis.comparison import Settings, Side
+from ..analysis.comparison import Comparison, Settings, Side
+from ..analysis.wording import pct
 from . import text as t
 from .templating import generated_mark, render
 
@@ -21,14 +22,24 @@ def badge(verdict: str) -> Markup:
     return Markup(f'<span class="bl-verdict bl-verdict--{slug}">{t.text(verdict)}</span>')
 
 
-def effect(ev: Evaluation) -> str:
-    """The measured effect with its interval, in percent."""
-    if ev.ratio is None:
+def interval_text(c: Comparison) -> str:
+    """A condition's measured effect with its interval, in percent."""
+    if c.ratio is None:
         return "–"
-    shown = f"{(ev.ratio - 1) * 100:+.1f}%"
-    if ev.ci_low is None or ev.ci_high is None:
+    shown = pct(c.ratio)
+    if c.ci_low is None or c.ci_high is None:
         return f"{shown} (reported figures, no interval)"
-    return f"{shown} [{(ev.ci_low - 1) * 100:+.1f}%, {(ev.ci_high - 1) * 100:+.1f}%]"
+    if c.ci_low == c.ci_high:
+        return f"{shown} (no run-to-run variation measured: no interval)"
+    note = ", from published mean, SD and n" if c.source == "summaries" else ""
+    return f"{shown} [{pct(c.ci_low)}, {pct(c.ci_high)}{note}]"
+
+
+def effect(ev: Evaluation) -> str:
+    """The measured effect: its interval, or one line per condition of a several-condition claim."""
+    if len(ev.conditions) > 1:
+        return "; ".join(f"{c.label}: {interval_text(c)}" for c in ev.conditions)
+    return interval_text(ev.only) if ev.only else "–"
 
 
 def flags(ev: Evaluation) -> str:
@@ -71,42 +82,65 @@ def side_figures(label: str, s: Side | None, unit: str | None, level: str) -> li
     if s is None:
         return []
     u = f" {unit}" if unit else ""
+    figure = t.number(s.values[0]) if s.values else "–"
+    if s.published is not None:
+        sd, n = s.published
+        return [(label, f"{s.run}: published mean {figure}{u}, SD {t.number(sd)}, n = {n}")]
     if s.reported:
-        return [(label, f"{s.run}: {t.number(s.values[0]) if s.values else '–'}{u}, trials not reported")]
+        return [(label, f"{s.run}: {figure}{u}, trials not reported")]
     if s.summary is None:
         return [(label, f"{s.run}: no trials at {s.label}")]
     ci = ""
-    if s.summary.ci_low is not None:
+    if s.summary.constant:
+        ci = " (every trial identical: no run-to-run variation was measured; deterministic workload?)"
+    elif s.summary.ci_low is not None:
         ci = f" [{t.number(s.summary.ci_low)}, {t.number(s.summary.ci_high)}]"
     out = [(label, f"{s.run}: mean {t.number(s.summary.mean)}{ci}{u}, n = {s.summary.n}")]
+    if s.excluded:
+        shown = ", ".join(f"trial {trial} ({reason})" for trial, _, reason in s.excluded)
+        out.append((f"{label}, excluded", shown))
     if s.pooled is not None and s.pooled.pooled is not None:
         p = s.pooled
-        out.append(
-            (
-                f"{label}, pooled",
-                f"{t.percent(p.pooled)} of {t.number(p.attempts)} (Wilson {level} "
-                f"{t.percent(p.wilson_low)} – {t.percent(p.wilson_high)})",
-            )
-        )
+        wilson = f"Wilson {level} {t.percent(p.wilson_low)} – {t.percent(p.wilson_high)}"
+        out.append((f"{label}, pooled", f"{t.percent(p.pooled)} of {t.number(p.attempts)} ({wilson})"))
     return out
+
+
+def comparison_figures(ev: Evaluation, level: str) -> list[tuple[str, str]]:
+    """What a comparison card lists: each side, the measured effect, the claimed one, the band."""
+    cmp = ev.comparison
+    assert cmp is not None
+    figures = []
+    for c in cmp.conditions:
+        where = f" at {c.label}" if len(cmp.conditions) > 1 else ""
+        figures += side_figures(f"Baseline{where}", c.baseline, cmp.unit, level)
+        figures += side_figures(f"Candidate{where}", c.candidate, cmp.unit, level)
+        measured = interval_text(c) + (f" ({c.verdict})" if where else "")
+        figures.append((f"Measured{where}", measured))
+        if c.trials_needed:
+            figures.append((f"Trials needed per side{where}", str(c.trials_needed)))
+        if c.restored is not None:
+            figures.append((f"With the excluded trials{where}", c.restored))
+        if c.mann_whitney_p is not None:
+            figures.append((f"Mann–Whitney p (cross-check){where}", f"{c.mann_whitney_p:.3g}"))
+    kind = f" ({cmp.claimed.kind})" if cmp.claimed else " (direction: the metric's better)"
+    figures.append(("Claimed", (ev.claim.claimed or "–") + kind))
+    if cmp.margin is not None:
+        figures.append(("Equivalence margin", f"±{cmp.margin:.1%}"))
+    bands = sorted({c.band for c in cmp.conditions if c.band is not None})
+    if bands:
+        figures.append(("Band of no difference", " / ".join(f"±{b:.1%}" for b in bands)))
+    if len(cmp.conditions) > 1:
+        figures.append(("Intervals", f"simultaneous (Bonferroni), each at {cmp.conditions[0].confidence:.2%}"))
+    return figures
 
 
 def card(ev: Evaluation, role: Markup | str, level: str) -> dict[str, object]:
     c = ev.claim
-    figures = side_figures("Baseline", ev.baseline, ev.unit, level)
-    figures += side_figures("Candidate", ev.candidate, ev.unit, level)
+    figures = comparison_figures(ev, level) if ev.comparison is not None else []
     figures += side_figures("Figure", ev.figure, ev.unit, level)
     if c.value is not None:
         figures.append(("Stated figure", t.number(c.value)))
-    if c.kind == "comparison":
-        figures.append(("Measured", effect(ev)))
-        figures.append(("Claimed", c.claimed or "–"))
-        if ev.noise is not None:
-            figures.append(("Noise band", f"±{ev.noise:.1%}"))
-        if ev.trials_needed:
-            figures.append(("Trials needed per side", str(ev.trials_needed)))
-        if ev.mann_whitney_p is not None:
-            figures.append(("Mann–Whitney p (cross-check)", f"{ev.mann_whitney_p:.3g}"))
     if ev.receipts:
         figures.append(("Receipts", " · ".join(f"{run}: {state}" for run, state in ev.receipts)))
     # Raw HTML is not rewritten by MkDocs: these hrefs assume directory URLs (the default).
@@ -131,14 +165,40 @@ def card(ev: Evaluation, role: Markup | str, level: str) -> dict[str, object]:
 
 
 def trials_table(ev: Evaluation) -> Markup:
-    rows = "| Side | Run | Trial | Value |\n| --- | --- | ---: | ---: |\n"
-    for name, s in (("baseline", ev.baseline), ("candidate", ev.candidate)):
-        if s is None:
-            continue
-        for trial, value in zip(s.trials, s.values, strict=True):
-            shown = "reported" if trial is None else str(trial)
-            rows += f"| {name} | {t.text(s.run)} | {shown} | {t.number(value)} |\n"
-    return Markup(rows)
+    """Every trial behind the claim, excluded ones struck through with their reason."""
+    several = len(ev.conditions) > 1
+    head = ["Condition"] * several + ["Side", "Run", "Trial", "Value"]
+    lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * (len(head) - 2) + " ---: | ---: |"]
+    for c in ev.conditions:
+        where = [str(t.text(c.label))] * several
+        for name, s in (("baseline", c.baseline), ("candidate", c.candidate)):
+            for trial, value in zip(s.trials, s.values, strict=True):
+                shown = "reported" if trial is None else str(trial)
+                lines.append("| " + " | ".join([*where, name, t.text(s.run), shown, t.number(value)]) + " |")
+            for trial, value, reason in s.excluded:
+                struck = f"~~{t.number(value)}~~ (excluded: {t.text(reason)})"
+                lines.append("| " + " | ".join([*where, name, t.text(s.run), f"~~{trial}~~", struck]) + " |")
+    return Markup("\n".join(lines) + "\n")
+
+
+def forest_rows(chain: Sequence[Evaluation]) -> list[dict[str, str]]:
+    """The table beside the forest plot: one row per claim and condition."""
+    out = []
+    for ev in chain:
+        for c in ev.conditions:
+            out.append(
+                {
+                    "id": ev.claim.id,
+                    "at": c.label,
+                    "verdict": c.verdict,
+                    "ratio": t.number(c.ratio) if c.ratio is not None else "–",
+                    "interval": f"[{t.number(c.ci_low)}, {t.number(c.ci_high)}]" if c.ci_low is not None else "none",
+                    "level": f"{c.confidence * 100:.4g}%",
+                    "band": f"±{c.band:.1%}" if c.band is not None else "–",
+                    "n": f"{c.baseline.n} / {c.candidate.n}",
+                }
+            )
+    return out
 
 
 def claim_page(
@@ -153,19 +213,7 @@ def claim_page(
         if len(chain) > 1
         else "This claim has no correction."
     )
-    forest_rows = [
-        {
-            "id": ev.claim.id,
-            "verdict": ev.verdict,
-            "ratio": t.number(ev.ratio) if ev.ratio is not None else "–",
-            "interval": f"[{t.number(ev.ci_low)}, {t.number(ev.ci_high)}]" if ev.ci_low is not None else "none",
-            "noise": f"±{ev.noise:.1%}" if ev.noise is not None else "–",
-            "min_effect": f"±{ev.min_effect:.0%}",
-            "n": f"{ev.baseline.n if ev.baseline else '–'} / {ev.candidate.n if ev.candidate else '–'}",
-        }
-        for ev in chain
-        if ev.claim.kind == "comparison"
-    ]
+    rows = forest_rows(chain)
     trials = [
         TrialsBlock(ev.claim.id, trial_specs[ev.claim.id], trials_table(ev))
         for ev in chain
@@ -198,30 +246,13 @@ def claim_page(
         title=first.claim.statement,
         intro=intro,
         cards=[card(ev, role, t.level(settings.confidence)) for ev, role in zip(chain, roles, strict=True)],
-        forest=forest if forest_rows else None,
-        forest_rows=forest_rows,
-        confidence=t.level(settings.confidence),
+        forest=forest if rows else None,
+        forest_rows=rows,
+        min_effect=f"±{settings.min_effect:.1%}",
         trials=trials,
         confounds=confounds,
         limits=limits,
         sources=sources,
-    )
-
-
-def methods_page(settings: Settings) -> str:
-    noise = "the larger per-trial CV of the two sides" if settings.noise is None else f"±{settings.noise:.1%}"
-    rule = (
-        "± the larger per-trial coefficient of variation of the two runs at that condition"
-        if settings.noise is None
-        else f"fixed by the publication at ±{settings.noise:.1%}"
-    )
-    return render(
-        "methods.md.j2",
-        mark=Markup(generated_mark("the plugin configuration")),
-        confidence=t.level(settings.confidence),
-        min_effect=f"{settings.min_effect:.1%}",
-        noise=noise,
-        noise_rule=rule,
     )
 
 

@@ -14,7 +14,7 @@ from ..analysis.stats import CONFIDENCE
 from ..analysis.summaries import MetricAt, RateAt, label_of, summarize_run
 from ..ledger.records import Ledger, Run
 from . import charts as ch
-from . import claim_pages, run_page
+from . import claim_pages, methods_page, run_page
 from . import text as t
 
 RUNS = "runs"
@@ -164,44 +164,55 @@ def claim_outputs(ledger: Ledger, evaluations: dict[str, Evaluation], settings: 
     """The claims ledger, a page per claim (with its whole correction chain) and the methods page."""
     out = {
         f"{CLAIMS}/index.md": claim_pages.claims_index(evaluations).encode(),
-        METHODS: claim_pages.methods_page(settings).encode(),
+        METHODS: methods_page.methods_page(settings).encode(),
     }
     for claim_id in evaluations:
         base = f"{CLAIMS}/{claim_id}"
         links = [evaluations[i] for i in chain(claim_id, ledger)]
-        comparisons = [ev for ev in links if ev.claim.kind == "comparison"]
+        comparisons = [ev for ev in links if ev.comparison is not None]
         trial_specs = {}
         for ev in comparisons:
-            if ev.baseline is None or ev.candidate is None or not ev.claim.metric:
-                continue
-            rows = [
-                {"side": f"{name}: {s.run}", "trial": trial, "value": value}
-                for name, s in (("baseline", ev.baseline), ("candidate", ev.candidate))
-                for trial, value in zip(s.trials, s.values, strict=True)
-            ]
             path = f"charts/trials-{ev.claim.id}.json"
-            out[f"{base}/{path}"] = ch.spec(ch.sides_chart, (ev.claim.metric, ev.unit), rows)
+            out[f"{base}/{path}"] = ch.spec(ch.sides_chart, (ev.claim.metric or "", ev.unit), _side_rows(ev))
             trial_specs[ev.claim.id] = path
         forest = None
-        plotted = [ev for ev in comparisons if ev.ratio is not None]
-        if plotted:
-            noise = max((ev.noise or 0.0) for ev in plotted)
-            rows = [
-                {
-                    "claim": ev.claim.id,
-                    "verdict": ev.verdict,
-                    "ratio": ev.ratio,
-                    "low": ev.ci_low,
-                    "high": ev.ci_high,
-                }
-                for ev in plotted
-            ]
-            rows[0] |= {"first": True, "noise_lo": 1 - noise, "noise_hi": 1 + noise}
-            labels = (settings.min_effect, plotted[0].claim.metric or "", len(rows))
+        rows = _forest_rows(comparisons)
+        if rows:
             forest = "charts/forest.json"
+            labels = (settings.min_effect, comparisons[0].claim.metric or "", len(rows))
             out[f"{base}/{forest}"] = ch.spec(ch.forest_chart, labels, rows)
         out[f"{base}/index.md"] = claim_pages.claim_page(links, forest, trial_specs, settings).encode()
     return out
+
+
+def _side_rows(ev: Evaluation) -> list[dict[str, object]]:
+    """Per-trial values of each side at each condition, averaged over consecutive trials when a
+    side holds more than MAX_POINTS / 2 of them (the tables and statistics keep every trial)."""
+    several = len(ev.conditions) > 1
+    rows: list[dict[str, object]] = []
+    for c in ev.conditions:
+        for name, s in (("baseline", c.baseline), ("candidate", c.candidate)):
+            label = f"{c.label} · {name}: {s.run}" if several else f"{name}: {s.run}"
+            k = max(1, -(-len(s.values) * 2 * len(ev.conditions) // MAX_POINTS))
+            for i in range(0, len(s.values), k):
+                chunk = s.values[i : i + k]
+                rows.append({"side": label, "trial": s.trials[i], "value": sum(chunk) / len(chunk)})
+    return rows
+
+
+def _forest_rows(comparisons: list[Evaluation]) -> list[dict[str, object]]:
+    rows: list[dict[str, object]] = []
+    for ev in comparisons:
+        several = len(ev.conditions) > 1
+        for c in ev.conditions:
+            if c.ratio is None:
+                continue
+            name = f"{ev.claim.id} @ {c.label}" if several else ev.claim.id
+            rows.append({"claim": name, "verdict": c.verdict, "ratio": c.ratio, "low": c.ci_low, "high": c.ci_high})
+    if rows:
+        band = max((c.band or 0.0) for ev in comparisons for c in ev.conditions)
+        rows[0] |= {"first": True, "noise_lo": 1 - band, "noise_hi": 1 + band}
+    return rows
 
 
 def index_outputs(ledger: Ledger, receipts: Mapping[str, RunReceipts]) -> dict[str, bytes]:

@@ -44,7 +44,18 @@ class FileLink:
 def ci(summary: Summary) -> Markup:
     if summary.ci_low is None:
         return Markup("(one trial: no CI)")
+    if summary.constant:
+        return Markup("(every trial identical: no run-to-run variation was measured)")
     return Markup(f"[{t.number(summary.ci_low)}, {t.number(summary.ci_high)}]")
+
+
+def reported_value(m: MetricAt, unit: Markup) -> Markup:
+    """A reported figure, with its published SD and n when the source gave them."""
+    shown = Markup(t.number(m.reported)) + unit
+    if m.published is None:
+        return shown
+    sd, n = m.published
+    return shown + Markup(f" ± {t.number(sd)} (SD, n = {n})")
 
 
 def _yaml_value(value: Any) -> Markup:
@@ -73,9 +84,10 @@ def per_trial_table(run: Run, metric: str, at_metric: Sequence[MetricAt], level:
     """The numbers behind a metric's charts: one row per trial, one column per condition."""
     if run.reported:
         head = "| Condition | Reported value |\n| --- | ---: |\n"
-        rows = "".join(f"| {t.text(m.label)} | {t.number(m.reported)} |\n" for m in at_metric)
+        rows = "".join(f"| {t.text(m.label)} | {reported_value(m, Markup(''))} |\n" for m in at_metric)
         return Markup(head + rows)
-    trials = sorted({tr for m in at_metric for tr in m.trials if tr is not None})
+    excluded = {(m.label, tr): (v, why) for m in at_metric for tr, v, why in m.excluded}
+    trials = sorted({tr for m in at_metric for tr in m.trials if tr is not None} | {tr for _, tr in excluded if tr})
     head = "| Trial | " + " | ".join(t.text(m.label) for m in at_metric) + " |\n"
     head += "| ---: |" + " ---: |" * len(at_metric) + "\n"
     body = ""
@@ -83,7 +95,11 @@ def per_trial_table(run: Run, metric: str, at_metric: Sequence[MetricAt], level:
         cells = []
         for m in at_metric:
             value = dict(zip(m.trials, m.values, strict=True)).get(trial)
-            cells.append(t.number(value) if value is not None else "–")
+            if (m.label, trial) in excluded:
+                gone, why = excluded[(m.label, trial)]
+                cells.append(f"~~{t.number(gone)}~~ (excluded: {t.text(why)})")
+            else:
+                cells.append(t.number(value) if value is not None else "–")
         body += f"| {trial} | " + " | ".join(cells) + " |\n"
     body += (
         f"| mean [{level} CI] | "
@@ -106,6 +122,7 @@ def run_page(
     meta = run.meta
     units = {name: m.unit for name, m in meta.metrics.items()}
     warnings = [(m.label, m.metric, w) for m in summary.metrics for w in m.warnings]
+    excluded = [(m.label, m.metric, trial, why) for m in summary.metrics for trial, _, why in m.excluded]
     manifest = run.manifest.model_dump(mode="json", by_alias=True, exclude_none=True)
     return render(
         "run.md.j2",
@@ -117,6 +134,11 @@ def run_page(
         rate_charts=rate_charts,
         files=files,
         warnings=warnings,
+        excluded=excluded,
+        trial_unit=meta.trial_unit or "not stated",
+        repetitions=meta.trial_unit == "repetition",
+        reported_value=lambda m: reported_value(m, _unit(units.get(m.metric))),
+        published=any(m.published for m in summary.metrics),
         receipts=receipts,
         level=level,
         receipt_state=state_badge(receipts.state),

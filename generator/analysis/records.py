@@ -1,0 +1,139 @@
+"""The records a comparison produces: both sides at a condition, each condition's judgement,
+and the claim's judgement over all its conditions. Frozen; no logic beyond derived fields."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ..format.claimed import Claimed
+from . import stats
+from .verdicts import Verdict
+
+NO_VARIATION = "no run-to-run variation"
+REPETITIONS = "repetitions in one process"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The verdict rule's parameters, published on the methods page."""
+
+    confidence: float = stats.CONFIDENCE
+    min_effect: float = 0.01
+    noise: float | None = None  # None: the larger per-trial CV of the two sides
+
+
+@dataclass(frozen=True)
+class Side:
+    """One run's trials (or published summary) at one condition."""
+
+    run: str
+    label: str
+    values: tuple[float, ...]  # per-trial values (per-trial rates for a rate); reported: the figure
+    trials: tuple[int | None, ...]
+    reported: bool
+    summary: stats.Summary | None  # None for reported figures
+    pooled: stats.RateSummary | None = None  # rates only
+    published: tuple[float, int] | None = None  # reported run with a published (SD, n)
+    excluded: tuple[tuple[int | None, float, str], ...] = ()  # (trial, value, reason) left out
+    repetitions: bool = False  # the run's trials are repetitions inside one process
+
+    @property
+    def n(self) -> int:
+        if self.published is not None:
+            return self.published[1]
+        return 0 if self.reported else len(self.values)
+
+    @property
+    def constant(self) -> bool:
+        return self.summary is not None and self.summary.constant
+
+    @property
+    def mean_sd_n(self) -> tuple[float, float, int] | None:
+        """(mean, SD, n) from the trials or the published summary; None without a spread."""
+        if self.published is not None and self.values:
+            return self.values[0], self.published[0], self.published[1]
+        if self.summary is not None and self.summary.sd is not None:
+            return self.summary.mean, self.summary.sd, self.summary.n
+        return None
+
+    @property
+    def cv(self) -> float | None:
+        found = self.mean_sd_n
+        return found[1] / abs(found[0]) if found and found[0] else None
+
+
+@dataclass(frozen=True)
+class Confound:
+    """A manifest or setup key that differs between the two runs and is not varied on purpose."""
+
+    key: str
+    baseline: str
+    candidate: str
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """One condition of a comparison: both sides, the ratio, its intervals and its verdict."""
+
+    baseline: Side
+    candidate: Side
+    at: Mapping[str, object]  # the condition, as the claim (or `all`) selected it
+    verdict: Verdict
+    reason: str  # the verdict in plain words
+    confidence: float  # the level of this condition's interval (lower than the setting's: Bonferroni)
+    ratio: float | None = None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    tost_low: float | None = None
+    tost_high: float | None = None
+    noise: float | None = None
+    band: float | None = None  # max(noise, min_effect): the "no difference" band's half-width
+    understated: bool = False
+    trials_needed: int | None = None
+    mann_whitney_p: float | None = None
+    source: str = "trials"  # trials | summaries (published mean, SD and n)
+    restored: Verdict | None = None  # the verdict with the excluded trials put back, when it differs
+
+    @property
+    def label(self) -> str:
+        return self.baseline.label
+
+
+@dataclass(frozen=True)
+class ClaimComparison:
+    """Everything `benchledger compare` prints and a claim card shows: the claim's verdict over
+    all its conditions, and each condition's own comparison."""
+
+    metric: str
+    unit: str | None
+    direction: int  # +1: the claim says the candidate's ratio is above 1; -1 below; 0 none
+    claimed: Claimed | None
+    claimed_ratio: float | None  # a magnitude as a ratio; None otherwise
+    margin: float | None  # an equivalence claim's margin (the band when it states none)
+    min_effect: float
+    confounds: tuple[Confound, ...]
+    conditions: tuple[Comparison, ...]
+    verdict: Verdict
+    reason: str
+
+    @property
+    def only(self) -> Comparison | None:
+        """The single condition of a one-condition comparison."""
+        return self.conditions[0] if len(self.conditions) == 1 else None
+
+    @property
+    def flags(self) -> list[str]:
+        sides = [s for c in self.conditions for s in (c.baseline, c.candidate)]
+        out = []
+        if any(s.constant for s in sides):
+            out.append(NO_VARIATION)
+        if any(s.repetitions for s in sides):
+            out.append(REPETITIONS)
+        if any(c.source == "summaries" for c in self.conditions):
+            out.append("from published summaries")
+        restored = [c for c in self.conditions if c.restored is not None]
+        if restored:
+            count = sum(len(s.excluded) for c in restored for s in (c.baseline, c.candidate))
+            out.append(f"verdict depends on {count} excluded trial{'s' if count != 1 else ''}")
+        return out

@@ -1,0 +1,111 @@
+"""Verdicts in plain words: why each condition got its verdict, and why the claim did."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..format.claimed import Claimed
+from .records import Comparison, Side
+from .verdicts import Verdict
+
+
+def pct(ratio: float) -> str:
+    """A ratio as a signed percent change: 1.077 -> '+7.7%'."""
+    return f"{(ratio - 1) * 100:+.1f}%"
+
+
+def level(confidence: float) -> str:
+    return f"{confidence * 100:.4g}%"
+
+
+def no_data(b: Side, c: Side) -> str:
+    parts = []
+    for name, s in (("baseline", b), ("candidate", c)):
+        if s.reported and s.published is None:
+            parts.append(f"the {name} ({s.run}) holds figures copied from a publication that reported no trials")
+        elif s.n < 2:
+            parts.append(f"the {name} ({s.run}) has {s.n} trial{'s' if s.n != 1 else ''} at {s.label}")
+    return (
+        "No trial data: "
+        + "; ".join(parts)
+        + ". A verdict needs at least two measured trials on each side (or a published mean, SD "
+        "and n >= 2); re-measure both configurations under matched conditions, several trials each, "
+        "and commit the runs."
+    )
+
+
+def explain(found: Comparison, direction: int, claimed: Claimed | None, claimed_ratio: float | None, eq: bool) -> str:
+    """Why this condition got its verdict, with the numbers that decided it."""
+    assert found.ci_low is not None and found.ci_high is not None and found.band is not None
+    interval = (
+        f"the {level(found.confidence)} interval of the ratio runs from {pct(found.ci_low)} to {pct(found.ci_high)}"
+    )
+    if found.source == "summaries":
+        interval += " (from published mean, SD and n)"
+    tost = f"the {level(2 * found.confidence - 1)} interval runs from {pct(found.tost_low or 1)} to {pct(found.tost_high or 1)}"
+    prefix = _variation(found)
+    if eq:
+        margin = claimed.margin if claimed is not None and claimed.margin is not None else found.band
+        return prefix + _equivalence(found.verdict, interval, tost, margin, found.trials_needed)
+    return prefix + _directional(found, direction, claimed, claimed_ratio, interval, tost)
+
+
+def _variation(found: Comparison) -> str:
+    constant = [s for s in (found.baseline, found.candidate) if s.constant]
+    if not constant:
+        return ""
+    names = " and ".join(s.run for s in constant)
+    return (
+        f"No run-to-run variation was measured in {names} (every trial gave the same value: a deterministic "
+        "workload?), so the interval shows less uncertainty than a repeat on another day would. "
+    )
+
+
+def _equivalence(verdict: Verdict, interval: str, tost: str, margin: float, needed: int | None) -> str:
+    if verdict == "supported":
+        return f"Supported: {tost}, inside the ±{margin:.1%} margin (two one-sided tests)."
+    if verdict == "contradicted":
+        return f"Contradicted: {interval}, entirely outside the ±{margin:.1%} margin."
+    more = f" About {needed} trials per side would settle it." if needed else ""
+    return f"Inconclusive: {tost}, not inside the ±{margin:.1%} margin, and {interval}, not outside it.{more}"
+
+
+def _directional(
+    found: Comparison, direction: int, claimed: Claimed | None, claimed_ratio: float | None, interval: str, tost: str
+) -> str:
+    assert found.ci_low is not None and found.ci_high is not None
+    way = "an increase" if direction > 0 else "a decrease"
+    verdict = found.verdict
+    if verdict == "contradicted":
+        return f"Contradicted: {interval}, entirely beyond the smallest change worth calling, opposite to the claim."
+    if verdict == "overstated" and claimed is not None:
+        far = found.ci_high if direction > 0 else found.ci_low
+        return f"Overstated: claimed {claimed.text}, the data allow at most {pct(far)} ({interval})."
+    if verdict == "supported":
+        text = f"Supported: {interval}, entirely beyond the smallest change worth calling, as {way}."
+        if found.understated and claimed is not None:
+            near = found.ci_low if direction > 0 else found.ci_high
+            text += f" The claimed {claimed.text} is understated: the data show at least {pct(near)}."
+        return text
+    if verdict == "within noise":
+        return f"Within noise: {tost}, inside the ±{found.band:.1%} band of no difference."
+    more = f" About {found.trials_needed} trials per side would settle it." if found.trials_needed else ""
+    if not direction:
+        return f"Inconclusive: the claim gives no direction to test, and {interval}.{more}"
+    return f"Inconclusive: {interval}, which is too wide to decide.{more}"
+
+
+def combined(judged: Sequence[Comparison], verdict: Verdict) -> str:
+    """The claim's verdict over several conditions, naming the conditions that decided it."""
+    by: dict[str, list[str]] = {}
+    for c in judged:
+        by.setdefault(c.verdict, []).append(c.label)
+    counts = "; ".join(f"{v} at {', '.join(labels)}" for v, labels in by.items())
+    k = len(judged)
+    rule = (
+        f"Judged at {k} conditions with simultaneous (Bonferroni) intervals; the claim holds only where "
+        "every condition holds."
+    )
+    if verdict in ("supported", "within noise"):
+        return f"{verdict.capitalize()} at every one of the {k} conditions. {rule}"
+    return f"{verdict.capitalize()}: {counts}. {rule}"

@@ -1,0 +1,37 @@
+"""The methods page: the rules the verdicts were computed by, written from the code's own
+parameters (so the page cannot drift from the code), and what each rule cannot know."""
+
+from __future__ import annotations
+
+from markupsafe import Markup
+
+from ..analysis import stats, verdicts
+from ..analysis.comparison import Settings
+from . import text as t
+from .templating import generated_mark, render
+
+
+def methods_page(settings: Settings) -> str:
+    alpha = 1 - settings.confidence
+    noise = "the larger per-trial CV of the two sides" if settings.noise is None else f"±{settings.noise:.1%}"
+    rule = (
+        "± the larger per-trial coefficient of variation (SD / mean) of the two runs at that condition"
+        if settings.noise is None
+        else f"fixed by the publication at ±{settings.noise:.1%}"
+    )
+    return render(
+        "methods.md.j2",
+        mark=Markup(generated_mark("the plugin configuration")),
+        confidence=t.level(settings.confidence),
+        alpha=f"{alpha:.3g}",
+        tost=t.level(verdicts.tost_level(settings.confidence)),
+        min_effect=f"{settings.min_effect:.1%}",
+        noise=noise,
+        noise_rule=rule,
+        cv_warn=f"{stats.CV_WARN:.0%}",
+        outlier_z=f"{stats.OUTLIER_Z:g}",
+        outlier_min=f"{stats.OUTLIER_MIN:.0%}",
+        first_worse=f"{stats.FIRST_TRIAL_WORSE:.0%}",
+        warn_from=stats.WARN_FROM_N,
+        order=Markup(", ".join(f"**{v}**" for v in verdicts.VERDICTS)),
+    )
