@@ -42,7 +42,8 @@ def explain(found: Comparison, direction: int, claimed: Claimed | None, claimed_
     )
     if found.source == "summaries":
         interval += " (from published mean, SD and n)"
-    tost = f"the {level(2 * found.confidence - 1)} interval runs from {pct(found.tost_low or 1)} to {pct(found.tost_high or 1)}"
+    tost_range = f"{pct(found.tost_low or 1)} to {pct(found.tost_high or 1)}"
+    tost = f"the {level(2 * found.confidence - 1)} interval runs from {tost_range}"
     prefix = _variation(found)
     if eq:
         margin = claimed.margin if claimed is not None and claimed.margin is not None else found.band
