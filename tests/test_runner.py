@@ -80,7 +80,7 @@ def test_llama_cpp_stream_with_drafting(tmp_path: Path) -> None:
     meta = yaml.safe_load((run / "run.yaml").read_text())
     assert meta["rates"] == {"acceptance": {"numerator": "draft_accepted", "denominator": "draft_tokens"}}
     assert meta["runner"]["output_tokens_source"] == ["timings.predicted_n"]
-    assert meta["setup"] == {"draft_n_max": 4} and meta["warmup_trials"] == 1
+    assert meta["setup"] == {"draft_n_max": 4} and meta["warmup_trials"] == 1 and meta["trial_unit"] == "session"
     manifest = yaml.safe_load((run / "manifest.yaml").read_text())
     assert manifest["server"]["llama_cpp_props"]["build_info"] == "b9999-fake"
     assert manifest["server"]["llama_cpp_props"]["generation_defaults"] == {"speculative.n_max": 4}
@@ -183,6 +183,7 @@ def test_command_runner_parses_figures(tmp_path: Path) -> None:
         ("3", "12.5", "3"),
     ]
     assert all(float(r["wall_seconds"]) > 0 for r in results)
+    assert yaml.safe_load((run / "run.yaml").read_text())["trial_unit"] == "process"
     check(tmp_path)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 
 
@@ -26,3 +27,14 @@ def same_condition(written: object, value: str) -> bool:
         return float(str(written)) == float(value)
     except ValueError:
         return str(written) == value
+
+
+def condition_value(text: str) -> int | float | str:
+    """A condition value as written in results.csv, read as a number when it is one."""
+    for kind in (int, float):
+        try:
+            value = kind(text)
+        except ValueError:
+            continue
+        return value if math.isfinite(value) else text
+    return text

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 
 from ..errors import Problem
 from ..format.claimed import parse_claimed
-from ..format.conditions import condition_key
+from ..format.conditions import condition_key, condition_value
 from ..format.models import Claim
 from .records import Ledger, Report, Run
 from .yamlio import line_for
@@ -77,14 +77,18 @@ def _condition_problem(run: Run, ref: str, at: dict[str, object]) -> str | None:
     return f"{at} {what} of run {ref!r}; values that exist: {shown}"
 
 
-def shared_conditions(baseline: Run, candidate: Run) -> list[dict[str, str]]:
+def shared_conditions(baseline: Run, candidate: Run) -> list[dict[str, object]]:
     """`at: all`: every condition tuple both runs have, as mappings (one empty mapping for
     runs without conditions)."""
     if baseline.results.conditions != candidate.results.conditions:
         return []
     theirs = set(candidate.results.condition_values())
     names = baseline.results.conditions
-    return [dict(zip(names, at, strict=True)) for at in baseline.results.condition_values() if at in theirs]
+    return [
+        {name: condition_value(v) for name, v in zip(names, at, strict=True)}
+        for at in baseline.results.condition_values()
+        if at in theirs
+    ]
 
 
 def check_references(ledger: Ledger) -> list[Problem]:

@@ -109,7 +109,10 @@ def _run_yaml(
     }
     if rates:
         data["rates"] = rates
-    data |= {"warmup_trials": warmup, "source": {"kind": "measured"}}
+    # run command starts a fresh process per trial; run openai sends each trial's requests to
+    # one long-running server: its trials share that server's state (a session).
+    unit = "process" if runner.get("kind") == "command" else "session"
+    data |= {"warmup_trials": warmup, "trial_unit": unit, "source": {"kind": "measured"}}
     if note:
         data["notes"] = note
     data["runner"] = runner | {"invocation": common.invocation}

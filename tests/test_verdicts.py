@@ -1,0 +1,363 @@
+"""The verdict rule: every verdict and claim kind by hand, seeded simulations bounding the
+error rates, published summaries, exclusions, several conditions, trial units."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from generator.analysis import stats, verdicts
+from generator.analysis.claims import evaluate_all
+from generator.analysis.comparison import Settings
+from generator.cli import app
+from generator.format.claimed import parse_claimed
+from generator.ledger.load import load
+from helpers import RESULTS, measured_run, publication, write_tree
+from test_claims import SLOWER, A, B, claim, repo_with
+
+ROOT = Path(__file__).parents[1]
+
+# --- the rule by hand -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("ci", "tost", "direction", "claimed", "expected", "understated"),
+    [
+        ((0.80, 0.95), (0.82, 0.93), 1, None, "contradicted", False),
+        ((0.80, 0.95), (0.82, 0.93), 1, 1.2, "contradicted", False),  # contradiction comes first
+        ((1.057, 1.093), (1.06, 1.09), 1, 1.20, "overstated", False),  # "+20%" measured +7.5% [+5.7, +9.3]
+        ((0.923, 0.976), (0.928, 0.971), -1, 0.84, "overstated", False),  # "-16%" at -5.1% [-7.7, -2.4]
+        ((0.99, 1.02), (0.995, 1.015), 1, 1.2, "overstated", False),  # the Spark story: +20% inside noise
+        ((1.05, 1.20), (1.06, 1.18), 1, 1.10, "supported", False),
+        ((1.05, 1.20), (1.06, 1.18), 1, 1.02, "supported", True),  # claimed +2%, data show at least +5%
+        ((1.05, 1.20), (1.06, 1.18), 1, None, "supported", False),
+        ((0.80, 0.95), (0.82, 0.93), -1, None, "supported", False),
+        ((0.9997, 1.006), (1.0, 1.005), 1, None, "within noise", False),  # +0.3% inside the 1% smallest change
+        ((0.97, 1.04), (0.975, 1.035), 1, None, "within noise", False),
+        ((0.90, 1.30), (0.93, 1.25), 1, None, "inconclusive", False),
+        ((1.05, 1.20), (1.06, 1.18), 0, None, "inconclusive", False),  # no direction: never supported
+    ],
+)
+def test_direction_and_magnitude_claims_by_hand(
+    ci: tuple[float, float],
+    tost: tuple[float, float],
+    direction: int,
+    claimed: float | None,
+    expected: str,
+    understated: bool,
+) -> None:
+    found = verdicts.judge(ci, tost, direction, claimed, min_effect=0.01, band=0.04)
+    assert (found.verdict, found.understated) == (expected, understated)
+
+
+@pytest.mark.parametrize(
+    ("ci", "tost", "margin", "expected"),
+    [
+        ((0.985, 1.012), (0.988, 1.009), 0.02, "supported"),
+        ((0.975, 1.012), (0.981, 1.009), 0.02, "supported"),  # the 95% interval may leave the margin
+        ((0.975, 1.012), (0.978, 1.009), 0.02, "inconclusive"),
+        ((1.057, 1.093), (1.06, 1.09), 0.02, "contradicted"),  # "decode speed is the same", 7.5% apart
+        ((0.90, 0.97), (0.91, 0.96), 0.02, "contradicted"),
+    ],
+)
+def test_equivalence_claims_by_hand(
+    ci: tuple[float, float], tost: tuple[float, float], margin: float, expected: str
+) -> None:
+    assert verdicts.judge_equivalence(ci, tost, margin).verdict == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "direction", "ratio", "margin"),
+    [
+        ("+", "direction", 1, None, None),
+        ("−", "direction", -1, None, None),
+        ("+20%", "magnitude", 1, 1.2, None),
+        ("-5%", "magnitude", -1, 0.95, None),
+        ("1.2x", "magnitude", 1, 1.2, None),
+        ("0.8x", "magnitude", -1, 0.8, None),
+        ("±2%", "equivalence", 0, None, 0.02),
+        ("+/-3%", "equivalence", 0, None, 0.03),
+        ("within 2.5%", "equivalence", 0, None, 0.025),
+        ("0%", "equivalence", 0, None, None),
+        ("1.0x", "equivalence", 0, None, None),
+    ],
+)
+def test_claimed_kinds(text: str, kind: str, direction: int, ratio: float | None, margin: float | None) -> None:
+    parsed = parse_claimed(text)
+    assert (parsed.kind, parsed.direction, parsed.margin) == (kind, direction, margin)
+    assert parsed.ratio(direction or 1) == (pytest.approx(ratio) if ratio else None)
+
+
+def test_an_unsigned_magnitude_goes_the_way_of_better() -> None:
+    assert parse_claimed("20%").ratio(-1) == pytest.approx(0.8)
+    assert parse_claimed("20%").ratio(1) == pytest.approx(1.2)
+
+
+@pytest.mark.parametrize("text", ["-100%", "about 20", "1e9x", "20000%", "0x"])
+def test_impossible_claims_are_refused(text: str) -> None:
+    with pytest.raises(ValueError, match="claimed"):
+        parse_claimed(text)
+
+
+def test_several_conditions_hold_only_where_every_condition_holds() -> None:
+    assert verdicts.combine(["supported", "supported"]) == "supported"
+    assert verdicts.combine(["supported", "within noise"]) == "inconclusive"
+    assert verdicts.combine(["supported", "overstated", "contradicted"]) == "contradicted"
+    assert verdicts.combine(["supported", "overstated"]) == "overstated"
+    assert verdicts.combine(["no trial data", "contradicted"]) == "no trial data"
+    assert verdicts.combine(["within noise", "within noise"]) == "within noise"
+
+
+# --- seeded simulations ---------------------------------------------------------------
+
+CV = 0.05
+
+
+def _trials(rng: np.random.Generator, n: int, ratio: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    sigma = math.sqrt(math.log1p(CV**2))
+    return rng.lognormal(3, sigma, n), rng.lognormal(3 + math.log(ratio), sigma, n)
+
+
+@pytest.mark.parametrize("n", [5, 10, 30])
+def test_a_true_claimed_magnitude_is_rarely_called_overstated(n: int) -> None:
+    rng = np.random.default_rng(1300 + n)
+    overstated = 0
+    for _ in range(1000):
+        b, c = _trials(rng, n, 1.2)
+        r = stats.ratio_interval(b, c)
+        overstated += verdicts.judge(r.bounds(0.95), r.bounds(0.90), 1, 1.2, 0.01, CV).verdict == "overstated"
+    assert overstated <= 50  # at most 5%: the claimed value beyond the interval's far end is a 2.5% tail
+
+
+@pytest.mark.parametrize("n", [5, 10, 30])
+def test_a_true_ratio_on_the_margin_is_rarely_called_equivalent(n: int) -> None:
+    rng = np.random.default_rng(2600 + n)
+    supported = 0
+    for _ in range(1000):
+        b, c = _trials(rng, n, 1.02)
+        r = stats.ratio_interval(b, c)
+        supported += verdicts.judge_equivalence(r.bounds(0.95), r.bounds(0.90), 0.02).verdict == "supported"
+    assert supported <= 50
+
+
+def test_no_difference_with_a_margin_of_twice_the_cv_is_shown_at_n_30() -> None:
+    rng = np.random.default_rng(3030)
+    supported = 0
+    for _ in range(1000):
+        b, c = _trials(rng, 30)
+        r = stats.ratio_interval(b, c)
+        supported += verdicts.judge_equivalence(r.bounds(0.95), r.bounds(0.90), 2 * CV).verdict == "supported"
+    assert supported >= 800
+
+
+@pytest.mark.parametrize(
+    ("n", "k", "min_effect", "bound"), [(5, 3, 0.01, 0.05), (10, 4, 0.01, 0.05), (5, 3, 0.0, 0.065)]
+)
+def test_several_conditions_keep_the_family_wise_error_under_the_null(
+    n: int, k: int, min_effect: float, bound: float
+) -> None:
+    """Under the null, the chance that any of k conditions is called supported or contradicted.
+    With the default 1% smallest change it stays under 5%; with none, Welch's small-sample
+    liberality shows (5.3% at n = 5), which the methods page states."""
+    rng = np.random.default_rng(4000 + 10 * n + k)
+    level = 1 - 0.05 / k  # Bonferroni, as compare() uses
+    wrong = 0
+    for _ in range(2000):
+        called = []
+        for _ in range(k):
+            b, c = _trials(rng, n)
+            r = stats.ratio_interval(b, c)
+            called.append(verdicts.judge(r.bounds(level), r.bounds(2 * level - 1), 1, None, min_effect, CV).verdict)
+        wrong += any(v in ("supported", "contradicted") for v in called)
+    assert wrong <= bound * 2000
+
+
+def test_published_summaries_agree_with_raw_trials_of_that_mean_and_sd() -> None:
+    rng = np.random.default_rng(5050)
+    for _ in range(200):
+        b, c = _trials(rng, 8, 1.07)
+        raw = stats.ratio_interval(b, c)
+        summary = stats.ratio_from_summaries(
+            (float(b.mean()), float(b.std(ddof=1)), 8), (float(c.mean()), float(c.std(ddof=1)), 8)
+        )
+        for x, y in zip(raw.bounds(0.95), summary.bounds(0.95), strict=True):
+            assert abs(x / y - 1) < 0.01
+
+
+# --- end to end on fixture publications ----------------------------------------------
+
+
+def evaluations(root: Path, **settings: float) -> dict:
+    return evaluate_all(load(root), Settings(**settings))
+
+
+def test_a_gain_of_the_wrong_size_is_overstated_and_says_by_how_much(tmp_path: Path) -> None:
+    faster = RESULTS.replace("104.1", "111.1").replace("103.5", "110.9").replace("104.8", "112.5")
+    faster = faster.replace("102.9", "110.2").replace("104.0", "112.0")
+    root = repo_with(tmp_path, [claim(claimed="+20%")], candidate_results=faster)
+    ev = evaluations(root)["shortlist-c8"]
+    assert ev.verdict == "overstated"
+    assert ev.reason.startswith("Overstated: claimed +20%, the data allow at most +8.")
+    assert ev.only is not None and ev.only.ci_high is not None and ev.only.ci_high < 1.2
+
+
+def test_no_difference_claimed_is_judged_by_equivalence(tmp_path: Path) -> None:
+    root = repo_with(tmp_path, [claim(claimed="0%")], candidate_results=RESULTS)
+    ev = evaluations(root)["shortlist-c8"]
+    assert (
+        ev.reason
+        == "Supported: the 90% interval runs from -0.8% to +0.8%, inside the ±1.0% margin (two one-sided tests)."
+    )
+    root = repo_with(tmp_path / "b", [claim(claimed="within 1%")])  # -4.2% [-7.1%, -1.1%] against +-1%
+    assert evaluations(root)["shortlist-c8"].verdict == "contradicted"
+
+
+def test_identical_trials_carry_a_flag_instead_of_certainty(tmp_path: Path) -> None:
+    same = "trial,concurrency,tokens_per_second,draft_tokens,draft_accepted\n" + "".join(
+        f"{t},{c},{v},100,50\n" for t in range(1, 4) for c, v in ((1, 30.0), (8, 100.0))
+    )
+    root = repo_with(tmp_path, [claim(metric="acceptance")], candidate_results=same)
+    ev = evaluations(root)["shortlist-c8"]
+    assert "no run-to-run variation" in ev.flags
+    assert ev.reason.startswith("No run-to-run variation was measured in 2026-09-01-shortlist")
+
+
+def test_trials_needed_answer_the_open_question(tmp_path: Path) -> None:
+    root = repo_with(tmp_path, [claim()], candidate_results=SLOWER.replace("97.5", "109.0"))
+    ev = evaluations(root)["shortlist-c8"]
+    assert ev.verdict == "inconclusive" and ev.trials_needed is not None and ev.trials_needed > 5
+    assert f"About {ev.trials_needed} trials per side would settle it." in ev.reason
+
+
+def test_excluded_trials_stay_on_the_page_and_out_of_the_statistics(tmp_path: Path) -> None:
+    bad = SLOWER.replace("5,8,104.0", "5,8,60.0")
+    excluded = [{"trial": 5, "at": {"concurrency": 8}, "reason": "a backup job ran during trial 5"}]
+    b = measured_run(B, excluded=excluded)
+    b[f"runs/{B}/results.csv"] = bad
+    files = publication(measured_run(A), b, extra={"site_src/reports/seed.md": _report([claim()])})
+    root = write_tree(tmp_path / "pub", files)
+    ev = evaluations(root)["shortlist-c8"]
+    assert ev.candidate is not None and ev.candidate.n == 4 and 60.0 not in ev.candidate.values
+    assert ev.candidate.excluded == ((5, 60.0, "a backup job ran during trial 5"),)
+    result = CliRunner().invoke(app, ["generate", "--repo", str(root)])
+    assert result.exit_code == 0, result.output
+    page = (root / "site_src" / "runs" / B / "index.md").read_text()
+    assert "~~60~~ (excluded: a backup job ran during trial 5)" in page
+    assert "trial 5, tokens&#95;per&#95;second at concurrency&#61;8: a backup job ran during trial 5" in page
+
+
+def test_a_verdict_that_depends_on_an_excluded_trial_says_so(tmp_path: Path) -> None:
+    # Without trial 5 the candidate is clearly slower; with it the interval spans no difference.
+    results = SLOWER.replace("5,8,104.0", "5,8,160.0")
+    b = measured_run(B, excluded=[{"trial": 5, "reason": "thermal throttling logged"}])
+    b[f"runs/{B}/results.csv"] = results
+    files = publication(measured_run(A), b, extra={"site_src/reports/seed.md": _report([claim()])})
+    ev = evaluations(write_tree(tmp_path / "pub", files))["shortlist-c8"]
+    assert ev.verdict == "contradicted" and ev.only is not None and ev.only.restored == "inconclusive"
+    assert "verdict depends on 1 excluded trial" in ev.flags
+
+
+def test_an_exclusion_that_matches_nothing_is_a_located_error(tmp_path: Path) -> None:
+    run = measured_run(A, excluded=[{"trial": 9, "reason": "x"}, {"trial": 1, "at": {"ctx": 1}, "reason": "y"}])
+    root = write_tree(tmp_path / "pub", publication(run))
+    result = CliRunner().invoke(app, ["check", "--repo", str(root)])
+    assert result.exit_code == 1
+    assert f"runs/{A}/run.yaml:27: excluded.0: trial 9 at any condition is not in results.csv" in result.output
+    assert f"runs/{A}/run.yaml:29: excluded.1: ctx is not a condition; the conditions are: concurrency" in result.output
+
+
+def test_repetitions_in_one_process_carry_a_caveat(tmp_path: Path) -> None:
+    root = repo_with(tmp_path, [claim()], trial_unit="repetition")
+    ev = evaluations(root)["shortlist-c8"]
+    assert "repetitions in one process" in ev.flags
+    CliRunner().invoke(app, ["generate", "--repo", str(root)])
+    page = (root / "site_src" / "runs" / B / "index.md").read_text()
+    assert "Trials are repetitions inside one process" in page and "| Trial unit | repetition |" in page
+
+
+def _report(claims: list[dict]) -> str:
+    meta = {"title": "A report", "date": "2026-09-06", "claims": claims}
+    return "---\n" + yaml.safe_dump(meta, sort_keys=False) + "---\n\n# A report\n"
+
+
+def _reported(
+    run_id: str, rows: str, header: str = "trial,concurrency,tokens_per_second,tokens_per_second.sd,tokens_per_second.n"
+) -> dict[str, str]:
+    files = measured_run(
+        run_id,
+        source={"kind": "reported", "citation": "A llama.cpp discussion", "url": "https://example.org/t"},
+        metrics={"tokens_per_second": {"unit": "tok/s", "better": "higher"}},
+        rates={},
+    )
+    files[f"runs/{run_id}/results.csv"] = header + "\n" + rows
+    del files[f"runs/{run_id}/requests.csv"]
+    return files
+
+
+def test_published_mean_sd_and_n_give_a_marked_welch_verdict(tmp_path: Path) -> None:
+    base = _reported(A, ",1,31.2,0.4,5\n,8,104.0,1.2,5\n")
+    cand = _reported(B, ",1,33.9,0.5,5\n,8,112.3,1.5,5\n")
+    files = publication(base, cand, extra={"site_src/reports/seed.md": _report([claim(claimed="+8%")])})
+    root = write_tree(tmp_path / "pub", files)
+    ev = evaluations(root)["shortlist-c8"]
+    assert ev.verdict == "supported" and ev.only is not None and ev.only.source == "summaries"
+    expected = stats.ratio_from_summaries((104.0, 1.2, 5), (112.3, 1.5, 5))
+    assert ev.only.ci_low == pytest.approx(expected.bounds(0.95)[0])
+    assert "from published summaries" in ev.flags and "(from published mean, SD and n)" in ev.reason
+    CliRunner().invoke(app, ["generate", "--repo", str(root)])
+    page = (root / "site_src" / "runs" / A / "index.md").read_text()
+    assert "104 tok&#47;s ± 1.2 (SD, n = 5)" in page
+
+
+def test_a_published_summary_needs_both_columns_and_only_in_reported_runs(tmp_path: Path) -> None:
+    half = _reported(A, ",1,31.2,0.4\n", header="trial,concurrency,tokens_per_second,tokens_per_second.sd")
+    root = write_tree(tmp_path / "a", publication(half))
+    out = CliRunner().invoke(app, ["check", "--repo", str(root)]).output
+    assert (
+        f"runs/{A}/results.csv:1: tokens_per_second.n: missing; a published summary of tokens_per_second needs both"
+        in out
+    )
+    measured = measured_run(B)
+    measured[f"runs/{B}/results.csv"] = RESULTS.replace("draft_accepted\n", "draft_accepted,tokens_per_second.sd\n", 1)
+    root = write_tree(tmp_path / "b", publication(measured))
+    out = CliRunner().invoke(app, ["check", "--repo", str(root)]).output
+    assert f"runs/{B}/results.csv:1: tokens_per_second.sd: column is not declared in run.yaml" in out
+
+
+def test_a_claim_over_several_conditions_gets_a_row_per_condition(tmp_path: Path) -> None:
+    root = repo_with(tmp_path, [claim(at=[{"concurrency": 1}, {"concurrency": 8}])])
+    ev = evaluations(root)["shortlist-c8"]
+    assert [c.label for c in ev.conditions] == ["concurrency=1", "concurrency=8"]
+    # Alone, concurrency=8 is contradicted at 95% ([-7.1%, -1.1%]); judged with a second
+    # condition its simultaneous 97.5% interval reaches past -1%, so the claim stays open.
+    assert [c.verdict for c in ev.conditions] == ["inconclusive", "inconclusive"]
+    assert ev.verdict == "inconclusive" and ev.conditions[0].confidence == pytest.approx(0.975)
+    assert ev.reason.startswith("Inconclusive: inconclusive at concurrency=1, concurrency=8. Judged at 2 conditions")
+    every = evaluations(repo_with(tmp_path / "all", [claim(at="all")]))["shortlist-c8"]
+    assert [c.label for c in every.conditions] == ["concurrency=1", "concurrency=8"]
+
+
+def test_compare_takes_claimed_and_several_conditions(tmp_path: Path) -> None:
+    root = repo_with(tmp_path, [claim()])
+    args = ["compare", A, B, "--metric", "tokens_per_second", "--repo", str(root), "--json"]
+    one = json.loads(CliRunner().invoke(app, [*args, "--at", "concurrency=8", "--claimed", "-5%"]).output)
+    assert (one["verdict"], one["claimed"], one["claimed_kind"]) == ("supported", "-5%", "magnitude")
+    assert "conditions" not in one
+    result = CliRunner().invoke(app, [*args, "--at", "concurrency=1", "--at", "concurrency=8"])
+    several = json.loads(result.output)
+    assert several["at"] == [{"concurrency": 1}, {"concurrency": 8}] and several["ratio"] is None
+    assert [c["verdict"] for c in several["conditions"]] == ["inconclusive", "inconclusive"]
+    assert several["conditions"][1]["confidence"] == pytest.approx(0.975)
+    assert json.loads(CliRunner().invoke(app, [*args, "--at", "all"]).output)["at"] == several["at"]
+
+
+def test_the_example_publication_nmax4_claim_is_overstated() -> None:
+    ev = evaluate_all(load(ROOT), Settings())["testbed-throughput-nmax4-vs-nmax3"]
+    assert ev.verdict == "overstated"
+    assert ev.reason.startswith("Overstated: claimed -16%, the data allow at most -7.7% (the 95% interval")
