@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -171,21 +172,27 @@ def spec(builder: Callable[..., Any], labels: tuple[Any, ...], rows: Sequence[di
 VERDICT_COLORS = {
     "supported": "#1a9850",
     "contradicted": "#d73027",
+    "overstated": "#9e2a83",
     "within noise": "#4575b4",
     "inconclusive": "#fdae61",
     "no trial data": "#999999",
 }
 
 
-def forest_chart(min_effect: float, metric: str, rows: int) -> Any:
-    """Each claim's ratio and interval on a log axis, a line at 1, the shaded noise band and
-    the smallest-change ticks; coloured by verdict. The band comes from the first row's
-    `noise_lo`/`noise_hi`, so one template serves every noise level."""
-    x = alt.X(
-        "ratio:Q",
-        title=f"{metric}: candidate / baseline (log scale)",
-        scale=alt.Scale(type="log", zero=False),
-    )
+def forest_domain(values: Sequence[float]) -> tuple[float, float]:
+    """A log axis that holds every interval end, band edge and claimed ratio, and 1, with a
+    margin of a fifth of the span on each side (so a 2% and a 300% effect both read)."""
+    low, high = math.log(min([1.0, *values])), math.log(max([1.0, *values]))
+    pad = max((high - low) / 5, 0.005)
+    return round(math.exp(low - pad), 4), round(math.exp(high + pad), 4)
+
+
+def forest_chart(min_effect: float, metric: str, rows: int, domain: tuple[float, float]) -> Any:
+    """Each claim's ratio and interval on a log axis fitted to the data, a line at 1, the shaded
+    band of no difference, the smallest-change ticks and the claimed ratio as a cross; coloured
+    by verdict. The band comes from the first row's `noise_lo`/`noise_hi`."""
+    scale = alt.Scale(type="log", domain=list(domain), zero=False, nice=False)
+    x = alt.X("ratio:Q", title=f"{metric}: candidate / baseline (log scale)", scale=scale)
     y = alt.Y("claim:N", title=None, sort=None)
     color = alt.Color(
         "verdict:N",
@@ -202,22 +209,24 @@ def forest_chart(min_effect: float, metric: str, rows: int) -> Any:
     base = _base()
     layers = []
     band = base.transform_filter("datum.first")
-    layers.append(band.mark_rect(opacity=0.15, color=BLUE).encode(x="noise_lo:Q", x2="noise_hi:Q"))
+    layers.append(band.mark_rect(opacity=0.15, color=BLUE).encode(x=alt.X("noise_lo:Q", scale=scale), x2="noise_hi:Q"))
     marks = [{"at": 1 - min_effect}, {"at": 1 + min_effect}]
-    layers.append(alt.Chart(alt.Data(values=marks)).mark_rule(strokeDash=[2, 2], color=GREY).encode(x="at:Q"))
-    layers.append(alt.Chart(alt.Data(values=[{"at": 1}])).mark_rule(color="black").encode(x="at:Q"))
+    layers.append(
+        alt.Chart(alt.Data(values=marks)).mark_rule(strokeDash=[2, 2], color=GREY).encode(x=alt.X("at:Q", scale=scale))
+    )
+    layers.append(alt.Chart(alt.Data(values=[{"at": 1}])).mark_rule(color="black").encode(x=alt.X("at:Q", scale=scale)))
     layers.append(
         base.transform_filter("isValid(datum.low)")
         .mark_rule(strokeWidth=3)
-        .encode(
-            x=alt.X("low:Q", scale=alt.Scale(type="log", zero=False)),
-            x2="high:Q",
-            y=y,
-            color=color,
-            tooltip=tooltip,
-        )
+        .encode(x=alt.X("low:Q", scale=scale), x2="high:Q", y=y, color=color, tooltip=tooltip)
     )
     layers.append(base.mark_point(filled=True, size=90, shape="diamond").encode(x=x, y=y, color=color, tooltip=tooltip))
+    claimed = [alt.Tooltip("claim:N"), alt.Tooltip("claimed:Q", title="claimed ratio", format=".3f")]
+    layers.append(
+        base.transform_filter("isValid(datum.claimed)")
+        .mark_point(shape="cross", size=120, color="black", filled=True)
+        .encode(x=alt.X("claimed:Q", scale=scale), y=y, tooltip=claimed)
+    )
     return alt.layer(*layers).properties(height=40 * rows + 30)
 
 

@@ -179,7 +179,10 @@ def claim_outputs(ledger: Ledger, evaluations: dict[str, Evaluation], settings: 
         rows = _forest_rows(comparisons)
         if rows:
             forest = "charts/forest.json"
-            labels = (settings.min_effect, comparisons[0].claim.metric or "", len(rows))
+            keys = ("low", "high", "claimed", "noise_lo", "noise_hi")
+            ends = [v for r in rows for k, v in r.items() if k in keys and isinstance(v, float) and v > 0]
+            domain = ch.forest_domain([*ends, 1 - settings.min_effect, 1 + settings.min_effect])
+            labels = (settings.min_effect, comparisons[0].claim.metric or "", len(rows), domain)
             out[f"{base}/{forest}"] = ch.spec(ch.forest_chart, labels, rows)
         out[f"{base}/index.md"] = claim_pages.claim_page(links, forest, trial_specs, settings).encode()
     return out
@@ -208,7 +211,11 @@ def _forest_rows(comparisons: list[Evaluation]) -> list[dict[str, object]]:
             if c.ratio is None:
                 continue
             name = f"{ev.claim.id} @ {c.label}" if several else ev.claim.id
-            rows.append({"claim": name, "verdict": c.verdict, "ratio": c.ratio, "low": c.ci_low, "high": c.ci_high})
+            row: dict[str, object] = {"claim": name, "verdict": c.verdict, "ratio": c.ratio}
+            row |= {"low": c.ci_low, "high": c.ci_high}
+            if ev.comparison is not None and ev.comparison.claimed_ratio is not None:
+                row["claimed"] = ev.comparison.claimed_ratio
+            rows.append(row)
     if rows:
         band = max((c.band or 0.0) for ev in comparisons for c in ev.conditions)
         rows[0] |= {"first": True, "noise_lo": 1 - band, "noise_hi": 1 + band}
