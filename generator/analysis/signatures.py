@@ -34,7 +34,7 @@ def _when(value: str) -> dt.datetime:
     """ssh-keygen's YYYYMMDD[HHMM[SS]][Z] time format (read as UTC)."""
     digits = value.rstrip("Zz")
     formats = {8: "%Y%m%d", 12: "%Y%m%d%H%M", 14: "%Y%m%d%H%M%S"}
-    if len(digits) not in formats or not digits.isdigit():
+    if len(digits) not in formats or not (digits.isascii() and digits.isdigit()):
         raise ValueError(f"time {value!r} is not YYYYMMDD[HHMM[SS]][Z]")
     return dt.datetime.strptime(digits, formats[len(digits)]).replace(tzinfo=dt.UTC)
 

@@ -11,7 +11,7 @@ import datetime as dt
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 RUN_SCHEMA = "benchledger.run/1"
 MANIFEST_SCHEMA = "benchledger.manifest/1"
@@ -40,6 +40,26 @@ def check_url(value: str | None) -> str | None:
     if value is not None and not re.match(r"^https?://[^\s<>\"']+$", value):
         raise ValueError(f"url {value!r} must be an http:// or https:// address")
     return value
+
+
+DATE_YEARS = (1970, 2105)  # timestamps of these years fit the 32-bit fields of gzip and sitemaps
+
+
+def check_year(value: dt.date) -> dt.date:
+    if not DATE_YEARS[0] <= value.year <= DATE_YEARS[1]:
+        raise ValueError(f"the year {value.year} is out of range; give a date between {DATE_YEARS[0]} and {DATE_YEARS[1]}")
+    return value
+
+
+Day = Annotated[dt.date, AfterValidator(check_year)]
+
+
+def check_moment(value: dt.datetime) -> dt.datetime:
+    check_year(value.date())
+    return value
+
+
+Moment = Annotated[dt.datetime, AfterValidator(check_moment)]
 
 
 class _Record(BaseModel):
@@ -91,7 +111,7 @@ class Source(_Record):
 
 
 class Exclusion(_Record):
-    trial: int = Field(ge=1, description="The excluded trial's number in results.csv.")
+    trial: int = Field(ge=1, le=10**9, description="The excluded trial's number in results.csv.")
     at: dict[str, Scalar] = Field(
         default_factory=dict, description="The condition it is excluded at; absent: at every condition."
     )
@@ -107,7 +127,7 @@ class RunFile(_File):
     schema_: Literal["benchledger.run/1"] = Field(alias="schema", description="Format version.")
     id: str = Field(pattern=RUN_ID_PATTERN, description="Equals the run folder's name.")
     title: str = Field(min_length=1, description="One line saying what this run is.")
-    date: dt.date = Field(description="Day the trials were measured (YYYY-MM-DD).")
+    date: Day = Field(description="Day the trials were measured (YYYY-MM-DD).")
     benchmark: str = Field(min_length=1, description="Workload name; only runs of one benchmark are compared.")
     setup: dict[str, Any] = Field(default_factory=dict, description="The knobs this run sets on purpose.")
     conditions: list[Name] = Field(default_factory=list, description="results.csv columns that index the load.")
@@ -116,7 +136,7 @@ class RunFile(_File):
     )
     rates: dict[Name, Rate] = Field(default_factory=dict, description="Proportions derived from count metrics.")
     warmup_trials: int | None = Field(
-        None, ge=0, description="Trials run and discarded before trial 1; absent: not reported."
+        None, ge=0, le=1_000_000, description="Trials run and discarded before trial 1; absent: not reported."
     )
     source: Source = Field(description="measured, or reported with a citation.")
     notes: str | None = Field(None, description="Markdown, rendered as untrusted text.")
@@ -151,7 +171,7 @@ class RunFile(_File):
 
 
 class Captured(_Record):
-    at: dt.datetime | None = Field(None, description="When the manifest was captured.")
+    at: Moment | None = Field(None, description="When the manifest was captured.")
     by: str | None = Field(None, description="Tool or person that captured it.")
     method: Literal["auto", "manual"] | None = Field(None, description="auto or manual.")
 
@@ -169,7 +189,7 @@ class ReceiptFile(_File):
     schema_: Literal["benchledger.receipt/1"] = Field(alias="schema", description="Format version.")
     verifier: str = Field(min_length=1, description="A person; the principal when signed.")
     method: Literal["rerun", "review", "recompute"] = Field(description="How they verified.")
-    date: dt.date = Field(description="Day of verification.")
+    date: Day = Field(description="Day of verification.")
     statement: str | None = Field(None, description="What the verifier did and found.")
     files: dict[str, Annotated[str, Field(pattern=SHA256_PATTERN)]] = Field(
         description="Run-relative path -> sha256:<hex> of its bytes with CRLF normalized to LF."
@@ -194,7 +214,7 @@ class Claim(_Record):
     """One claim in a report's front matter."""
 
     id: str = Field(pattern=RUN_ID_PATTERN, description="Unique across the publication.")
-    date: dt.date | None = Field(None, description="When the claim was made.")
+    date: Day | None = Field(None, description="When the claim was made.")
     statement: str = Field(min_length=1, description="The claim in the publisher's words.")
     metric: Name | None = Field(None, description="A metric or rate name of both runs.")
     baseline: str | None = Field(None, description="Run id of the baseline.")
@@ -249,6 +269,6 @@ class ReportMeta(_File):
     """The front matter of site_src/reports/<slug>.md."""
 
     title: str = Field(min_length=1)
-    date: dt.date | None = None
+    date: Day | None = None
     claims: list[Claim] = Field(default_factory=list)
     limits: list[str] = Field(default_factory=list)

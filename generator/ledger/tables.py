@@ -81,7 +81,7 @@ def _trial(cell: str, reported: bool, rel: str, line: int, problems: list[Proble
                 )
             )
         return None
-    if not text.isdigit() or int(text) < 1:
+    if not (text.isascii() and text.isdigit()) or len(text) > 9 or int(text) < 1:
         problems.append(Problem(rel, line, "trial", f"{text!r} is not a trial number; number trials 1, 2, 3, ..."))
         return None
     return int(text)

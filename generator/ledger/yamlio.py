@@ -15,13 +15,43 @@ Lines = dict[tuple[str | int, ...], int]
 M = TypeVar("M", bound=BaseModel)
 
 
-def _walk(node: yaml.Node, path: tuple[str | int, ...], lines: Lines, dups: list[Problem], rel: str) -> None:
+MAX_DEPTH = 32  # nesting deeper than this is refused: no real manifest needs it
+MAX_NODES = 100_000  # values in one file, aliases expanded: an alias bomb stops here
+MAX_SCALAR = 100_000  # characters in one value
+DATE_RANGE = (1970, 2105)  # years whose timestamps fit 32-bit fields (gzip, sitemaps)
+
+
+class _Refused(Exception):
+    """A YAML construct this reader does not accept, located."""
+
+    def __init__(self, node: yaml.Node, message: str) -> None:
+        self.line = node.start_mark.line + 1
+        self.message = message
+
+
+def _walk(
+    node: yaml.Node, path: tuple[str | int, ...], lines: Lines, dups: list[Problem], rel: str, count: list[int]
+) -> None:
+    """Record each key's line and every duplicate key; refuse expansion beyond MAX_NODES values
+    (the composer shares one node for every *alias of an &anchor, so the walk counts each
+    use), nesting beyond MAX_DEPTH and huge values."""
+    count[0] += 1
+    if count[0] > MAX_NODES:
+        raise _Refused(
+            node, f"expands to more than {MAX_NODES:,} values (YAML aliases?); write the values out plainly"
+        )
+    if len(path) > MAX_DEPTH:
+        raise _Refused(node, f"nested more than {MAX_DEPTH} levels deep; flatten the structure")
     lines[path] = node.start_mark.line + 1
+    if isinstance(node, yaml.ScalarNode) and len(node.value) > MAX_SCALAR:
+        raise _Refused(node, f"a value of {len(node.value):,} characters; keep values under {MAX_SCALAR:,}")
     if isinstance(node, yaml.MappingNode):
-        seen: set[str] = set()
+        names: set[str] = set()
         for key, value in node.value:
+            if not isinstance(key, yaml.ScalarNode):
+                raise _Refused(key, "a key must be plain text, not a list or a mapping")
             name = str(key.value)
-            if name in seen:
+            if name in names:
                 dups.append(
                     Problem(
                         rel,
@@ -30,25 +60,46 @@ def _walk(node: yaml.Node, path: tuple[str | int, ...], lines: Lines, dups: list
                         "key appears twice; keep one (YAML would silently use the last)",
                     )
                 )
-            seen.add(name)
+            names.add(name)
             lines[(*path, name)] = key.start_mark.line + 1
-            _walk(value, (*path, name), lines, dups, rel)
+            _walk(value, (*path, name), lines, dups, rel, count)
     elif isinstance(node, yaml.SequenceNode):
         for i, item in enumerate(node.value):
-            _walk(item, (*path, i), lines, dups, rel)
+            _walk(item, (*path, i), lines, dups, rel, count)
+
+
+def _unreadable(node: yaml.Node) -> int | None:
+    """The line of the first scalar a fresh safe loader cannot construct."""
+    todo = [node]
+    while todo:
+        current = todo.pop(0)
+        if isinstance(current, yaml.ScalarNode):
+            try:
+                yaml.SafeLoader("").construct_object(current, deep=True)
+            except (ValueError, OverflowError, yaml.YAMLError):
+                return int(current.start_mark.line) + 1
+        elif isinstance(current, yaml.MappingNode):
+            todo.extend(n for pair in current.value for n in pair)
+        elif isinstance(current, yaml.SequenceNode):
+            todo.extend(current.value)
+    return None
 
 
 def parse_yaml(text: str, rel: str) -> tuple[Any, Lines]:
-    """Parse YAML with the safe loader only; raise located problems on bad syntax or tags."""
+    """Parse YAML with the safe loader only; raise located problems on bad syntax, tags,
+    aliases, deep nesting, huge values, and values no YAML type can hold (a 30 February)."""
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)(text)  # libyaml when the wheel has it
+    lines: Lines = {}
+    dups: list[Problem] = []
+    node: yaml.Node | None = None
     try:
         node = loader.get_single_node()
         if node is None:
             return None, {}
-        lines: Lines = {}
-        dups: list[Problem] = []
-        _walk(node, (), lines, dups, rel)
+        _walk(node, (), lines, dups, rel, [0])
         data = loader.construct_document(node)
+    except _Refused as err:
+        raise BenchledgerError(Problem(rel, err.line, None, err.message)) from None
     except yaml.constructor.ConstructorError as err:
         line = err.problem_mark.line + 1 if err.problem_mark else None
         raise BenchledgerError(
@@ -68,6 +119,11 @@ def parse_yaml(text: str, rel: str) -> tuple[Any, Lines]:
         where = f" ({context} started on line {cmark.line + 1})" if context and cmark else ""
         raise BenchledgerError(
             Problem(rel, line, None, f"YAML syntax error: {problem}{where}; fix the YAML there")
+        ) from None
+    except (ValueError, OverflowError) as err:  # int("9" * 5000), date(2026, 2, 30), ...
+        line = _unreadable(node) if node is not None else None
+        raise BenchledgerError(
+            Problem(rel, line, None, f"a value cannot be read ({err}); write a plain number, date or text")
         ) from None
     finally:
         loader.dispose()

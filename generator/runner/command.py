@@ -31,7 +31,7 @@ class Extractor:
             assert self.path is not None
             value: Any = _last_json(stdout)
             for part in self.path:
-                if isinstance(value, list) and part.isdigit() and int(part) < len(value):
+                if isinstance(value, list) and part.isascii() and part.isdigit() and int(part) < len(value):
                     value = value[int(part)]
                 elif isinstance(value, dict) and part in value:
                     value = value[part]
