@@ -18,7 +18,7 @@ ALLOWED = {
     "render": {"format", "ledger", "analysis"},
     "site": {"format", "ledger", "analysis", "render"},
     "authoring": {"format", "ledger", "analysis"},
-    "runner": {"format"},
+    "runner": {"format", "ledger"},
     "cli": {"format", "ledger", "analysis", "render", "site", "authoring", "runner"},
 }
 SHARED = {"errors", "__version__"}  # generator/errors.py and the version: every room may use them

@@ -1,18 +1,25 @@
-"""Receipts: which bytes a person vouched for, whether they still match, and whether
-the receipt's signature holds (analysis.signatures), as a state per run.
+"""Receipts: which bytes a person vouched for, whether they still match, whether the
+receipt's signature holds (analysis.signatures), and whether its date can be true; as a
+state per run.
+
+A signature is judged at a time the signer does not choose: the build's SOURCE_DATE_EPOCH
+when the user set one, else the time of the commit that last changed the signature (git),
+else now (a signature not yet committed). A receipt dated before its run was measured,
+or after that time, is refused.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
 from ..errors import Problem
 from ..format.hashing import hashed_files
-from ..ledger.records import Ledger, Receipt
+from ..ledger.records import Ledger, Receipt, Run
 from .signatures import Signer, check_signature, parse_allowed_signers
 
 RunState = Literal["unverified", "verified", "dual-verified", "stale"]
@@ -30,6 +37,12 @@ class ReceiptStatus:
     added: tuple[str, ...] = ()
     signed: bool | None = None  # None: no .sig beside the receipt
     signature_problem: str | None = None
+    dating_problem: str | None = None  # the receipt's date cannot be true
+
+    @property
+    def good(self) -> bool:
+        """Counts towards verified: unchanged files, no bad signature, a possible date."""
+        return not self.stale and self.signed is not False and self.dating_problem is None
 
     @property
     def stale(self) -> bool:
@@ -60,19 +73,48 @@ class RunReceipts:
     receipts: tuple[ReceiptStatus, ...]
     not_covered: tuple[str, ...] = field(default=())
 
+    @property
+    def label(self) -> str:
+        """The state as pages say it: two unsigned receipts are "dual-verified (unsigned)"."""
+        if self.state == "dual-verified" and not any(r.signed for r in self.receipts if r.good):
+            return "dual-verified (unsigned)"
+        return self.state
 
-def receipt_status(blobs: Mapping[str, bytes], found: Receipt, signers: Sequence[Signer]) -> ReceiptStatus:
-    """Compare a receipt's hashes with the run folder as it is, and check its signature."""
-    receipt, name, signature = found.data, found.name, found.signature
+
+@dataclass(frozen=True)
+class Clock:
+    """The times receipts are judged at (never the signer's own `date:`)."""
+
+    build: dt.datetime  # the user's SOURCE_DATE_EPOCH, else now
+    signed_at: Mapping[str, dt.datetime] = field(default_factory=dict)  # signature path -> commit time
+    user_epoch: bool = False  # build is the user's SOURCE_DATE_EPOCH
+
+    def signature_time(self, path: str) -> dt.datetime:
+        if self.user_epoch:
+            return self.build
+        return self.signed_at.get(path, self.build)
+
+
+def receipt_status(run: Run, found: Receipt, signers: Sequence[Signer], clock: Clock) -> ReceiptStatus:
+    """Compare a receipt's hashes with the run folder as it is, check its signature and its date."""
+    receipt, name, signature, blobs = found.data, found.name, found.signature, run.blobs
     now = hashed_files(blobs)
     listed = receipt.files
     changed = tuple(f for f in listed if f in now and now[f] != listed[f])
     vanished = tuple(f for f in listed if f not in now)
     added = tuple(f for f in now if f not in listed)
     signed, problem = None, None
+    latest = clock.build
     if signature is not None:
-        problem = check_signature(blobs[name], blobs[signature], receipt.verifier, signers, receipt.date)
+        latest = clock.signature_time(f"{run.path}/{signature}")
+        problem = check_signature(blobs[name], blobs[signature], receipt.verifier, signers, latest)
         signed = problem is None
+    dating = None
+    if receipt.date < run.meta.date:
+        dating = f"dated {receipt.date} but the run was measured on {run.meta.date}; a receipt cannot predate its run"
+    elif receipt.date > latest.date():
+        what = "its signature was committed" if signature is not None and not clock.user_epoch else "the build"
+        dating = f"dated {receipt.date}, after {what} ({latest:%Y-%m-%d}); write the day it was verified"
     return ReceiptStatus(
         name,
         receipt.verifier,
@@ -84,18 +126,19 @@ def receipt_status(blobs: Mapping[str, bytes], found: Receipt, signers: Sequence
         added,
         signed,
         problem,
+        dating,
     )
 
 
-def run_receipts(blobs: Mapping[str, bytes], receipts: Sequence[Receipt], signers: Sequence[Signer]) -> RunReceipts:
-    """The run's state: unverified, verified, dual-verified (two verifiers), or stale."""
-    statuses = tuple(receipt_status(blobs, r, signers) for r in receipts)
-    covered = {f for r in receipts for f in r.data.files}
-    not_covered = tuple(f for f in hashed_files(blobs) if f not in covered) if receipts else ()
-    good = [s for s in statuses if not s.stale and s.signed is not False]
+def run_receipts(run: Run, signers: Sequence[Signer], clock: Clock) -> RunReceipts:
+    """The run's state: unverified, verified, dual-verified (two different people), or stale."""
+    statuses = tuple(receipt_status(run, r, signers, clock) for r in run.receipts)
+    covered = {f for r in run.receipts for f in r.data.files}
+    not_covered = tuple(f for f in hashed_files(run.blobs) if f not in covered) if run.receipts else ()
+    good = [s for s in statuses if s.good]
     if any(s.stale for s in statuses):
         state: RunState = "stale"
-    elif len({_person(s.verifier) for s in good}) >= 2:
+    elif len({person(s.verifier) for s in good}) >= 2:
         state = "dual-verified"
     elif good:
         state = "verified"
@@ -104,17 +147,30 @@ def run_receipts(blobs: Mapping[str, bytes], receipts: Sequence[Receipt], signer
     return RunReceipts(state, statuses, not_covered)
 
 
-def _person(name: str) -> str:
-    return re.sub(r"\s+", " ", name.strip().casefold())
+# Letters of other scripts that look like Latin ones: two names that differ only by them
+# are one person (with NFKC, which folds full-width and compatibility forms).
+CONFUSABLES = str.maketrans(
+    "аеорсухіјѕԁԛԝАВЕКМНОРСТХІЈЅαβεικνορτυχΑΒΕΗΙΚΜΝΟΡΤΥΧ",
+    "aeopcyxijsdqwABEKMHOPCTXIJSabeiknoptuxABEHIKMNOPTYX",
+)
 
 
-def ledger_receipts(ledger: Ledger) -> tuple[dict[str, RunReceipts], list[Problem]]:
+def person(name: str) -> str:
+    """A verifier's name as compared for dual verification: NFKC, invisible and format
+    characters removed, confusable letters folded, case and spaces ignored."""
+    folded = unicodedata.normalize("NFKC", name)
+    visible = "".join(ch for ch in folded if unicodedata.category(ch) not in ("Cf", "Cc", "Mn", "Me"))
+    return re.sub(r"\s+", "", visible.translate(CONFUSABLES).casefold())
+
+
+def ledger_receipts(ledger: Ledger, clock: Clock | None = None) -> tuple[dict[str, RunReceipts], list[Problem]]:
     """Receipt status of every run, and the problems of allowed_signers."""
+    clock = clock or Clock(dt.datetime.now(dt.UTC), ledger.signed_at)
     signers: list[Signer] = []
     problems: list[Problem] = []
     if ledger.allowed_signers is not None:
         signers, problems = parse_allowed_signers(ledger.allowed_signers)
-    out = {run.id: run_receipts(run.blobs, run.receipts, signers) for run in ledger.runs.values()}
+    out = {run.id: run_receipts(run, signers, clock) for run in ledger.runs.values()}
     return out, problems
 
 
@@ -137,4 +193,6 @@ def receipt_problems(states: Mapping[str, RunReceipts], stale_is_error: bool) ->
                 )
             if r.signed is False:
                 out.append(Problem(where + ".sig", None, None, f"badly signed: {r.signature_problem}"))
+            if r.dating_problem is not None:
+                out.append(Problem(where, None, "date", r.dating_problem))
     return out

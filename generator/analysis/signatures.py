@@ -88,33 +88,39 @@ def _key_type(blob: bytes) -> str:
 
 
 def check_signature(
-    receipt: bytes, armored: bytes, verifier: str, signers: Iterable[Signer], at: dt.date
+    receipt: bytes, armored: bytes, verifier: str, signers: Iterable[Signer], when: dt.datetime
 ) -> str | None:
-    """None when the signature holds; otherwise why it does not, in words."""
+    """None when the signature holds at `when` (the time the signature is judged at: never the
+    signer's own `date:`); otherwise why it does not, in words."""
     import sshsig
     from sshsig.sshsig import SshsigSignature
 
     try:
         parsed = SshsigSignature.from_armored(armored)
-    except ValueError as err:
-        return f"not an SSH signature ({err})"
+    except (ValueError, IndexError, UnicodeDecodeError) as err:
+        return f"malformed signature: not an SSH signature ({err})"
     namespace = parsed.namespace.decode(errors="replace")
     key_type = _key_type(bytes(parsed.public_key))
     if key_type not in SUPPORTED_KEYS:
-        return f"key type {key_type!r} cannot be verified here; use an ssh-ed25519 or RSA key"
+        return f"key type {key_type[:40]!r} cannot be verified here; use an ssh-ed25519 or RSA key"
+    try:
+        sshsig.PublicKey.from_ssh_encoding(bytes(parsed.public_key))
+    except (ValueError, IndexError, TypeError, NotImplementedError):
+        return "malformed signature: its public key cannot be read"
     if namespace != NAMESPACE:
         return f"wrong namespace: signed for {namespace!r}, expected {NAMESPACE!r}"
     try:
         key = sshsig.check_signature(receipt, armored, namespace=NAMESPACE)
     except sshsig.InvalidSignature:
         return "bytes changed: the signature does not match the receipt as it is now"
+    except (ValueError, IndexError, TypeError, NotImplementedError) as err:
+        return f"malformed signature ({err})"
     mine = [s for s in signers if _principal_matches(s.principals, verifier)]
     if not mine:
         return f"unknown principal: allowed_signers lists no key for {verifier!r}"
     holding = [s for s in mine if s.key is not None and s.key == key]
     if not holding:
         return f"key not allowed: the signing key is not listed for {verifier!r} in allowed_signers"
-    when = dt.datetime.combine(at, dt.time(12), dt.UTC)
     reasons = []
     for s in holding:
         if s.namespaces is not None and not any(fnmatch.fnmatchcase(NAMESPACE, n) for n in s.namespaces):

@@ -47,7 +47,9 @@ DATE_YEARS = (1970, 2105)  # timestamps of these years fit the 32-bit fields of 
 
 def check_year(value: dt.date) -> dt.date:
     if not DATE_YEARS[0] <= value.year <= DATE_YEARS[1]:
-        raise ValueError(f"the year {value.year} is out of range; give a date between {DATE_YEARS[0]} and {DATE_YEARS[1]}")
+        raise ValueError(
+            f"the year {value.year} is out of range; give a date between {DATE_YEARS[0]} and {DATE_YEARS[1]}"
+        )
     return value
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from ..errors import BenchledgerError, Problem
+from .git import commit_times
 from .records import DOCS_DIR, REPORTS_DIR, RUNS_DIR, Ledger, Report, Run
 from .reports import load_report
 from .runs import ParsedRuns, decode, load_run
@@ -27,7 +28,9 @@ def load(root: Path | str, docs_dir: str = DOCS_DIR, cache: ParsedRuns | None = 
     runs, failed = _runs(root, problems, cache)
     reports = _reports(root / docs_dir / REPORTS_DIR, root, problems)
     allowed = _allowed_signers(root, problems)
-    return Ledger(root, MappingProxyType(runs), tuple(reports), tuple(problems), allowed, frozenset(failed))
+    signatures = [f"{run.path}/{r.signature}" for run in runs.values() for r in run.receipts if r.signature]
+    signed_at = MappingProxyType(commit_times(root, signatures))
+    return Ledger(root, MappingProxyType(runs), tuple(reports), tuple(problems), allowed, frozenset(failed), signed_at)
 
 
 def _runs(root: Path, problems: list[Problem], cache: ParsedRuns | None) -> tuple[dict[str, Run], set[str]]:
@@ -65,7 +68,7 @@ def _reports(folder: Path, root: Path, problems: list[Problem]) -> list[Report]:
     reports = []
     if folder.is_dir():
         for path in sorted(folder.rglob("*.md")):
-            report, found = load_report(root, path)
+            report, found = load_report(root, path, folder)
             problems.extend(found)
             if report is not None:
                 reports.append(report)

@@ -6,6 +6,7 @@ site) reads these records and never the files again.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -114,7 +115,7 @@ class Run:
 
 @dataclass(frozen=True)
 class Report:
-    slug: str
+    slug: str  # path under the reports folder without .md: "play-1", or "2026/play-1" in a sub-folder
     path: str  # repository-relative
     meta: ReportMeta
     body: str  # the Markdown after the front matter
@@ -130,6 +131,7 @@ class Ledger:
     problems: tuple[Problem, ...] = field(default=())
     allowed_signers: str | None = None  # the text of <root>/allowed_signers, when present
     failed_runs: frozenset[str] = frozenset()  # run folders that exist but did not load
+    signed_at: Mapping[str, dt.datetime] = field(default_factory=dict)  # signature path -> its commit time
 
     @property
     def claims(self) -> list[tuple[Report, Claim]]:

@@ -16,7 +16,8 @@ from .yamlio import Lines, parse_yaml, validate
 FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?\r?\n)?---[ \t]*\r?\n?", re.S)
 
 
-def load_report(root: Path, path: Path) -> tuple[Report | None, list[Problem]]:
+def load_report(root: Path, path: Path, folder: Path) -> tuple[Report | None, list[Problem]]:
+    """One report; its slug is its path under the reports folder, without .md (sub/name)."""
     rel = path.relative_to(root).as_posix()
     if path.is_symlink():
         return None, [Problem(rel, None, None, "is a symlink; reports must be real files")]
@@ -35,7 +36,8 @@ def load_report(root: Path, path: Path) -> tuple[Report | None, list[Problem]]:
         return None, err.problems
     body = text[match.end() :]
     digest = hashlib.sha256(text.encode()).hexdigest()
-    return Report(path.stem, rel, meta, body, digest, MappingProxyType(lines)), []
+    slug = path.relative_to(folder).with_suffix("").as_posix()
+    return Report(slug, rel, meta, body, digest, MappingProxyType(lines)), []
 
 
 def _front_matter(text: str, rel: str) -> tuple[object, Lines]:

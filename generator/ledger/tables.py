@@ -153,9 +153,32 @@ def parse_results(text: str, rel: str, run: RunFile) -> Results:
         out.append(Row(line, trial, at, {k: v for k, v in values.items() if v is not None}, spread))
     if not out and not problems:
         problems.append(Problem(rel, None, None, "has no rows; add one row per trial and condition"))
+    problems += _rate_problems(out, run, rel)
     if problems:
         raise BenchledgerError(problems)
     return Results(conditions, metrics, tuple(out))
+
+
+def _rate_problems(rows: Sequence[Row], run: RunFile, rel: str) -> list[Problem]:
+    """A rate counts successes among attempts: both counts >= 0, successes <= attempts."""
+    out = []
+    for name, rate in run.rates.items():
+        for row in rows:
+            num, den = row.values.get(rate.numerator), row.values.get(rate.denominator)
+            if num is None or den is None:
+                continue
+            if num < 0 or den < 0:
+                what = rate.numerator if num < 0 else rate.denominator
+                out.append(
+                    Problem(rel, row.line, what, f"{row.values[what]:g} is negative; the rate {name!r} needs counts")
+                )
+            elif num > den:
+                message = (
+                    f"{num:g} exceeds {rate.denominator} {den:g}; the rate {name!r} counts successes among "
+                    "attempts, so it cannot pass 100%: fix the counts"
+                )
+                out.append(Problem(rel, row.line, rate.numerator, message))
+    return out
 
 
 def _summary_pairs(header: Sequence[str], metrics: Sequence[str], rel: str) -> list[Problem]:

@@ -37,9 +37,7 @@ def _walk(
     use), nesting beyond MAX_DEPTH and huge values."""
     count[0] += 1
     if count[0] > MAX_NODES:
-        raise _Refused(
-            node, f"expands to more than {MAX_NODES:,} values (YAML aliases?); write the values out plainly"
-        )
+        raise _Refused(node, f"expands to more than {MAX_NODES:,} values (YAML aliases?); write the values out plainly")
     if len(path) > MAX_DEPTH:
         raise _Refused(node, f"nested more than {MAX_DEPTH} levels deep; flatten the structure")
     lines[path] = node.start_mark.line + 1

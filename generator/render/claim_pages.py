@@ -256,17 +256,19 @@ def claim_page(
     )
 
 
-def report_panel(evaluations: Sequence[Evaluation]) -> str:
-    """The claims panel of a report page: statement, verdict and effect of each claim."""
+def report_panel(evaluations: Sequence[Evaluation], slug: str = "") -> str:
+    """The claims panel of a report page: statement, verdict and effect of each claim. Links
+    climb out of the report's own folder (reports/ or a sub-folder of it)."""
     if not evaluations:
         return ""
+    up = "../" * (slug.count("/") + 1)
     rows = "".join(
-        f"| [{t.text(ev.claim.statement)}](../claims/{ev.claim.id}/index.md) | {badge(ev.verdict)} | "
+        f"| [{t.text(ev.claim.statement)}]({up}claims/{ev.claim.id}/index.md) | {badge(ev.verdict)} | "
         f"{t.text(effect(ev))} | {t.text(flags(ev))} |\n"
         for ev in evaluations
     )
     return (
-        "\n\n**Claims in this report** ([how verdicts are computed](../methods.md))\n\n"
+        f"\n\n**Claims in this report** ([how verdicts are computed]({up}methods.md))\n\n"
         "| Claim | Verdict | Measured | Flags |\n| --- | --- | --- | --- |\n" + rows + "\n"
     )
 

@@ -141,7 +141,7 @@ def run_page(
         published=any(m.published for m in summary.metrics),
         receipts=receipts,
         level=level,
-        receipt_state=state_badge(receipts.state),
+        receipt_state=state_badge(receipts.state, receipts.label),
         setup=[(k, _yaml_value(v)) for k, v in flatten(meta.setup).items()],
         conditions=", ".join(meta.conditions) or "none",
         trials=run.results.trials if not run.reported else "not reported",
@@ -178,11 +178,12 @@ def source_text(run: Run) -> Markup:
     return Markup(f"reported by {t.link(src.citation, t.url(src.url))}")
 
 
-def state_badge(state: str) -> Markup:
-    return Markup(f'<span class="bl-receipt bl-receipt--{state}">{t.text(state)}</span>')  # a fixed set
+def state_badge(state: str, label: str | None = None) -> Markup:
+    """A receipt state's badge; `state` is one of a fixed set, `label` what it says."""
+    return Markup(f'<span class="bl-receipt bl-receipt--{state}">{t.text(label or state)}</span>')
 
 
-def runs_index(runs: Sequence[Run], states: Mapping[str, str] | None = None) -> str:
+def runs_index(runs: Sequence[Run], states: Mapping[str, tuple[str, str]] | None = None) -> str:
     """One row per run, newest first, linking each run page."""
     ordered = sorted(runs, key=lambda r: (r.meta.date, r.id), reverse=True)
     rows = []
@@ -199,7 +200,7 @@ def runs_index(runs: Sequence[Run], states: Mapping[str, str] | None = None) -> 
                 "trials": run.results.trials if not run.reported else "not reported",
                 "conditions": ", ".join(label_of(run, at) for at in run.results.condition_values()),
                 "source": "measured" if not run.reported else "reported",
-                "receipts": state_badge((states or {}).get(run.id, "unverified")),
+                "receipts": state_badge(*(states or {}).get(run.id, ("unverified", "unverified"))),
             }
         )
     return render("runs_index.md.j2", mark=Markup(generated_mark("runs/")), rows=rows)

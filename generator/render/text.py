@@ -81,16 +81,40 @@ def link(label: Any, href: str | None) -> Markup:
 
 
 def notes(markdown: str) -> Markup:
-    """Publisher's Markdown notes rendered safely: raw HTML is shown as text, and links
-    and images only keep http(s) or relative targets (markdown-it-py's validateLink)."""
+    """Untrusted Markdown (run notes) rendered so that nothing third-party becomes live content:
+    raw HTML is shown as text; no image is ever loaded (it is shown as text with its address);
+    a link keeps only an http(s) or relative target, shows that address beside its text, and
+    carries rel="nofollow noopener noreferrer" (markdown-it-py with its renderer rules replaced)."""
     from markdown_it import MarkdownIt
 
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
     md.validateLink = _safe_link  # type: ignore[method-assign, assignment]
+    md.add_render_rule("image", _image_as_text)
+    md.add_render_rule("link_open", _link_open)
+    md.add_render_rule("link_close", _link_close)
     html = md.render(markdown)
     # Python-Markdown stashes an HTML block whole only when it has no blank lines.
     html = re.sub(r"\n\s*\n", "\n", html)
     return Markup(f'<div class="bl-notes">\n{html}</div>')
+
+
+def _image_as_text(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
+    token = tokens[idx]
+    alt = "".join(child.content for child in token.children or [])
+    src = str(token.attrGet("src") or "")
+    return f'<span class="bl-image">[image: {_escape(alt)}] ({_escape(src)})</span>'
+
+
+def _link_open(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
+    href = str(tokens[idx].attrGet("href") or "")
+    return f'<a href="{_escape(href)}" rel="nofollow noopener noreferrer">'
+
+
+def _link_close(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
+    opened = next(t for t in reversed(tokens[:idx]) if t.type == "link_open")
+    href = str(opened.attrGet("href") or "")
+    shown = f' <span class="bl-href">({_escape(href)})</span>' if href.startswith(("http://", "https://")) else ""
+    return "</a>" + shown
 
 
 def _safe_link(href: str) -> bool:

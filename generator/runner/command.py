@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+import math
+import os
 import re
+import shutil
 import subprocess
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ..errors import BenchledgerError, Problem
@@ -39,9 +43,12 @@ class Extractor:
                     raise ValueError(f"metric {self.name!r}: {'.'.join(self.path)} not found in the JSON output")
             text = str(value)
         try:
-            return float(text)
+            number = float(text)
         except ValueError:
-            raise ValueError(f"metric {self.name!r}: {text!r} is not a number") from None
+            raise ValueError(f"metric {self.name!r}: {text[:80]!r} is not a number") from None
+        if not math.isfinite(number):
+            raise ValueError(f"metric {self.name!r}: {text[:80]!r} is not a finite number")
+        return number
 
 
 def _last_json(stdout: str) -> Any:
@@ -93,24 +100,36 @@ class Execution:
     stderr_tail: str = ""
 
 
+def check_executable(program: str) -> None:
+    """Refuse, before the first trial, a command that cannot be started."""
+    found = shutil.which(program)
+    if found is None:
+        if os.sep in program and Path(program).exists():
+            raise BenchledgerError(
+                Problem(program, None, None, "is not executable; chmod +x it or run it through its interpreter")
+            )
+        raise BenchledgerError(Problem(program, None, None, "command not found; check the command after --"))
+
+
 def execute(command: list[str], found: list[Extractor], timeout: float | None) -> Execution:
-    """Run the command once; an error is recorded, never raised."""
+    """Run the command once; an error is recorded, never raised. Output that is not UTF-8 is
+    read with replacement characters (the figures are still parsed)."""
     start = time.perf_counter()
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
-    except FileNotFoundError:
-        raise BenchledgerError(
-            Problem(command[0], None, None, "command not found; check the command after --")
-        ) from None
+        done = subprocess.run(command, capture_output=True, timeout=timeout)
+    except (FileNotFoundError, PermissionError, OSError) as err:
+        raise BenchledgerError(Problem(command[0], None, None, f"cannot be started ({err.strerror or err})")) from None
     except subprocess.TimeoutExpired:
         return Execution(time.perf_counter() - start, -1, {}, f"timed out after {timeout} s")
     wall = time.perf_counter() - start
+    stdout = done.stdout.decode("utf-8", errors="replace")
+    stderr = done.stderr.decode("utf-8", errors="replace")[-500:]
     if done.returncode != 0:
-        return Execution(wall, done.returncode, {}, f"exit code {done.returncode}", done.stderr[-500:])
+        return Execution(wall, done.returncode, {}, f"exit code {done.returncode}", stderr)
     values = {}
     for extractor in found:
         try:
-            values[extractor.name] = extractor.read(done.stdout)
+            values[extractor.name] = extractor.read(stdout)
         except ValueError as err:
-            return Execution(wall, 0, {}, str(err), done.stderr[-500:])
+            return Execution(wall, 0, {}, str(err), stderr)
     return Execution(wall, 0, values)

@@ -8,6 +8,7 @@ engines, and never when their name suggests a secret.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import platform
 import re
@@ -16,10 +17,9 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 from .. import __version__
 from ..format.models import MANIFEST_SCHEMA
+from .fetch import get_json, plain
 
 ENV_PREFIXES = ("CUDA_", "VLLM_", "GGML_", "LLAMA_", "HIP_", "ROCM_", "HSA_", "OMP_", "TORCH_", "NCCL_", "SGLANG_")
 SECRET = re.compile(r"KEY|TOKEN|SECRET|PASSWORD", re.IGNORECASE)
@@ -98,43 +98,38 @@ def gpus() -> list[dict[str, Any]]:
     return []
 
 
-def _get_json(url: str) -> Any:
-    try:
-        response = httpx.get(url, timeout=10)
-        return response.json() if response.status_code == 200 else None
-    except (httpx.HTTPError, ValueError):
-        return None
-
-
 def server(base_url: str, root: str) -> dict[str, Any]:
-    """The server's own description: llama.cpp /props, /v1/models, vLLM /version."""
+    """The server's own description: llama.cpp /props and /slots, /v1/models, vLLM /version.
+    Each probe has a whole-request deadline and a size cap; fields of unexpected types or
+    sizes are recorded as described by `fetch.plain`, never trusted."""
     out: dict[str, Any] = {}
-    props = _get_json(root + "/props")
+    props = get_json(root + "/props")
     if isinstance(props, dict):
-        keep = {k: props[k] for k in ("build_info", "model_path", "total_slots") if k in props}
-        params = (props.get("default_generation_settings") or {}).get("params")
+        keep = {k: plain(props[k]) for k in ("build_info", "model_path", "total_slots") if k in props}
+        settings = props.get("default_generation_settings")
+        params = settings.get("params") if isinstance(settings, dict) else None
         if isinstance(params, dict):
-            spec = {k: v for k, v in params.items() if "draft" in k or "spec" in k}
+            spec = {str(k): plain(v) for k, v in params.items() if "draft" in str(k) or "spec" in str(k)}
             if spec:  # the defaults a request starts from, as the server reports them
                 keep["generation_defaults"] = spec
-        slots = _get_json(root + "/slots")
+        slots = get_json(root + "/slots")
         if isinstance(slots, list) and slots and all(isinstance(x, dict) for x in slots):
             keep["slots"] = {"count": len(slots)}
             for key in ("speculative", "n_ctx"):
-                values = {str(x[key]) for x in slots if key in x}
+                values = {json.dumps(plain(x[key]), sort_keys=True) for x in slots if key in x}
                 if len(values) == 1:
-                    keep["slots"][key] = slots[0][key]
+                    keep["slots"][key] = plain(slots[0][key])
         out["llama_cpp_props"] = keep
-    models = _get_json(base_url.rstrip("/") + "/models")
+    models = get_json(base_url.rstrip("/") + "/models")
     if isinstance(models, dict) and isinstance(models.get("data"), list):
         out["models"] = [
-            {k: m.get(k) for k in ("id", "owned_by", "max_model_len") if k in m}
-            for m in models["data"]
+            {k: plain(m.get(k)) for k in ("id", "owned_by", "max_model_len") if k in m}
+            for m in models["data"][:64]
             if isinstance(m, dict)
         ]
-    version = _get_json(root + "/version")
+    version = get_json(root + "/version")
     if isinstance(version, dict) and "version" in version:
-        out["vllm_version"] = version["version"]
+        out["vllm_version"] = plain(version["version"])
     return out
 
 

@@ -5,21 +5,22 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 from rich.console import Console
 
 from ..errors import BenchledgerError, Problem
 from ..format.keys import parse_assignment
-from ..format.models import RUN_SCHEMA
+from ..format.models import MANIFEST_SCHEMA, RUN_SCHEMA, ManifestFile
+from ..ledger.yamlio import parse_yaml, validate
 from . import command as cmd
 from . import environment
 from . import openai as oa
-from .session import Measure, Measured, Outcome, notes, run_plan, summary_table
+from .session import Measure, Measured, Outcome, kept_on_crash, notes, run_plan, summary_table
 from .writer import RunWriter
 
 OPENAI_METRICS: dict[str, dict[str, str]] = {
@@ -31,6 +32,11 @@ OPENAI_METRICS: dict[str, dict[str, str]] = {
     "errors": {"unit": "requests", "better": "lower"},
 }
 DRAFT_METRICS = {"draft_tokens": {"unit": "tokens"}, "draft_accepted": {"unit": "tokens"}}
+
+
+MAX_EXTRA_BYTES = 1024 * 1024
+MAX_CONCURRENCY = 4096
+MAX_TRIALS = 100_000
 
 
 @dataclass
@@ -58,22 +64,27 @@ class Common:
         return out
 
     def extra(self) -> dict[str, Any]:
+        """--manifest-extra, read like every publication file (same limits, located errors)."""
         if self.manifest_extra is None:
             return {}
-        try:
-            data = yaml.safe_load(self.manifest_extra.read_text(encoding="utf-8"))
-        except (OSError, yaml.YAMLError) as err:
+        path = self.manifest_extra
+        shown = str(path)
+        if not path.is_file():
+            raise BenchledgerError(Problem(shown, None, "--manifest-extra", "no such file; give a YAML file"))
+        if path.stat().st_size > MAX_EXTRA_BYTES:
             raise BenchledgerError(
-                Problem(str(self.manifest_extra), None, None, f"cannot be read as YAML: {err}")
+                Problem(shown, None, "--manifest-extra", f"is larger than {MAX_EXTRA_BYTES:,} bytes")
+            )
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as err:
+            raise BenchledgerError(
+                Problem(shown, None, None, f"is not UTF-8 (byte {err.start}); save it as UTF-8")
             ) from None
+        data, _ = parse_yaml(text, shown)
         if not isinstance(data, dict):
             raise BenchledgerError(
-                Problem(
-                    str(self.manifest_extra),
-                    None,
-                    None,
-                    "must be a YAML mapping, e.g. kernels: {draft_head_gemm: lowm}",
-                )
+                Problem(shown, 1, None, "must be a YAML mapping, e.g. kernels: {draft_head_gemm: lowm}")
             )
         return data
 
@@ -138,13 +149,49 @@ class OpenAIRecord:
     drafted: bool = False
 
 
-def _check_openai_options(endpoint: str, concurrency: list[int], trials: int, warmup: int) -> None:
+def _check_openai_options(
+    endpoint: str,
+    concurrency: list[int],
+    trials: int,
+    warmup: int,
+    requests: int | None,
+    max_tokens: int,
+    temperature: float,
+    timeout: float,
+) -> None:
+    """Every option checked before the first request, each with its fix."""
     if endpoint not in ("chat", "completions"):
         raise BenchledgerError(Problem("--endpoint", None, None, f"expected chat or completions, got {endpoint!r}"))
-    if not concurrency or min(concurrency) < 1 or trials < 1 or warmup < 0:
+    if not concurrency or min(concurrency) < 1 or max(concurrency) > MAX_CONCURRENCY:
         raise BenchledgerError(
-            Problem("--concurrency/--trials", None, None, "need concurrency >= 1, trials >= 1 and warmup >= 0")
+            Problem("--concurrency", None, None, f"give levels from 1 to {MAX_CONCURRENCY}, e.g. 1,8")
         )
+    checks = [
+        ("--requests", requests is None or 1 <= requests <= 10**6, "give at least 1 request per trial"),
+        ("--max-tokens", 1 <= max_tokens <= 10**7, "give at least 1 token to generate"),
+        ("--temperature", math.isfinite(temperature) and 0 <= temperature <= 100, "give a temperature >= 0"),
+        ("--timeout", math.isfinite(timeout) and 0 < timeout <= 86_400, "give seconds above 0, e.g. 600"),
+    ]
+    _check_counts(trials, warmup, checks)
+
+
+def _check_counts(trials: int, warmup: int, checks: list[tuple[str, bool, str]]) -> None:
+    checks = [
+        ("--trials", 1 <= trials <= MAX_TRIALS, f"give 1 to {MAX_TRIALS:,} trials"),
+        ("--warmup", 0 <= warmup <= MAX_TRIALS, f"give 0 to {MAX_TRIALS:,} warmup trials"),
+        *checks,
+    ]
+    problems = [Problem(flag, None, None, fix) for flag, ok, fix in checks if not ok]
+    if problems:
+        raise BenchledgerError(problems)
+
+
+def _check_manifest(common: Common) -> dict[str, Any]:
+    """--manifest-extra read and merged now, so a mistake costs nothing measured."""
+    extra = common.extra()
+    validate(ManifestFile, environment.deep_merge({"schema": MANIFEST_SCHEMA}, extra), str(common.manifest_extra), {})
+    common.setup_values()
+    return extra
 
 
 def _openai_measure(target: oa.Target, requests: int | None, record: OpenAIRecord) -> Measure:
@@ -155,7 +202,7 @@ def _openai_measure(target: oa.Target, requests: int | None, record: OpenAIRecor
         trial = asyncio.run(oa.run_trial(target, cond["concurrency"], n, lambda _: advance(1)))
         if not trial.ok:
             first = trial.requests[0].error if trial.requests else "no request sent"
-            return Measured(failed=f"all {n} requests failed (first error: {first})")
+            return Measured(failed=f"all {n} requests failed; the first error is quoted below", quoted=first)
         record.drafted = record.drafted or trial.drafted
         record.details.extend({**cond, **_detail(r)} for r in trial.requests)
         return Measured(trial.row(), [_request_row(r) for r in trial.requests])
@@ -182,6 +229,7 @@ def _detail(r: oa.RequestResult) -> dict[str, Any]:
         "request": r.request,
         "token_source": r.token_source,
         "malformed_sse_lines": r.malformed,
+        "refused_fields": r.refused,
         "server_decode_rate": r.server_decode_rate,
         "gaps_s": [round(g, 6) for g in r.gaps],
     }
@@ -190,12 +238,19 @@ def _detail(r: oa.RequestResult) -> dict[str, Any]:
 def _openai_notes(outcome: Outcome, record: OpenAIRecord) -> list[str]:
     failed = sum(1 for _, _, m in outcome.completed for r in m.requests if r["error"])
     malformed = sum(d["malformed_sse_lines"] for d in record.details)
-    if not failed and not malformed:
-        return []
-    return [
-        f"{failed} request(s) failed and {malformed} malformed SSE line(s) were skipped in "
-        "the recorded trials; see requests.csv."
-    ]
+    refused = sum(len(d["refused_fields"]) for d in record.details)
+    out = []
+    if failed or malformed:
+        out.append(
+            f"{failed} request(s) failed and {malformed} malformed SSE line(s) were skipped in "
+            "the recorded trials; see requests.csv."
+        )
+    if refused:
+        out.append(
+            f"{refused} field(s) from the server were of the wrong type, negative or impossible (such as more "
+            "accepted than drafted tokens) and were not recorded; see raw/requests-detail.jsonl."
+        )
+    return out
 
 
 def run_openai(
@@ -214,44 +269,47 @@ def run_openai(
     console: Console,
 ) -> Path:
     """Measure an OpenAI-compatible server and write the run folder."""
-    _check_openai_options(endpoint, concurrency, trials, warmup)
+    _check_openai_options(endpoint, concurrency, trials, warmup, requests, max_tokens, temperature, timeout)
+    extra = _check_manifest(common)
+    prompt_set = oa.load_prompts(prompts)
     base_url = base_url.rstrip("/")
     models = oa.probe(base_url, min(timeout, 30))  # fails before the first trial, naming the URL
     model = model or (models[0] if models else None)
     if not model:
         raise BenchledgerError(Problem(base_url + "/models", None, None, "lists no model; pass --model"))
-    target = oa.Target(base_url, model, endpoint, max_tokens, temperature, timeout, oa.load_prompts(prompts))
+    target = oa.Target(base_url, model, endpoint, max_tokens, temperature, timeout, prompt_set)
     date, title, run_id = common.identity(f"{model} at concurrency {','.join(map(str, concurrency))}")
     writer = RunWriter(common.out, run_id, common.force)
     server_info = environment.server(base_url, oa.server_root(base_url))
     record = OpenAIRecord()
     conditions = [{"concurrency": c} for c in concurrency]
     measure = _openai_measure(target, requests, record)
-    outcome = run_plan(
-        conditions, trials, warmup, lambda c: requests or 4 * c["concurrency"], "requests", measure, writer, console
-    )
-    metrics = dict(OPENAI_METRICS) | (DRAFT_METRICS if record.drafted else {})
-    rates = {"acceptance": {"numerator": "draft_accepted", "denominator": "draft_tokens"}} if record.drafted else {}
-    runner = {
-        "kind": "openai",
-        "base_url": base_url,
-        "model": model,
-        "endpoint": endpoint,
-        "max_tokens": max_tokens,
-        "temperature": temperature,
-        "requests_per_trial": requests or "4 x concurrency",
-        "output_tokens_source": sorted({d["token_source"] for d in record.details if d["token_source"]}),
-        "prompts": prompts or "built-in",
-    }
-    note = notes(outcome, conditions, trials, _openai_notes(outcome, record))
-    benchmark = common.benchmark or f"openai-{endpoint}-stream"
-    run = _run_yaml(common, date, title, run_id, benchmark, ["concurrency"], metrics, rates, warmup, note, runner)
-    writer.write_raw("requests-detail.jsonl", "".join(json.dumps(d) + "\n" for d in record.details))
-    manifest = environment.manifest(common.extra(), server_info)
-    path = _finish(writer, outcome, run, manifest, ["trial", "concurrency", *metrics])
-    rate = ("draft_accepted", "draft_tokens") if record.drafted else None
-    _report(console, outcome, summary_table(outcome, "tokens_per_second", "tok/s", rate), path)
-    return path
+    with kept_on_crash(writer, console):
+        outcome = run_plan(
+            conditions, trials, warmup, lambda c: requests or 4 * c["concurrency"], "requests", measure, writer, console
+        )
+        metrics = dict(OPENAI_METRICS) | (DRAFT_METRICS if record.drafted else {})
+        rates = {"acceptance": {"numerator": "draft_accepted", "denominator": "draft_tokens"}} if record.drafted else {}
+        runner = {
+            "kind": "openai",
+            "base_url": base_url,
+            "model": model,
+            "endpoint": endpoint,
+            "max_tokens": max_tokens,
+            "temperature": temperature,
+            "requests_per_trial": requests or "4 x concurrency",
+            "output_tokens_source": sorted({d["token_source"] for d in record.details if d["token_source"]}),
+            "prompts": prompts or "built-in",
+        }
+        note = notes(outcome, conditions, trials, _openai_notes(outcome, record))
+        benchmark = common.benchmark or f"openai-{endpoint}-stream"
+        run = _run_yaml(common, date, title, run_id, benchmark, ["concurrency"], metrics, rates, warmup, note, runner)
+        writer.write_raw("requests-detail.jsonl", "".join(json.dumps(d) + "\n" for d in record.details))
+        manifest = environment.manifest(extra, server_info)
+        path = _finish(writer, outcome, run, manifest, ["trial", "concurrency", *metrics])
+        rate = ("draft_accepted", "draft_tokens") if record.drafted else None
+        _report(console, outcome, summary_table(outcome, "tokens_per_second", "tok/s", rate), path)
+        return path
 
 
 def _report(console: Console, outcome: Outcome, table: Any, path: Path) -> None:
@@ -298,25 +356,30 @@ def run_command(
     """Run a command repeatedly and write the run folder."""
     if not command:
         raise BenchledgerError(Problem("command", None, None, "give the command after --, e.g. -- ./bench --flag"))
+    ok_timeout = timeout is None or (math.isfinite(timeout) and 0 < timeout <= 86_400)
+    _check_counts(trials, warmup, [("--timeout", ok_timeout, "give seconds above 0, e.g. 60")])
+    extra = _check_manifest(common)
+    cmd.check_executable(command[0])
     found = cmd.extractors(regexes, json_paths)
     date, title, run_id = common.identity(Path(command[0]).name)
     writer = RunWriter(common.out, run_id, common.force)
     log: list[dict[str, Any]] = []
     measure = _command_measure(command, found, timeout, log)
-    outcome = run_plan([{}], trials, warmup, lambda _: 1, "executions", measure, writer, console)
-    metrics: dict[str, Any] = {"wall_seconds": {"unit": "s", "better": "lower"}}
-    metrics |= {e.name: {} for e in found}
-    failures = sum(1 for entry in log if entry["error"])
-    extra_notes = (
-        [f"{failures} failed execution(s) were retried and not counted as trials; see raw/executions.jsonl."]
-        if failures
-        else []
-    )
-    runner = {"kind": "command", "command": command, "timeout_s": timeout}
-    note = notes(outcome, [{}], trials, extra_notes)
-    benchmark = common.benchmark or Path(command[0]).name
-    run = _run_yaml(common, date, title, run_id, benchmark, [], metrics, {}, warmup, note, runner)
-    writer.write_raw("executions.jsonl", "".join(json.dumps(entry) + "\n" for entry in log))
-    path = _finish(writer, outcome, run, environment.manifest(common.extra()), ["trial", *metrics])
-    _report(console, outcome, summary_table(outcome, "wall_seconds", "s", None), path)
+    with kept_on_crash(writer, console):
+        outcome = run_plan([{}], trials, warmup, lambda _: 1, "executions", measure, writer, console)
+        metrics: dict[str, Any] = {"wall_seconds": {"unit": "s", "better": "lower"}}
+        metrics |= {e.name: {} for e in found}
+        failures = sum(1 for entry in log if entry["error"])
+        extra_notes = (
+            [f"{failures} failed execution(s) were retried and not counted as trials; see raw/executions.jsonl."]
+            if failures
+            else []
+        )
+        runner = {"kind": "command", "command": command, "timeout_s": timeout}
+        note = notes(outcome, [{}], trials, extra_notes)
+        benchmark = common.benchmark or Path(command[0]).name
+        run = _run_yaml(common, date, title, run_id, benchmark, [], metrics, {}, warmup, note, runner)
+        writer.write_raw("executions.jsonl", "".join(json.dumps(entry) + "\n" for entry in log))
+        path = _finish(writer, outcome, run, environment.manifest(extra), ["trial", *metrics])
+        _report(console, outcome, summary_table(outcome, "wall_seconds", "s", None), path)
     return path

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import re
 import statistics
 import time
@@ -22,6 +23,7 @@ from typing import Any
 import httpx
 
 from ..errors import BenchledgerError, Problem
+from .fetch import fetch, fetch_async, parse_json
 from .sse import StreamParser
 
 BUILTIN_PROMPTS = (
@@ -53,6 +55,7 @@ class RequestResult:
     gaps: list[float] = field(default_factory=list)
     error: str = ""
     malformed: int = 0  # SSE data lines that were not JSON
+    refused: list[str] = field(default_factory=list)  # fields of the wrong type, negative or impossible
 
 
 @dataclass
@@ -116,21 +119,36 @@ class Target:
     prompts: tuple[Any, ...]  # str, or a list of chat messages
 
 
+MAX_PROMPTS_BYTES = 64 * 1024 * 1024
+
+
 def load_prompts(path: str | None) -> tuple[Any, ...]:
     """JSONL prompts: each line a string, a list of messages, or {"prompt"|"messages": ...}."""
     if path is None:
         return BUILTIN_PROMPTS
     from pathlib import Path
 
+    file = Path(path)
+    if not file.is_file():
+        raise BenchledgerError(Problem(path, None, "--prompts", "no such file; give a JSONL file of prompts"))
+    if file.stat().st_size > MAX_PROMPTS_BYTES:
+        raise BenchledgerError(Problem(path, None, "--prompts", f"is larger than {MAX_PROMPTS_BYTES:,} bytes"))
+    try:
+        text = file.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise BenchledgerError(
+            Problem(path, None, "--prompts", f"is not UTF-8 (byte {err.start}); save it as UTF-8")
+        ) from None
     out = []
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
             item = json.loads(line)
-        except json.JSONDecodeError as err:
+        except (ValueError, RecursionError) as err:
+            reason = err.msg if isinstance(err, json.JSONDecodeError) else "nested too deep"
             raise BenchledgerError(
-                Problem(path, number, None, f"not JSON ({err.msg}); write one JSON string or message list per line")
+                Problem(path, number, None, f"not JSON ({reason}); write one JSON string or message list per line")
             ) from None
         if isinstance(item, dict):
             item = item.get("messages", item.get("prompt"))
@@ -153,44 +171,87 @@ def request_body(target: Target, prompt: Any) -> tuple[str, dict[str, Any]]:
     if target.endpoint == "chat":
         messages = prompt if isinstance(prompt, list) else [{"role": "user", "content": prompt}]
         return "/chat/completions", body | {"messages": messages}
-    text = prompt if isinstance(prompt, str) else "\n".join(str(m.get("content", "")) for m in prompt)
+    if isinstance(prompt, str):
+        text = prompt
+    else:
+        text = "\n".join(str(m.get("content", "")) if isinstance(m, dict) else str(m) for m in prompt)
     return "/completions", body | {"prompt": text}
 
 
+MAX_COUNT = 10**12  # a token count beyond this is not a count
+
+
 def _content(chunk: dict[str, Any]) -> str:
-    choices = chunk.get("choices") or []
-    if not choices:
+    choices = chunk.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         return ""
     choice = choices[0]
-    delta = choice.get("delta") or {}
-    return str(delta.get("content") or delta.get("reasoning_content") or choice.get("text") or "")
+    delta = choice.get("delta")
+    delta = delta if isinstance(delta, dict) else {}
+    for value in (delta.get("content"), delta.get("reasoning_content"), choice.get("text")):
+        if isinstance(value, str) and value:
+            return value
+    return ""
+
+
+def _count(value: object) -> int | None:
+    """A token count as servers send it: a non-negative whole number, else None."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if not (0 <= value < MAX_COUNT) or value != int(value):
+        return None
+    return int(value)
 
 
 def _absorb(result: RequestResult, chunk: dict[str, Any]) -> None:
-    usage = chunk.get("usage") or {}
+    """Take usage, llama.cpp timings and draft counts from one chunk; a field of the wrong type,
+    negative or impossible is recorded in `result.refused`, never stored."""
+    usage = chunk.get("usage")
     if isinstance(usage, dict) and usage.get("completion_tokens") is not None:
-        result.output_tokens = int(usage["completion_tokens"])
-        result.token_source = "usage"
-    timings = chunk.get("timings") or {}
-    if isinstance(timings, dict):
-        if result.token_source != "usage" and timings.get("predicted_n") is not None:
-            result.output_tokens = int(timings["predicted_n"])
-            result.token_source = "timings.predicted_n"
-        if timings.get("predicted_per_second") is not None:
-            result.server_decode_rate = float(timings["predicted_per_second"])
-        if "draft_n" in timings:
-            result.drafted = True
-            result.draft_tokens = int(timings.get("draft_n") or 0)
-            result.draft_accepted = int(timings.get("draft_n_accepted") or 0)
+        tokens = _count(usage["completion_tokens"])
+        if tokens is None:
+            result.refused.append(f"usage.completion_tokens {str(usage['completion_tokens'])[:40]!r}")
+        else:
+            result.output_tokens, result.token_source = tokens, "usage"
+    timings = chunk.get("timings")
+    if not isinstance(timings, dict):
+        return
+    if result.token_source != "usage" and timings.get("predicted_n") is not None:
+        tokens = _count(timings["predicted_n"])
+        if tokens is None:
+            result.refused.append(f"timings.predicted_n {str(timings['predicted_n'])[:40]!r}")
+        else:
+            result.output_tokens, result.token_source = tokens, "timings.predicted_n"
+    rate = timings.get("predicted_per_second")
+    if isinstance(rate, int | float) and not isinstance(rate, bool) and math.isfinite(rate) and rate >= 0:
+        result.server_decode_rate = float(rate)
+    if "draft_n" in timings:
+        drafted, accepted = _count(timings.get("draft_n") or 0), _count(timings.get("draft_n_accepted") or 0)
+        if drafted is None or accepted is None or accepted > drafted:
+            shown = f"{str(timings.get('draft_n_accepted'))[:20]} of {str(timings.get('draft_n'))[:20]}"
+            result.refused.append(f"draft counts (accepted {shown} drafted)")
+            return
+        result.drafted = True
+        result.draft_tokens, result.draft_accepted = drafted, accepted
 
 
 async def one_request(
     client: httpx.AsyncClient, target: Target, index: int, prompt: Any, trial_start: float
 ) -> RequestResult:
-    """Send one streaming request and measure it; failures are recorded, never raised."""
+    """Send one streaming request and measure it, within `target.timeout` seconds for the whole
+    request (an endless or slow-drip stream is cut there); failures are recorded, never raised."""
+    result = RequestResult(index, time.perf_counter() - trial_start)
+    try:
+        return await asyncio.wait_for(_stream(client, target, prompt, result), target.timeout)
+    except TimeoutError:
+        result.ttft_s = result.latency_s = None
+        result.error = f"no complete answer within {target.timeout:g} s (the whole request; --timeout)"
+        return result
+
+
+async def _stream(client: httpx.AsyncClient, target: Target, prompt: Any, result: RequestResult) -> RequestResult:
     path, body = request_body(target, prompt)
     start = time.perf_counter()
-    result = RequestResult(index, start - trial_start)
     parser = StreamParser(start, lambda chunk: _absorb(result, chunk), _content)
     perf_counter = time.perf_counter
     try:
@@ -224,19 +285,17 @@ async def one_request(
 
 
 async def scrape_draft_counters(client: httpx.AsyncClient, root: str) -> tuple[float, float] | None:
-    """vLLM's cumulative draft and accepted token counters from /metrics, if it serves them."""
-    try:
-        response = await client.get(root + "/metrics", timeout=5)
-    except httpx.HTTPError:
-        return None
-    if response.status_code != 200:
+    """vLLM's cumulative draft and accepted token counters from /metrics, if it serves them
+    (within a deadline and a size cap)."""
+    found = await fetch_async(client, root + "/metrics")
+    if found is None or found[0] != 200:
         return None
     values: dict[str, float] = {}
-    for line in response.text.splitlines():
+    for line in found[1].decode(errors="replace").splitlines():
         match = re.match(r"^([a-zA-Z_:][\w:]*)(\{[^}]*\})?\s+([0-9.eE+-]+)", line)
         if match and match.group(1) in (DRAFT_METRIC, ACCEPT_METRIC):
             values[match.group(1)] = values.get(match.group(1), 0.0) + float(match.group(3))
-    if DRAFT_METRIC not in values:
+    if DRAFT_METRIC not in values or not all(math.isfinite(v) and v >= 0 for v in values.values()):
         return None
     return values[DRAFT_METRIC], values.get(ACCEPT_METRIC, 0.0)
 
@@ -280,25 +339,30 @@ def server_root(base_url: str) -> str:
 
 
 def probe(base_url: str, timeout: float) -> list[str]:
-    """The server's model ids; raise naming the URL when it cannot be reached."""
+    """The server's model ids; raise naming the URL when it cannot be reached in time."""
     url = base_url.rstrip("/") + "/models"
     try:
-        response = httpx.get(url, timeout=timeout)
+        httpx.get(url, timeout=min(timeout, 5.0)).close()
     except httpx.HTTPError as err:
         raise BenchledgerError(
             Problem(url, None, None, f"server not reachable ({type(err).__name__}: {err}); start it or fix --base-url")
         ) from None
-    if response.status_code != 200:
+    found = fetch(url, min(timeout, 30.0))
+    if found is None:
+        raise BenchledgerError(
+            Problem(url, None, None, "gave no complete answer in time (or a huge one); is --base-url the server?")
+        )
+    if found[0] != 200:
         raise BenchledgerError(
             Problem(
                 url,
                 None,
                 None,
-                f"answered HTTP {response.status_code}; is --base-url "
-                "the server's OpenAI-compatible root (ending in /v1)?",
+                f"answered HTTP {found[0]}; is --base-url the server's OpenAI-compatible root (ending in /v1)?",
             )
         )
-    try:
-        return [str(m.get("id")) for m in response.json().get("data", []) if isinstance(m, dict)]
-    except (ValueError, AttributeError):
+    listed = parse_json(found[1])
+    data = listed.get("data") if isinstance(listed, dict) else None
+    if not isinstance(data, list):
         return []
+    return [str(m["id"])[:200] for m in data if isinstance(m, dict) and isinstance(m.get("id"), str | int)]

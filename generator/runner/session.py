@@ -7,9 +7,11 @@ trials become a run whose notes say what is missing.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import re
 import statistics
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +19,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from ..errors import BenchledgerError
 from ..format.conditions import condition_label
 from .writer import RunWriter
 
@@ -28,6 +31,7 @@ class Measured:
     row: dict[str, float] = field(default_factory=dict)
     requests: list[dict[str, Any]] = field(default_factory=list)
     failed: str | None = None  # why the trial is an error, not a result
+    quoted: str | None = None  # text the server sent about it: quoted verbatim, never rendered
 
 
 Measure = Callable[[dict[str, Any], Callable[[int], None]], Measured]
@@ -37,6 +41,7 @@ Measure = Callable[[dict[str, Any], Callable[[int], None]], Measured]
 class Outcome:
     completed: list[tuple[dict[str, Any], int, Measured]]
     stopped: str | None  # why the run ended early
+    quoted: str | None = None  # what the server said then, verbatim
 
     def missing(self, conditions: list[dict[str, Any]], trials: int) -> list[str]:
         done: dict[str, set[int]] = {}
@@ -96,7 +101,7 @@ def run_plan(
                     task = progress.add_task(f"{label(cond)} {name}", total=units(cond))
                     result = measure(cond, functools.partial(progress.advance, task))
                     if result.failed:
-                        return Outcome(completed, f"{name} at {label(cond)} failed: {result.failed}")
+                        return Outcome(completed, f"{name} at {label(cond)} failed: {result.failed}", result.quoted)
                     if trial is None:
                         continue
                     writer.add_trial(
@@ -105,21 +110,40 @@ def run_plan(
                     completed.append((cond, trial, result))
     except KeyboardInterrupt:
         return Outcome(completed, "interrupted (Ctrl-C); the trial in progress was dropped")
-    except Exception:
-        console.print(f"The runner crashed; the {len(completed)} completed trial(s) are kept in", markup=False)
-        console.print(str(writer.tmp), markup=False)
-        raise
     return Outcome(completed, None)
 
 
+@contextlib.contextmanager
+def kept_on_crash(writer: RunWriter, console: Console) -> Iterator[None]:
+    """If the runner itself crashes, say where the completed trials are (the hidden folder)."""
+    try:
+        yield
+    except BenchledgerError:
+        raise  # a located problem: the writer already cleaned up or kept what it says
+    except Exception:
+        console.print("The runner crashed; the completed trials are kept in", writer.tmp, markup=False)
+        raise
+
+
 def notes(outcome: Outcome, conditions: list[dict[str, Any]], trials: int, extra: list[str]) -> str | None:
+    """run.yaml's notes: why the run stopped, what is missing, and what the server said,
+    quoted in a code block so that it reaches the page as text, never as Markdown."""
     lines = list(extra)
     if outcome.stopped:
         lines.insert(0, f"This run was interrupted: {outcome.stopped}. Only completed trials are recorded.")
         missing = outcome.missing(conditions, trials)
         if missing:
             lines.insert(1, "Missing trials: " + "; ".join(missing) + ".")
+        if outcome.quoted:
+            lines.insert(2 if missing else 1, "The server's answer, verbatim:\n\n" + code_block(outcome.quoted))
     return "\n\n".join(lines) + "\n" if lines else None
+
+
+def code_block(text: str) -> str:
+    """A fenced code block that no backtick run inside `text` can close."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{text}\n{fence}"
 
 
 def summary_table(outcome: Outcome, metric: str, unit: str, rate: tuple[str, str] | None) -> Table:

@@ -30,6 +30,7 @@ SPECIAL = (
 )
 
 
+MAX_LINE = 16 * 1024 * 1024
 SPECIAL_RE = re.compile(b"|".join(re.escape(marker) for marker in SPECIAL))
 
 
@@ -60,10 +61,14 @@ class StreamParser:
         self.error = ""
 
     def feed(self, data: bytes, now: float) -> bool:
-        """Take one network read; True once the stream is over ([DONE] or a server error)."""
+        """Take one network read; True once the stream is over ([DONE], a server error, or a
+        line longer than MAX_LINE bytes, which no real chunk is)."""
         self.buffer += data
         cut = self.buffer.rfind(b"\n")
         if cut < 0:
+            if len(self.buffer) > MAX_LINE:
+                self.error = f"the server sent a line longer than {MAX_LINE:,} bytes; stopped reading"
+                return True
             return False
         region, self.buffer = self.buffer[: cut + 1], self.buffer[cut + 1 :]
         while region:

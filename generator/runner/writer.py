@@ -48,11 +48,20 @@ class RunWriter:
                     str(self.target), None, None, "already exists; pass --force to replace it, or choose another --id"
                 )
             )
-        out_dir.mkdir(parents=True, exist_ok=True)
+        if out_dir.exists() and not out_dir.is_dir():
+            raise BenchledgerError(Problem(str(out_dir), None, "--out", "is a file; give a folder for the run folders"))
         self.tmp = out_dir / f".{run_id}.partial-{os.getpid()}"
-        if self.tmp.exists():
-            shutil.rmtree(self.tmp)
-        self.tmp.mkdir()
+        try:
+            out_dir.mkdir(parents=True, exist_ok=True)
+            if self.tmp.exists():
+                shutil.rmtree(self.tmp)
+            self.tmp.mkdir()
+        except OSError as err:
+            raise BenchledgerError(
+                Problem(
+                    str(out_dir), None, "--out", f"cannot be written ({err.strerror or err}); choose a writable folder"
+                )
+            ) from None
         self.results: list[dict[str, Any]] = []
         self.requests: list[dict[str, Any]] = []
 

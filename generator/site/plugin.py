@@ -116,7 +116,7 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         if report is None:
             return markdown
         evaluations = [self.evaluations[claim.id] for claim in report.meta.claims]
-        return insert_panel(markdown, report_panel(evaluations))
+        return insert_panel(markdown, report_panel(evaluations, report.slug))
 
     def on_serve(self, server: Any, config: Any, builder: Any) -> Any:
         server.watch(str(self.root / RUNS_DIR))
