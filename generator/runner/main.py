@@ -21,7 +21,7 @@ from . import command as cmd
 from . import environment
 from . import openai as oa
 from .session import Measure, Measured, Outcome, kept_on_crash, notes, run_plan, summary_table
-from .writer import RunWriter
+from .writer import RunWriter, check_target
 
 OPENAI_METRICS: dict[str, dict[str, str]] = {
     "tokens_per_second": {"unit": "tok/s", "better": "higher"},
@@ -187,7 +187,8 @@ def _check_counts(trials: int, warmup: int, checks: list[tuple[str, bool, str]])
 
 
 def _check_manifest(common: Common) -> dict[str, Any]:
-    """--manifest-extra read and merged now, so a mistake costs nothing measured."""
+    """--id, --out and --manifest-extra checked now, so a mistake costs nothing measured."""
+    check_target(common.out, common.run_id, common.force)
     extra = common.extra()
     validate(ManifestFile, environment.deep_merge({"schema": MANIFEST_SCHEMA}, extra), str(common.manifest_extra), {})
     common.setup_values()

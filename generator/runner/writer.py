@@ -30,26 +30,33 @@ def _number(value: Any) -> str:
     return str(value)
 
 
+def check_target(out_dir: Path, run_id: str | None, force: bool) -> None:
+    """Refuse, before anything is measured, an id that is not a run id, an existing run folder
+    (without force), and an --out that is a file."""
+    if run_id is not None and not RUN_ID.match(run_id):
+        shown = run_id.encode("unicode_escape").decode()
+        raise BenchledgerError(
+            Problem(
+                "--id",
+                None,
+                None,
+                f"'{shown}' is not a run id; use lowercase letters, digits, '.', '_' and '-' (YYYY-MM-DD-slug)",
+            )
+        )
+    if run_id is not None and (out_dir / run_id).exists() and not force:
+        raise BenchledgerError(
+            Problem(
+                str(out_dir / run_id), None, None, "already exists; pass --force to replace it, or choose another --id"
+            )
+        )
+    if out_dir.exists() and not out_dir.is_dir():
+        raise BenchledgerError(Problem(str(out_dir), None, "--out", "is a file; give a folder for the run folders"))
+
+
 class RunWriter:
     def __init__(self, out_dir: Path, run_id: str, force: bool) -> None:
-        if not RUN_ID.match(run_id):
-            raise BenchledgerError(
-                Problem(
-                    "--id",
-                    None,
-                    None,
-                    f"{run_id!r} is not a run id; use lowercase letters, digits, '.', '_' and '-' (YYYY-MM-DD-slug)",
-                )
-            )
+        check_target(out_dir, run_id, force)
         self.target = out_dir / run_id
-        if self.target.exists() and not force:
-            raise BenchledgerError(
-                Problem(
-                    str(self.target), None, None, "already exists; pass --force to replace it, or choose another --id"
-                )
-            )
-        if out_dir.exists() and not out_dir.is_dir():
-            raise BenchledgerError(Problem(str(out_dir), None, "--out", "is a file; give a folder for the run folders"))
         self.tmp = out_dir / f".{run_id}.partial-{os.getpid()}"
         try:
             out_dir.mkdir(parents=True, exist_ok=True)
