@@ -57,13 +57,14 @@ def parse_allowed_signers(text: str, rel: str = "allowed_signers") -> tuple[list
             key: object | None = None
             if parsed.key_type in SUPPORTED_KEYS:
                 key = PublicKey.from_openssh_str(f"{parsed.key_type} {parsed.base64_key}")
-        except ValueError as err:
+        except (ValueError, IndexError, KeyError, TypeError, NotImplementedError) as err:
+            reason = str(err)[:200] or "the key cannot be read"
             problems.append(
                 Problem(
                     rel,
                     number,
                     None,
-                    f"malformed allowed_signers line: {err}; write "
+                    f"malformed allowed_signers line: {reason}; write "
                     '`principal [namespaces="benchledger-receipt"] ssh-ed25519 AAAA...`',
                 )
             )

@@ -21,6 +21,7 @@ OUTLIER_Z = 3.5  # Iglewicz and Hoaglin's cut-off for modified z-scores
 OUTLIER_MIN = 0.05  # ... and only for a trial at least 5% away from the median
 FIRST_TRIAL_WORSE = 0.10
 WARN_FROM_N = 5  # outlier and first-trial warnings need at least this many trials
+MAX_OUTLIERS_LISTED = 5
 Values = Sequence[float] | np.ndarray
 
 
@@ -186,14 +187,18 @@ def warnings(values: Values, better: str | None) -> list[str]:
     if arr.size < WARN_FROM_N:
         return out
     median = float(np.median(arr))
+    outliers = []
     for trial, (value, z) in enumerate(zip(arr, modified_zscores(arr), strict=True), start=1):
         deviation = (float(value) - median) / abs(median) if median else math.inf
         if abs(z) > OUTLIER_Z and abs(deviation) >= OUTLIER_MIN:
-            out.append(
+            outliers.append(
                 f"Trial {trial} lies {deviation:+.1%} from the median, an outlier: look for "
                 "interference during that trial (other load, thermal throttling) and re-run, "
                 "or exclude it with a reason (excluded: in run.yaml) rather than delete it."
             )
+    out += outliers[:MAX_OUTLIERS_LISTED]
+    if len(outliers) > MAX_OUTLIERS_LISTED:
+        out.append(f"{len(outliers) - MAX_OUTLIERS_LISTED:,} more trials are outliers by the same rule.")
     if better in ("higher", "lower"):
         rest = float(np.median(arr[1:]))
         first = float(arr[0])

@@ -93,7 +93,14 @@ def parse_run(folder: Path, files: list[str], walked: list[Problem]) -> tuple[Ru
 
     def text_of(name: str, required: bool = True) -> str | None:
         if name not in blobs:
-            if required:
+            path = folder / name
+            if path.is_symlink():
+                return None  # reported by the walk
+            if path.is_dir():
+                problems.append(
+                    Problem(f"{rel}/{name}", None, None, "is a folder, not a regular file; replace it with the file")
+                )
+            elif required:
                 problems.append(
                     Problem(f"{rel}/{name}", None, None, f"is missing; every run folder needs {name} (see FORMAT.md)")
                 )

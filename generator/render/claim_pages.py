@@ -164,6 +164,9 @@ def card(ev: Evaluation, role: Markup | str, level: str) -> dict[str, object]:
     }
 
 
+MAX_SIDE_TRIALS = 100  # trials listed per side; the charts bin, the statistics keep all
+
+
 def trials_table(ev: Evaluation) -> Markup:
     """Every trial behind the claim, excluded ones struck through with their reason."""
     several = len(ev.conditions) > 1
@@ -172,7 +175,11 @@ def trials_table(ev: Evaluation) -> Markup:
     for c in ev.conditions:
         where = [str(t.text(c.label))] * several
         for name, s in (("baseline", c.baseline), ("candidate", c.candidate)):
-            for trial, value in zip(s.trials, s.values, strict=True):
+            for k, (trial, value) in enumerate(zip(s.trials, s.values, strict=True)):
+                if k == MAX_SIDE_TRIALS:
+                    more = f"{len(s.values) - k:,} more trials in the run's results.csv"
+                    lines.append("| " + " | ".join([*where, name, t.text(s.run), "…", more]) + " |")
+                    break
                 shown = "reported" if trial is None else str(trial)
                 lines.append("| " + " | ".join([*where, name, t.text(s.run), shown, t.number(value)]) + " |")
             for trial, value, reason in s.excluded:

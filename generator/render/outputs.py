@@ -113,6 +113,7 @@ def _metric_charts(
     if not at_metric:
         return None
     metric = run.meta.metrics[name]
+    table = run_page.per_trial_table(run, name, at_metric, level)
     at_metric, per_point = binned(at_metric)
     points = [ch.Point(m.label, trial, v) for m in at_metric for trial, v in zip(m.trials, m.values, strict=True)]
     labels = (_order(run), name, metric.unit)
@@ -136,7 +137,6 @@ def _metric_charts(
         path = f"charts/{name}-{kind}.json"
         out[f"{RUNS}/{run.id}/{path}"] = data
         refs.append(run_page.ChartSpec(path, f"{kind} chart of {name}", caption))
-    table = run_page.per_trial_table(run, name, at_metric, level)
     return run_page.ChartBlock(name, metric.unit, _direction(metric.better), tuple(refs), table)
 
 

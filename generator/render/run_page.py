@@ -80,6 +80,9 @@ def manifest_sections(manifest: dict[str, Any]) -> list[tuple[str, list[tuple[st
     return ([("general", general)] if general else []) + sections
 
 
+MAX_TABLE_TRIALS = 200  # a page lists the first and last 100 trials; results.csv holds all
+
+
 def per_trial_table(run: Run, metric: str, at_metric: Sequence[MetricAt], level: str) -> Markup:
     """The numbers behind a metric's charts: one row per trial, one column per condition."""
     if run.reported:
@@ -87,14 +90,27 @@ def per_trial_table(run: Run, metric: str, at_metric: Sequence[MetricAt], level:
         rows = "".join(f"| {t.text(m.label)} | {reported_value(m, Markup(''))} |\n" for m in at_metric)
         return Markup(head + rows)
     excluded = {(m.label, tr): (v, why) for m in at_metric for tr, v, why in m.excluded}
+    by_trial = [dict(zip(m.trials, m.values, strict=True)) for m in at_metric]
     trials = sorted({tr for m in at_metric for tr in m.trials if tr is not None} | {tr for _, tr in excluded if tr})
     head = "| Trial | " + " | ".join(t.text(m.label) for m in at_metric) + " |\n"
     head += "| ---: |" + " ---: |" * len(at_metric) + "\n"
     body = ""
-    for trial in trials:
+    shown = (
+        trials
+        if len(trials) <= MAX_TABLE_TRIALS
+        else trials[: MAX_TABLE_TRIALS // 2] + trials[-MAX_TABLE_TRIALS // 2 :]
+    )
+    for k, trial in enumerate(shown):
+        if len(shown) < len(trials) and k == MAX_TABLE_TRIALS // 2:
+            hidden = len(trials) - len(shown)
+            body += (
+                f"| … | {hidden:,} more trials: every one is in results.csv (Files, below) |"
+                + " |" * (len(at_metric) - 1)
+                + "\n"
+            )
         cells = []
-        for m in at_metric:
-            value = dict(zip(m.trials, m.values, strict=True)).get(trial)
+        for m, values in zip(at_metric, by_trial, strict=True):
+            value = values.get(trial)
             if (m.label, trial) in excluded:
                 gone, why = excluded[(m.label, trial)]
                 cells.append(f"~~{t.number(gone)}~~ (excluded: {t.text(why)})")
@@ -160,9 +176,18 @@ def run_page(
         pct=t.percent,
         ci=ci,
         unit=lambda name: _unit(units.get(name)),
-        per_trial=lambda rates: ", ".join(t.percent(r) for r in rates) or "–",
+        per_trial=per_trial_rates,
         triple=lambda v: " / ".join(t.number(x, 3) for x in v) if v else "–",
     )
+
+
+MAX_RATES_SHOWN = 20
+
+
+def per_trial_rates(rates: Sequence[float]) -> str:
+    """A rate's per-trial values, the first MAX_RATES_SHOWN of them (the chart and CSV hold all)."""
+    shown = ", ".join(t.percent(r) for r in rates[:MAX_RATES_SHOWN]) or "–"
+    return shown + (f", … ({len(rates) - MAX_RATES_SHOWN:,} more)" if len(rates) > MAX_RATES_SHOWN else "")
 
 
 def _unit(unit: str | None) -> Markup:

@@ -135,3 +135,40 @@ def test_hostile_file_is_a_located_error(tmp_path: Path, sentinel: Path, case: s
     line = next(line for line in out.splitlines() if line.startswith("Error:"))
     assert line.startswith(f"Error: runs/{RUN}/") and where in line and message in line, line
     assert tree_digest(sentinel) == before
+
+
+def test_a_results_folder_is_not_called_missing(tmp_path: Path) -> None:
+    files = dict(publication(measured_run()))
+    del files[f"runs/{RUN}/results.csv"]
+    root = write_tree(tmp_path / "pub", files)
+    (root / "runs" / RUN / "results.csv").mkdir()
+    (root / "runs" / RUN / "results.csv" / "x").write_text("x")
+    code, out = check(root)
+    assert code == 1 and f"runs/{RUN}/results.csv: is a folder, not a regular file" in out and "is missing" not in out
+
+
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        ("zak", "Invalid line"),
+        ("zak ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBAAAA", "the key cannot be read"),
+        ('zak valid-before="2026" ssh-ed25519 AAAA', "time '2026' is not YYYYMMDD[HHMM[SS]][Z]"),
+        ("a" * 5000, "Invalid line"),
+    ],
+)
+def test_allowed_signers_errors_always_carry_a_reason(tmp_path: Path, line: str, reason: str) -> None:
+    root = write_tree(tmp_path / "pub", publication(measured_run(), extra={"allowed_signers": line + "\n"}))
+    code, out = check(root)
+    error = next(x for x in out.splitlines() if x.startswith("Error:"))
+    assert code == 1 and error.startswith("Error: allowed_signers:1: malformed allowed_signers line: ")
+    assert reason in error and len(error) < 400
+
+
+def test_names_from_the_repository_reach_the_terminal_with_control_characters_escaped(tmp_path: Path) -> None:
+    run = run_yaml(RUN).replace("    better: higher\n", '    better: higher\n    "\\e[2J\\e]0;pwned\\a": 1\n', 1)
+    files = dict(publication(measured_run()))
+    files[f"runs/{RUN}/run.yaml"] = run
+    root = write_tree(tmp_path / "pub", files)
+    code, out = check(root)
+    assert code == 1 and "\x1b" not in out and "\x07" not in out
+    assert "metrics.tokens_per_second.\\x1b[2J\\x1b]0;pwned\\x07: unknown key" in out
