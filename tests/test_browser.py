@@ -214,11 +214,17 @@ HOSTILE = (
 )
 
 
+# What a hostile server's error body or a careless publisher's notes would put on a page.
+REMOTE = (
+    "![tracker](https://evil.example/t.png) [your account](https://evil.example/login) <img src=https://evil.example/x>"
+)
+
+
 def test_hostile_text_stays_inert_and_literal(browser: Any, tmp_path: Path, screenshots: Path) -> None:
     b = measured_run(
         B,
         title=f"Title {HOSTILE}",
-        notes=f"Notes {HOSTILE}\n\nline two | cell",
+        notes=f"Notes {HOSTILE}\n\nline two | cell\n\n{REMOTE}",
         setup={"draft_vocab": HOSTILE, "head_kernel": "stock"},
     )
     label = "8|<script>window.pwned=5</script>"
@@ -248,6 +254,13 @@ def test_hostile_text_stays_inert_and_literal(browser: Any, tmp_path: Path, scre
             watched.charts_drawn()
             assert watched.page.evaluate("() => window.pwned") is None, path
             assert "<script>window.pwned=1</script>" in watched.page.inner_text("body"), path
+            assert watched.hosts <= {url.split("/")[2]}, (path, watched.hosts)  # nothing third-party loaded
+            if path == f"runs/{B}/":
+                text = watched.page.inner_text("body")
+                assert "[image: tracker] (https://evil.example/t.png)" in text
+                assert "your account (https://evil.example/login)" in text
+                rel = watched.page.get_attribute("a[href='https://evil.example/login']", "rel")
+                assert rel == "nofollow noopener noreferrer"
             watched.page.screenshot(
                 path=str(screenshots / f"hostile-{path.strip('/').replace('/', '_')}.png"), full_page=True
             )

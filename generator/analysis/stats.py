@@ -67,6 +67,11 @@ class Summary:
         return self.n > 1 and self.min == self.max
 
 
+def exp(x: float) -> float:
+    """math.exp kept inside the finite floats (extreme intervals saturate instead of overflowing)."""
+    return math.exp(max(-708.0, min(708.0, x)))
+
+
 def t_interval(values: Values, confidence: float = CONFIDENCE) -> tuple[float, float]:
     """Student t confidence interval of the mean (needs n >= 2)."""
     arr = _array(values)
@@ -92,7 +97,7 @@ def mean_interval(values: Values, confidence: float = CONFIDENCE) -> tuple[float
     mean = float(np.mean(arr))
     if (arr > 0).all():
         half = t_quantile(confidence, arr.size - 1) * float(np.std(np.log(arr), ddof=1)) / math.sqrt(arr.size)
-        return mean * math.exp(-half), mean * math.exp(half), "multiplicative"
+        return exp(math.log(mean) - half), exp(math.log(mean) + half), "multiplicative"
     low, high = t_interval(arr, confidence)
     if (arr >= 0).all() and low < 0:
         return 0.0, high, "t, truncated at 0"
@@ -225,14 +230,14 @@ class Ratio:
 
     @property
     def ratio(self) -> float:
-        return math.exp(self.log_ratio)
+        return exp(self.log_ratio)
 
     def bounds(self, confidence: float) -> tuple[float, float]:
         """The two-sided interval of the ratio at `confidence` (1 - 2 alpha gives TOST's)."""
         if self.se == 0:
             return self.ratio, self.ratio
         half = t_quantile(confidence, self.df) * self.se
-        return math.exp(self.log_ratio - half), math.exp(self.log_ratio + half)
+        return exp(self.log_ratio - half), exp(self.log_ratio + half)
 
     @property
     def low(self) -> float:

@@ -62,7 +62,12 @@ def _number(cell: str, rel: str, line: int, column: str, problems: list[Problem]
         problems.append(Problem(rel, line, column, f"{what}; write a finite number"))
         return None
     if not math.isfinite(value):
-        problems.append(Problem(rel, line, column, f"{text!r} is not finite; write a finite number"))
+        problems.append(Problem(rel, line, column, f"{text[:40]!r} is not finite; write a finite number"))
+        return None
+    if value != 0 and not MIN_MAGNITUDE <= abs(value) <= MAX_MAGNITUDE:
+        problems.append(
+            Problem(rel, line, column, f"{text[:40]!r} is out of range; write 0 or a magnitude from 1e-100 to 1e100")
+        )
         return None
     return value
 
@@ -116,6 +121,7 @@ def _check_header(
     return problems
 
 
+MIN_MAGNITUDE, MAX_MAGNITUDE = 1e-100, 1e100  # beyond these, ratios and variances overflow floats
 SUMMARY_SUFFIXES = (".sd", ".n")  # published summaries: M.sd and M.n beside the mean M
 
 

@@ -162,10 +162,15 @@ def template(builder: Callable[..., Any], *labels: Any) -> str:
     return json.dumps(builder(*labels).to_dict(validate=True))
 
 
+def _finite(value: Any) -> Any:
+    """JSON has no Infinity or NaN: a non-finite number is drawn as missing."""
+    return None if isinstance(value, float) and not math.isfinite(value) else value
+
+
 def spec(builder: Callable[..., Any], labels: tuple[Any, ...], rows: Sequence[dict[str, Any]]) -> bytes:
     """The chart's Vega-Lite JSON with its rows inlined (the page never fetches data)."""
     out = json.loads(template(builder, *labels))
-    out["datasets"] = {DATA: list(rows)}
+    out["datasets"] = {DATA: [{k: _finite(v) for k, v in row.items()} for row in rows]}
     return json.dumps(out, sort_keys=True, separators=(",", ":")).encode()
 
 

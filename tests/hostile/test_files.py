@@ -108,6 +108,12 @@ CASES = {
         "results.csv:2: tokens_per_second:",
         "is not finite",
     ),
+    "a metric of 1e300 (its square overflows)": (
+        "results.csv",
+        RESULTS.replace("31.2", "1e300", 1),
+        "results.csv:2: tokens_per_second:",
+        "is out of range; write 0 or a magnitude from 1e-100 to 1e100",
+    ),
     "NaN metric": (
         "results.csv",
         RESULTS.replace("31.2", "nan", 1),

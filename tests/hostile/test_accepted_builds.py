@@ -1,0 +1,110 @@
+"""Whatever `check` accepts, `build` builds: generated publications (Hypothesis) and the known
+edge cases, each checked and then generated (or built with MkDocs) without an exception."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from generator.cli import app
+from helpers import generate, measured_run, publication, write_tree
+
+A, B = "2026-09-01-a", "2026-09-01-b"
+values = st.floats(min_value=-1e12, max_value=1e300, allow_nan=False, allow_infinity=False) | st.sampled_from(
+    [0.0, -0.0, 1e-300, 5e-324, 1.0, 100.0]
+)
+counts = st.integers(min_value=0, max_value=10**6)
+claimed = st.sampled_from([None, "+", "-", "+20%", "-5%", "1.2x", "0.5x", "±2%", "within 1%", "0%", "1.0x", "300%"])
+at = st.sampled_from([{"concurrency": 8}, [{"concurrency": 1}, {"concurrency": 8}], "all"])
+
+
+def results(rows: list[tuple[float, int, int]]) -> str:
+    lines = ["trial,concurrency,tokens_per_second,draft_tokens,draft_accepted"]
+    for i, (value, drafted, accepted) in enumerate(rows):
+        trial, concurrency = i // 2 + 1, (1, 8)[i % 2]
+        lines.append(f"{trial},{concurrency},{value!r},{drafted},{min(accepted, drafted)}")
+    return "\n".join(lines) + "\n"
+
+
+def report(claims: list[dict]) -> str:
+    return "---\n" + yaml.safe_dump({"title": "R", "date": "2026-09-06", "claims": claims}) + "---\n\n# R\n"
+
+
+def check_then_generate(root: Path) -> None:
+    result = CliRunner().invoke(app, ["check", "--repo", str(root)])
+    assert "Traceback" not in result.output
+    if result.exit_code == 0:
+        generate(root)  # must not raise
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.lists(st.tuples(values, counts, counts), min_size=2, max_size=12).filter(lambda r: len(r) % 2 == 0),
+    st.lists(st.tuples(values, counts, counts), min_size=2, max_size=12).filter(lambda r: len(r) % 2 == 0),
+    claimed,
+    at,
+    st.sampled_from(["tokens_per_second", "acceptance"]),
+)
+def test_every_accepted_publication_generates(
+    tmp_path_factory: pytest.TempPathFactory, a: list, b: list, said: str | None, where: object, metric: str
+) -> None:
+    first, second = measured_run(A), measured_run(B)
+    first[f"runs/{A}/results.csv"], second[f"runs/{B}/results.csv"] = results(a), results(b)
+    for run in (first, second):
+        run.pop(next(k for k in run if k.endswith("requests.csv")))
+    claim = {"id": "c", "statement": "s", "metric": metric, "baseline": A, "candidate": B, "at": where}
+    if said is not None:
+        claim["claimed"] = said
+    root = write_tree(
+        tmp_path_factory.mktemp("p") / "pub",
+        publication(first, second, extra={"site_src/reports/r.md": report([claim])}),
+    )
+    check_then_generate(root)
+
+
+EDGES = {
+    "run and claim ids that are index page names": {
+        "runs": ["index", "assets"],
+        "claim": {"id": "index", "baseline": "index", "candidate": "assets"},
+    },
+    "a report in a sub-folder": {"report": "site_src/reports/2026/september.md"},
+    "a rate at exactly 100%": {
+        "results": "trial,concurrency,tokens_per_second,draft_tokens,draft_accepted\n1,1,1,5,5\n2,1,1,5,5\n"
+    },
+    "a rate with no attempts": {
+        "results": "trial,concurrency,tokens_per_second,draft_tokens,draft_accepted\n1,1,1,0,0\n2,1,1,0,0\n"
+    },
+    "dates at both ends of the range": {"fields": {"date": "1970-01-01"}, "other": {"date": "2105-12-31"}},
+}
+
+
+@pytest.mark.parametrize("case", sorted(EDGES))
+def test_known_edge_cases_check_and_build_strictly(tmp_path: Path, case: str) -> None:
+    edge = EDGES[case]
+    ids = edge.get("runs", [A, B])
+    first = measured_run(ids[0], **edge.get("fields", {}))
+    second = measured_run(ids[1], **edge.get("other", {}))
+    if "results" in edge:
+        second[f"runs/{ids[1]}/results.csv"] = edge["results"]
+        second.pop(f"runs/{ids[1]}/requests.csv")
+    claim = {
+        "id": "c",
+        "statement": "s",
+        "metric": "acceptance",
+        "baseline": ids[0],
+        "candidate": ids[1],
+        "at": {"concurrency": 1},
+    }
+    claim |= edge.get("claim", {})
+    files = publication(first, second, extra={edge.get("report", "site_src/reports/r.md"): report([claim])})
+    root = write_tree(tmp_path / "pub", files)
+    assert CliRunner().invoke(app, ["check", "--repo", str(root)]).exit_code == 0
+    result = CliRunner().invoke(app, ["build", "--strict", "--repo", str(root)])
+    assert result.exit_code == 0 and "Traceback" not in result.output, result.output
+    assert math.isfinite(len(list((root / "site").rglob("*.html"))))
