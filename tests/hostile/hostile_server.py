@@ -25,6 +25,7 @@ class _Quiet(ThreadingHTTPServer):
 class HostileServer:
     def __init__(self, mode: str) -> None:
         self.mode = mode
+        self.posts = 0
         self.stop = threading.Event()
         server = self
 
@@ -90,7 +91,8 @@ class HostileServer:
             def do_POST(self) -> None:
                 self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 mode = server.mode
-                if mode == "markup-error":
+                server.posts += 1
+                if mode == "markup-error" or (mode == "markup-after-two" and server.posts > 2):
                     self._send(500, MARKUP.encode())
                     return
                 self.send_response(200)

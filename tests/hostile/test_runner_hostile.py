@@ -74,7 +74,24 @@ def test_a_server_error_is_quoted_as_text_and_never_markup(tmp_path: Path) -> No
     assert not folder.exists() and not list((tmp_path / "runs").glob(".*partial*"))
 
 
-def test_a_failing_trial_after_a_good_one_keeps_it_and_quotes_the_server(tmp_path: Path) -> None:
+def test_server_text_after_a_good_trial_is_kept_verbatim_and_inert(tmp_path: Path) -> None:
+    with HostileServer("markup-after-two") as server:
+        code, out, folder = run(tmp_path, server.base_url, "--trials", "2")
+    assert code == 0, out  # trial 1 is kept; no MarkupError from the server's "[/bold red]"
+    assert "Stopped early:" in out
+    notes = yaml.safe_load((folder / "run.yaml").read_text())["notes"]
+    assert "Missing trials: concurrency=1: trials 2." in notes
+    assert "The server's answer, verbatim:\n\n````text\nHTTP 500: [/bold red]" in notes
+    check(folder)
+    root = folder.parent.parent
+    (root / "site_src").mkdir(exist_ok=True)
+    result = CliRunner().invoke(app, ["generate", "--repo", str(root)])
+    assert result.exit_code == 0, result.output
+    page = (root / "site_src" / "runs" / folder.name / "index.md").read_text()
+    assert "<img src" not in page and '<pre><code class="language-text">HTTP 500' in page
+
+
+def test_notes_quote_what_the_server_said(tmp_path: Path) -> None:
     from generator.runner.session import Outcome, code_block, notes
 
     outcome = Outcome([], "trial 2 at concurrency=1 failed: all 2 requests failed", "HTTP 500: ```[/bold] <img src=x>")
