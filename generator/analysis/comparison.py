@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from ..format.claimed import Claimed
 from ..format.keys import flatten
@@ -89,6 +89,21 @@ def unit_of(run: Run, metric: str) -> str | None:
     return run.meta.metrics[metric].unit if metric in run.meta.metrics else None
 
 
+@dataclass(frozen=True)
+class Question:
+    """What one comparison asks, the same at every condition of a claim."""
+
+    settings: Settings
+    level: float  # the interval level at each condition (Bonferroni over several)
+    direction: int
+    claimed: Claimed | None
+    claimed_ratio: float | None
+
+    @property
+    def equivalence(self) -> bool:
+        return self.claimed is not None and self.claimed.kind == "equivalence"
+
+
 def compare(
     baseline: Run,
     candidate: Run,
@@ -103,16 +118,12 @@ def compare(
     With k conditions every interval is a Bonferroni simultaneous interval (each at level
     1 - alpha / k), so the claim's family-wise error stays at alpha."""
     direction = direction_of(candidate, metric, claimed)
-    claimed_ratio = claimed.ratio(direction) if claimed is not None else None
-    equivalence = claimed is not None and claimed.kind == "equivalence"
     level = 1 - (1 - settings.confidence) / max(1, len(conditions))
-    judged = tuple(
-        _condition(baseline, candidate, metric, at, level, settings, direction, claimed_ratio, claimed, equivalence)
-        for at in conditions
-    )
+    question = Question(settings, level, direction, claimed, claimed.ratio(direction) if claimed else None)
+    judged = tuple(_condition(baseline, candidate, metric, at, question) for at in conditions)
     verdict = combine([c.verdict for c in judged])
     margin = None
-    if equivalence and claimed is not None:
+    if question.equivalence and claimed is not None:
         bands = [c.band for c in judged if c.band is not None]
         margin = claimed.margin if claimed.margin is not None else max(bands, default=None)
     return ClaimComparison(
@@ -120,7 +131,7 @@ def compare(
         unit_of(candidate, metric),
         direction,
         claimed,
-        claimed_ratio,
+        question.claimed_ratio,
         margin,
         settings.min_effect,
         confounds(baseline, candidate, varies),
@@ -130,53 +141,33 @@ def compare(
     )
 
 
-def _condition(
-    baseline: Run,
-    candidate: Run,
-    metric: str,
-    at: Mapping[str, object],
-    level: float,
-    settings: Settings,
-    direction: int,
-    claimed_ratio: float | None,
-    claimed: Claimed | None,
-    equivalence: bool,
-) -> Comparison:
+def _condition(baseline: Run, candidate: Run, metric: str, at: Mapping[str, object], q: Question) -> Comparison:
     """One condition, with the verdict the excluded trials would give when there are any."""
-    b, c = side(baseline, metric, at, level), side(candidate, metric, at, level)
-    found = _judged(b, c, dict(at), level, settings, direction, claimed_ratio, claimed, equivalence)
+    b, c = side(baseline, metric, at, q.level), side(candidate, metric, at, q.level)
+    found = _judged(b, c, dict(at), q)
     if not (b.excluded or c.excluded):
         return found
-    rb, rc = side(baseline, metric, at, level, restore=True), side(candidate, metric, at, level, restore=True)
-    restored = _judged(rb, rc, dict(at), level, settings, direction, claimed_ratio, claimed, equivalence)
+    rb, rc = side(baseline, metric, at, q.level, restore=True), side(candidate, metric, at, q.level, restore=True)
+    restored = _judged(rb, rc, dict(at), q)
     return replace(found, restored=restored.verdict) if restored.verdict != found.verdict else found
 
 
-def _judged(
-    b: Side,
-    c: Side,
-    at: dict[str, object],
-    level: float,
-    settings: Settings,
-    direction: int,
-    claimed_ratio: float | None,
-    claimed: Claimed | None,
-    equivalence: bool,
-) -> Comparison:
-    base = Comparison(b, c, at, "no trial data", wording.no_data(b, c), level)
+def _judged(b: Side, c: Side, at: dict[str, object], q: Question) -> Comparison:
+    base = Comparison(b, c, at, "no trial data", wording.no_data(b, c), q.level)
     ratio = _ratio(b, c)
     if isinstance(ratio, str):
         mean_b, mean_c = (sum(s.values) / len(s.values) if s.values else 0.0 for s in (b, c))
         return replace(base, ratio=mean_c / mean_b if mean_b > 0 and mean_c > 0 else None, reason=ratio)
     cvs = [s.cv for s in (b, c) if s.cv is not None]
+    settings = q.settings
     noise = settings.noise if settings.noise is not None else max(cvs, default=0.0)
     band = band_of(noise, settings.min_effect)
-    ci, tost = ratio.bounds(level), ratio.bounds(tost_level(level))
-    if equivalence:
-        margin = claimed.margin if claimed is not None and claimed.margin is not None else band
+    ci, tost = ratio.bounds(q.level), ratio.bounds(tost_level(q.level))
+    if q.equivalence:
+        margin = q.claimed.margin if q.claimed is not None and q.claimed.margin is not None else band
         judgement = judge_equivalence(ci, tost, margin)
     else:
-        judgement = judge(ci, tost, direction, claimed_ratio, settings.min_effect, band)
+        judgement = judge(ci, tost, q.direction, q.claimed_ratio, settings.min_effect, band)
     found = replace(
         base,
         verdict=judgement.verdict,
@@ -188,11 +179,11 @@ def _judged(
         noise=noise,
         band=band,
         understated=judgement.understated,
-        trials_needed=_needed(ratio, judgement, level),
+        trials_needed=_needed(ratio, judgement, q.level),
         mann_whitney_p=stats.mann_whitney(b.values, c.values) if b.n >= 10 and c.n >= 10 and not b.reported else None,
         source=ratio.source,
     )
-    return replace(found, reason=wording.explain(found, direction, claimed, claimed_ratio, equivalence))
+    return replace(found, reason=wording.explain(found, q.direction, q.claimed, q.claimed_ratio, q.equivalence))
 
 
 def _ratio(b: Side, c: Side) -> stats.Ratio | str:

@@ -203,25 +203,25 @@ def _count(value: object) -> int | None:
     return int(value)
 
 
+def _output_tokens(result: RequestResult, value: object, source: str) -> None:
+    tokens = _count(value)
+    if tokens is None:
+        result.refused.append(f"{source} {str(value)[:40]!r}")
+    else:
+        result.output_tokens, result.token_source = tokens, source
+
+
 def _absorb(result: RequestResult, chunk: dict[str, Any]) -> None:
     """Take usage, llama.cpp timings and draft counts from one chunk; a field of the wrong type,
     negative or impossible is recorded in `result.refused`, never stored."""
     usage = chunk.get("usage")
     if isinstance(usage, dict) and usage.get("completion_tokens") is not None:
-        tokens = _count(usage["completion_tokens"])
-        if tokens is None:
-            result.refused.append(f"usage.completion_tokens {str(usage['completion_tokens'])[:40]!r}")
-        else:
-            result.output_tokens, result.token_source = tokens, "usage"
+        _output_tokens(result, usage["completion_tokens"], "usage")
     timings = chunk.get("timings")
     if not isinstance(timings, dict):
         return
     if result.token_source != "usage" and timings.get("predicted_n") is not None:
-        tokens = _count(timings["predicted_n"])
-        if tokens is None:
-            result.refused.append(f"timings.predicted_n {str(timings['predicted_n'])[:40]!r}")
-        else:
-            result.output_tokens, result.token_source = tokens, "timings.predicted_n"
+        _output_tokens(result, timings["predicted_n"], "timings.predicted_n")
     rate = timings.get("predicted_per_second")
     if isinstance(rate, int | float) and not isinstance(rate, bool) and math.isfinite(rate) and rate >= 0:
         result.server_decode_rate = float(rate)
