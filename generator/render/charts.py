@@ -167,9 +167,18 @@ def _finite(value: Any) -> Any:
     return None if isinstance(value, float) and not math.isfinite(value) else value
 
 
-def spec(builder: Callable[..., Any], labels: tuple[Any, ...], rows: Sequence[dict[str, Any]]) -> bytes:
-    """The chart's Vega-Lite JSON with its rows inlined (the page never fetches data)."""
-    out = json.loads(template(builder, *labels))
+def spec(
+    builder: Callable[..., Any],
+    labels: tuple[Any, ...],
+    rows: Sequence[dict[str, Any]],
+    domain: tuple[float, float] | None = None,
+) -> bytes:
+    """The chart's Vega-Lite JSON with its rows inlined (the page never fetches data), and the
+    axis domain put in place of DOMAIN_MARK (so one cached template serves every domain)."""
+    text = template(builder, *labels)
+    if domain is not None:
+        text = text.replace(json.dumps(list(DOMAIN_MARK)), json.dumps(list(domain)))
+    out = json.loads(text)
     out["datasets"] = {DATA: [{k: _finite(v) for k, v in row.items()} for row in rows]}
     return json.dumps(out, sort_keys=True, separators=(",", ":")).encode()
 
@@ -192,11 +201,14 @@ def forest_domain(values: Sequence[float]) -> tuple[float, float]:
     return round(math.exp(low - pad), 4), round(math.exp(high + pad), 4)
 
 
-def forest_chart(min_effect: float, metric: str, rows: int, domain: tuple[float, float]) -> Any:
+DOMAIN_MARK = (0.000123456, 98765.4321)  # stands for the axis domain in the cached template
+
+
+def forest_chart(min_effect: float, metric: str, rows: int) -> Any:
     """Each claim's ratio and interval on a log axis fitted to the data, a line at 1, the shaded
     band of no difference, the smallest-change ticks and the claimed ratio as a cross; coloured
     by verdict. The band comes from the first row's `noise_lo`/`noise_hi`."""
-    scale = alt.Scale(type="log", domain=list(domain), zero=False, nice=False)
+    scale = alt.Scale(type="log", domain=list(DOMAIN_MARK), zero=False, nice=False)
     x = alt.X("ratio:Q", title=f"{metric}: candidate / baseline (log scale)", scale=scale)
     y = alt.Y("claim:N", title=None, sort=None)
     color = alt.Color(

@@ -182,8 +182,8 @@ def claim_outputs(ledger: Ledger, evaluations: dict[str, Evaluation], settings: 
             keys = ("low", "high", "claimed", "noise_lo", "noise_hi")
             ends = [v for r in rows for k, v in r.items() if k in keys and isinstance(v, float) and v > 0]
             domain = ch.forest_domain([*ends, 1 - settings.min_effect, 1 + settings.min_effect])
-            labels = (settings.min_effect, comparisons[0].claim.metric or "", len(rows), domain)
-            out[f"{base}/{forest}"] = ch.spec(ch.forest_chart, labels, rows)
+            labels = (settings.min_effect, comparisons[0].claim.metric or "", len(rows))
+            out[f"{base}/{forest}"] = ch.spec(ch.forest_chart, labels, rows, domain)
         out[f"{base}/index.md"] = claim_pages.claim_page(links, forest, trial_specs, settings).encode()
     return out
 
