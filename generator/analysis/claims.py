@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ..format.claimed import Claimed, parse_claimed
 from ..format.models import Claim
-from ..ledger.records import Ledger, Report
+from ..ledger.records import Ledger, Report, Run
 from ..ledger.references import shared_conditions
 from .comparison import ClaimComparison, Comparison, Confound, Settings, Side, compare, side, unit_of
 from .receipts import RunState
@@ -34,6 +34,7 @@ class Evaluation:
     unit: str | None = None
     corrected_by: tuple[str, ...] = ()
     receipts: tuple[tuple[str, RunState], ...] = ()  # (run id, its receipt state)
+    sources: tuple[tuple[str, str], ...] = ()  # (run id, who measured it: "measured here", "republished from X")
 
     @property
     def only(self) -> Comparison | None:
@@ -100,6 +101,14 @@ class Evaluation:
         return out
 
 
+def provenance(run: Run) -> str:
+    """Who measured a run, in words (the run page links the citation)."""
+    src = run.meta.source
+    if src.kind == "measured":
+        return "measured here"
+    return f"{'republished from' if src.kind == 'republished' else 'reported by'} {src.citation}"
+
+
 def corrections(ledger: Ledger) -> dict[str, tuple[str, ...]]:
     """For each claim id, the ids of the claims that correct it directly."""
     out: dict[str, list[str]] = {}
@@ -129,6 +138,7 @@ def evaluate(
     corrected = (fixes if fixes is not None else corrections(ledger)).get(claim.id, ())
     runs = [r for r in (claim.baseline, claim.candidate, claim.run) if r is not None]
     receipts = tuple((r, (states or {}).get(r, "unverified")) for r in runs)
+    sources = tuple((r, provenance(ledger.runs[r])) for r in runs if r in ledger.runs)
     base = Evaluation(
         claim,
         report,
@@ -138,6 +148,7 @@ def evaluate(
         claimed,
         corrected_by=corrected,
         receipts=receipts,
+        sources=sources,
     )
     if claim.kind == "statement":
         return base
@@ -158,6 +169,7 @@ def evaluate(
         unit=found.unit,
         corrected_by=corrected,
         receipts=receipts,
+        sources=sources,
     )
 
 
@@ -191,6 +203,7 @@ def _figure(base: Evaluation, ledger: Ledger, settings: Settings) -> Evaluation:
         unit=unit_of(run, claim.metric),
         corrected_by=base.corrected_by,
         receipts=base.receipts,
+        sources=base.sources,
     )
 
 

@@ -93,8 +93,10 @@ class Rate(_Record):
 
 
 class Source(_Record):
-    kind: Literal["measured", "reported"] = Field(
-        description="measured: trials in results.csv; reported: figures copied from a publication."
+    kind: Literal["measured", "reported", "republished"] = Field(
+        description="measured: trials measured by the publisher; republished: per-trial data measured by "
+        "someone else and copied here (citation and url required); reported: figures copied from a "
+        "publication that gave no per-trial data."
     )
     citation: str | None = Field(None, description="Who published the figures (reported runs).")
     url: str | None = Field(None, description="Where they were published (http or https).")
@@ -109,7 +111,29 @@ class Source(_Record):
     def _reported_cites(self) -> Source:
         if self.kind == "reported" and not self.citation:
             raise ValueError("a reported run needs source.citation naming the publication")
+        if self.kind == "republished" and not (self.citation and self.url):
+            raise ValueError("a republished run needs source.citation and source.url: who measured it, and where")
         return self
+
+
+class Imported(_Record):
+    """What `benchledger import` read: the tool, its output format, and the original files kept
+    in raw/ with their hashes (check refuses a raw file that no longer matches)."""
+
+    tool: str = Field(min_length=1, description="The tool that wrote the original files, e.g. llama-bench.")
+    format: str = Field(min_length=1, description="Their format, e.g. json, jsonl, csv, md.")
+    files: dict[str, Annotated[str, Field(pattern=SHA256_PATTERN)]] = Field(
+        description="Run-relative path under raw/ -> sha256:<hex> of the original bytes (CRLF normalized)."
+    )
+
+    @field_validator("files")
+    @classmethod
+    def _under_raw(cls, value: dict[str, str]) -> dict[str, str]:
+        for path in value:
+            check_relative_path(path)
+            if not path.startswith("raw/"):
+                raise ValueError(f"imported file {path!r} must lie under raw/")
+        return value
 
 
 class Exclusion(_Record):
@@ -145,6 +169,9 @@ class RunFile(_File):
     excluded: list[Exclusion] = Field(
         default_factory=list,
         description="Trials kept in results.csv and on the page but left out of every statistic, each with a reason.",
+    )
+    imported: Imported | None = Field(
+        None, description="Set by benchledger import: the original files and their hashes."
     )
     trial_unit: str | None = Field(
         None,

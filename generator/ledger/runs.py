@@ -14,7 +14,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from ..errors import BenchledgerError, Problem
-from ..format.hashing import normalized_bytes
+from ..format.hashing import file_hash, normalized_bytes
 from ..format.models import MANIFEST_SCHEMA, RECEIPT_SCHEMA, RUN_ID, RUN_SCHEMA, ManifestFile, ReceiptFile, RunFile
 from .records import RUNS_DIR, Receipt, Request, Results, Run
 from .tables import mark_excluded, parse_requests, parse_results
@@ -109,6 +109,8 @@ def parse_run(folder: Path, files: list[str], walked: list[Problem]) -> tuple[Ru
 
     meta, manifest, results, requests = _parse_files(rid, rel, text_of, problems)
     receipts = _receipts(blobs, rel, problems)
+    if meta is not None and meta.imported is not None:
+        problems += _imported_problems(meta, blobs, rel)
     if problems or meta is None or manifest is None or results is None:
         return None, problems
     digest = hashlib.sha256()
@@ -158,6 +160,20 @@ def _parse_files(
         except BenchledgerError as err:
             problems.extend(err.problems)
     return meta, manifest, results, requests
+
+
+def _imported_problems(meta: RunFile, blobs: Mapping[str, bytes], rel: str) -> list[Problem]:
+    """The original files an import kept in raw/ must still hold the bytes that were read."""
+    assert meta.imported is not None
+    out = []
+    for path, digest in meta.imported.files.items():
+        where = f"{rel}/{path}"
+        if path not in blobs:
+            out.append(Problem(where, None, None, "is missing; an imported run keeps its original files in raw/"))
+        elif file_hash(blobs[path]) != digest:
+            message = "changed since it was imported (its sha256 differs from run.yaml's imported.files); restore it"
+            out.append(Problem(where, None, None, message))
+    return out
 
 
 def _receipts(blobs: Mapping[str, bytes], rel: str, problems: list[Problem]) -> tuple[Receipt, ...]:

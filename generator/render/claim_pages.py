@@ -141,6 +141,8 @@ def card(ev: Evaluation, role: Markup | str, level: str) -> dict[str, object]:
     figures += side_figures("Figure", ev.figure, ev.unit, level)
     if c.value is not None:
         figures.append(("Stated figure", t.number(c.value)))
+    if ev.sources:
+        figures.append(("Measured by", " · ".join(f"{run}: {words}" for run, words in ev.sources)))
     if ev.receipts:
         figures.append(("Receipts", " · ".join(f"{run}: {state}" for run, state in ev.receipts)))
     # Raw HTML is not rewritten by MkDocs: these hrefs assume directory URLs (the default).

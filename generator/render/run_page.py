@@ -197,10 +197,13 @@ def _unit(unit: str | None) -> Markup:
 
 
 def source_text(run: Run) -> Markup:
+    """Who measured the run, as every page that shows it says: measured here, republished from
+    (per-trial data measured by someone else), or reported by (figures without trials)."""
     src = run.meta.source
     if src.kind == "measured":
-        return Markup("measured")
-    return Markup(f"reported by {t.link(src.citation, t.url(src.url))}")
+        return Markup("measured here")
+    verb = "republished from" if src.kind == "republished" else "reported by"
+    return Markup(f"{verb} {t.link(src.citation, t.url(src.url))}")
 
 
 def state_badge(state: str, label: str | None = None) -> Markup:
@@ -224,7 +227,7 @@ def runs_index(runs: Sequence[Run], states: Mapping[str, tuple[str, str]] | None
                 "setup": setup or "–",
                 "trials": run.results.trials if not run.reported else "not reported",
                 "conditions": ", ".join(label_of(run, at) for at in run.results.condition_values()),
-                "source": "measured" if not run.reported else "reported",
+                "source": source_text(run),
                 "receipts": state_badge(*(states or {}).get(run.id, ("unverified", "unverified"))),
             }
         )

@@ -89,6 +89,11 @@ class RunWriter:
             writer.writerow([_number(row[c]) if row.get(c) is not None else "" for c in columns])
         (self.tmp / name).write_text(buffer.getvalue(), encoding="utf-8")
 
+    def write_raw_bytes(self, name: str, data: bytes) -> None:
+        """A file kept as it was, under raw/."""
+        (self.tmp / "raw").mkdir(exist_ok=True)
+        (self.tmp / "raw" / name).write_bytes(data)
+
     def write_raw(self, name: str, text: str) -> None:
         (self.tmp / "raw").mkdir(exist_ok=True)
         (self.tmp / "raw" / name).write_text(text, encoding="utf-8")

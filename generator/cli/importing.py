@@ -1,0 +1,70 @@
+"""`benchledger import`: a foreign tool's output as a run folder."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..errors import BenchledgerError
+from .common import fail
+
+FORMATS = ("llama-bench",)
+
+
+def import_results(
+    tool: Annotated[str, typer.Argument(help="The tool that wrote the files: llama-bench.")],
+    files: Annotated[list[Path], typer.Argument(help="Its output: -o json, -o jsonl, -o csv, or the Markdown table.")],
+    run_id: Annotated[str, typer.Option("--id", help="Run id (the folder name), e.g. 2026-09-01-q4-cpu.")],
+    title: Annotated[str | None, typer.Option(help="One line saying what this run is.")] = None,
+    benchmark: Annotated[str | None, typer.Option(help="Workload name.", show_default="the tool's name")] = None,
+    setup: Annotated[list[str] | None, typer.Option(help="KEY=VALUE knob recorded in run.yaml; repeatable.")] = None,
+    citation: Annotated[
+        str | None, typer.Option(help="Who measured it, when not you (a republished or reported run).")
+    ] = None,
+    url: Annotated[str | None, typer.Option(help="Where they published it (http or https).")] = None,
+    repetitions: Annotated[
+        int | None, typer.Option(help="Repetitions behind each mean of a csv or Markdown summary (llama-bench -r).")
+    ] = None,
+    date: Annotated[str | None, typer.Option(help="Day measured, YYYY-MM-DD.", show_default="from the file")] = None,
+    out: Annotated[Path, typer.Option(help="Folder the run folder is written into.")] = Path("runs"),
+    force: Annotated[bool, typer.Option(help="Replace an existing run folder of the same id.")] = False,
+) -> None:
+    """Import results from a tool you already run into a run folder that benchledger check accepts.
+
+    llama-bench: each test becomes a condition (n_prompt, n_gen, n_depth and whatever setting
+    varies between tests); JSON and JSONL repetitions become trials (trial_unit: repetition);
+    CSV and Markdown means and SDs become a reported run with published summaries. The original
+    files are kept in raw/ with their sha256 in run.yaml.
+    """
+    from ..format.keys import parse_assignment
+    from ..importers import llama_bench
+    from ..importers.common import Options, read_inputs, write_run
+
+    if tool not in FORMATS:
+        fail(f"unknown tool {tool!r}; this benchledger imports: {', '.join(FORMATS)}")
+    if repetitions is not None and not 2 <= repetitions <= 100_000:
+        fail("--repetitions: give the number of repetitions behind each mean, 2 or more")
+    knobs = {}
+    for item in setup or []:
+        parsed = parse_assignment(item)
+        if parsed is None:
+            fail(f"--setup {item!r}: write KEY=VALUE, e.g. --setup quant=Q4_K_M")
+        knobs[parsed[0]] = parsed[1]
+    try:
+        day = dt.date.fromisoformat(date) if date else None
+    except ValueError:
+        fail(f"--date {date!r}: write YYYY-MM-DD")
+    try:
+        inputs = read_inputs(files)
+        imported = llama_bench.parse(inputs, repetitions)
+        options = Options(run_id, out, force, title, benchmark, knobs, citation, url, day)
+        path = write_run(imported, inputs, options)
+    except BenchledgerError as err:
+        fail(err.problems)
+    typer.echo(f"Wrote {path} ({len(imported.rows)} rows, {len(imported.conditions)} conditions)")
+    for note in imported.notes:
+        typer.echo(f"Note: {note}")
+    typer.echo("Run benchledger check, then commit the folder.")

@@ -1,0 +1,123 @@
+"""What every importer produces, and how it becomes a run folder: the same atomic writing and
+`--force` rule as the runner, the original files kept in raw/ with their hashes in run.yaml."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import BenchledgerError, Problem
+from ..format.hashing import file_hash
+from ..format.models import MANIFEST_SCHEMA, RUN_SCHEMA
+from ..runner.writer import RunWriter, check_target
+
+MAX_INPUT_BYTES = 256 * 1024 * 1024
+
+
+@dataclass
+class Imported:
+    """A foreign result file read into benchledger's shape (nothing written yet)."""
+
+    tool: str
+    format: str
+    conditions: list[str]
+    metrics: dict[str, dict[str, str]]  # name -> {unit, better}
+    rows: list[dict[str, Any]]  # results.csv rows: trial (or None), conditions, metrics (and M.sd, M.n)
+    manifest: dict[str, Any]
+    date: dt.date | None
+    trial_unit: str | None
+    per_trial: bool  # False: published summaries only (a reported run)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Options:
+    """What the person importing says about the run (the file cannot)."""
+
+    run_id: str
+    out: Path
+    force: bool = False
+    title: str | None = None
+    benchmark: str | None = None
+    setup: dict[str, Any] = field(default_factory=dict)
+    citation: str | None = None
+    url: str | None = None
+    date: dt.date | None = None
+
+
+def read_inputs(paths: list[Path]) -> list[tuple[str, bytes]]:
+    """Each input file's name and bytes, refusing what is missing, a folder or too large."""
+    out = []
+    for path in paths:
+        if not path.is_file():
+            raise BenchledgerError(Problem(str(path), None, None, "no such file; give the tool's output file"))
+        if path.stat().st_size > MAX_INPUT_BYTES:
+            raise BenchledgerError(Problem(str(path), None, None, f"is larger than {MAX_INPUT_BYTES:,} bytes"))
+        out.append((path.name, path.read_bytes()))
+    return out
+
+
+def source(imported: Imported, options: Options) -> dict[str, Any]:
+    """measured (your own per-trial data), republished (someone else's, cited), or reported
+    (published summaries only, cited)."""
+    if not imported.per_trial:
+        if not options.citation:
+            raise BenchledgerError(
+                Problem(
+                    "--citation",
+                    None,
+                    None,
+                    f"{imported.tool} {imported.format} output holds no per-trial values, so it becomes a reported "
+                    "run: say who published it with --citation (and --url)",
+                )
+            )
+        return {"kind": "reported", "citation": options.citation} | ({"url": options.url} if options.url else {})
+    if options.citation or options.url:
+        if not (options.citation and options.url):
+            raise BenchledgerError(
+                Problem(
+                    "--citation/--url", None, None, "a run measured by someone else needs both --citation and --url"
+                )
+            )
+        return {"kind": "republished", "citation": options.citation, "url": options.url}
+    return {"kind": "measured"}
+
+
+def write_run(imported: Imported, inputs: list[tuple[str, bytes]], options: Options) -> Path:
+    """The run folder, assembled beside the target and renamed into place."""
+    check_target(options.out, options.run_id, options.force)
+    day = options.date or imported.date
+    if day is None:
+        raise BenchledgerError(Problem("--date", None, None, "the file records no date; give --date YYYY-MM-DD"))
+    src = source(imported, options)
+    raw = {f"raw/{name}": data for name, data in inputs}
+    run: dict[str, Any] = {
+        "schema": RUN_SCHEMA,
+        "id": options.run_id,
+        "title": options.title or f"{imported.tool} results imported from {', '.join(n for n, _ in inputs)}",
+        "date": day.isoformat(),
+        "benchmark": options.benchmark or imported.tool,
+        "setup": options.setup,
+        "conditions": imported.conditions,
+        "metrics": imported.metrics,
+        "source": src,
+        "imported": {
+            "tool": imported.tool,
+            "format": imported.format,
+            "files": {path: file_hash(data) for path, data in raw.items()},
+        },
+    }
+    if imported.trial_unit:
+        run["trial_unit"] = imported.trial_unit
+    if imported.notes:
+        run["notes"] = "\n\n".join(imported.notes) + "\n"
+    writer = RunWriter(options.out, options.run_id, options.force)
+    for row in imported.rows:
+        writer.add_trial(row, [])
+    for path, data in raw.items():
+        writer.write_raw_bytes(path.removeprefix("raw/"), data)
+    columns = list(dict.fromkeys(k for row in imported.rows for k in row))
+    manifest = {"schema": MANIFEST_SCHEMA, "captured": {"by": f"benchledger import {imported.tool}", "method": "auto"}}
+    return writer.finish(run, manifest | imported.manifest, columns)

@@ -1,0 +1,253 @@
+"""`benchledger import llama-bench`: real published and locally measured outputs (see
+tests/fixtures/llama-bench/SOURCES.md) become run folders that check and build."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from generator.analysis import stats
+from generator.cli import app
+from helpers import MKDOCS_YML, write_tree
+
+FIXTURES = Path(__file__).parent / "fixtures" / "llama-bench"
+
+
+def imported(tmp_path: Path, *args: str) -> tuple[int, str, Path]:
+    root = tmp_path / "pub"
+    if not root.exists():
+        write_tree(root, {"mkdocs.yml": MKDOCS_YML, "site_src/index.md": "# Home\n"})
+    result = CliRunner().invoke(app, ["import", "llama-bench", *args, "--out", str(root / "runs")])
+    assert "Traceback" not in result.output
+    return result.exit_code, result.output, root
+
+
+def rows(path: Path) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(path.read_text())))
+
+
+def check(root: Path) -> None:
+    result = CliRunner().invoke(app, ["check", "--repo", str(root)])
+    assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize("name", ["readme-rtx4080.json", "readme-rtx4080.jsonl"])
+def test_json_repetitions_become_trials(tmp_path: Path, name: str) -> None:
+    code, out, root = imported(tmp_path, str(FIXTURES / name), "--id", "2025-04-24-qwen-4080")
+    assert code == 0, out
+    run = root / "runs" / "2025-04-24-qwen-4080"
+    meta = yaml.safe_load((run / "run.yaml").read_text())
+    assert meta["conditions"] == ["n_prompt", "n_gen", "n_depth"]
+    assert meta["trial_unit"] == "repetition" and meta["date"] == "2025-04-24"
+    assert meta["source"] == {"kind": "measured"}
+    assert meta["imported"]["format"] == ("json" if name.endswith(".json") else "jsonl")
+    table = rows(run / "results.csv")
+    assert [(r["trial"], r["n_prompt"], r["n_gen"], r["tokens_per_second"]) for r in table[:2]] == [
+        ("1", "512", "0", "6863.1"),
+        ("2", "512", "0", "7147.55"),
+    ]
+    assert len(table) == 10 and table[5]["tokens_per_second"] == "119.03" and table[5]["seconds"] == "1.07536"
+    manifest = yaml.safe_load((run / "manifest.yaml").read_text())
+    assert manifest["software"] == {
+        "engine": "llama.cpp",
+        "engine_version": "8cf427ff",
+        "build_number": "5163",
+        "backends": "CUDA",
+    }
+    assert manifest["host"] == {"cpu": "AMD Ryzen 7 7800X3D 8-Core Processor"}
+    assert manifest["accelerators"] == [{"name": "NVIDIA GeForce RTX 4080"}]
+    assert manifest["model"]["type"] == "qwen2 7B Q4_K - Medium" and manifest["model"]["n_params"] == 7615616512
+    assert manifest["engine"]["llama_bench"]["n_threads"] == 8 and "test_time" not in manifest["engine"]["llama_bench"]
+    assert (run / "raw" / name).read_bytes() == (FIXTURES / name).read_bytes()
+    check(root)
+
+
+def test_settings_that_vary_between_tests_become_conditions(tmp_path: Path) -> None:
+    code, out, root = imported(
+        tmp_path,
+        str(FIXTURES / "readme-threads.md"),
+        "--id",
+        "2023-08-18-threads",
+        "--date",
+        "2023-08-18",
+        "--citation",
+        "llama.cpp llama-bench README",
+        "--url",
+        "https://github.com/ggml-org/llama.cpp",
+        "--repetitions",
+        "5",
+    )
+    assert code == 0, out
+    run = root / "runs" / "2023-08-18-threads"
+    meta = yaml.safe_load((run / "run.yaml").read_text())
+    assert meta["conditions"] == ["n_prompt", "n_gen", "n_depth", "n_threads"]
+    assert meta["source"]["kind"] == "reported" and "trial_unit" not in meta
+    table = rows(run / "results.csv")
+    assert [
+        (
+            r["n_threads"],
+            r["n_prompt"],
+            r["n_gen"],
+            r["tokens_per_second"],
+            r["tokens_per_second.sd"],
+            r["tokens_per_second.n"],
+        )
+        for r in table[:2]
+    ] == [
+        ("1", "64", "0", "6.17", "0.07", "5"),
+        ("1", "0", "16", "4.05", "0.02", "5"),
+    ]
+    assert all(r["trial"] == "" for r in table)
+    check(root)
+
+
+def test_a_summary_without_repetitions_keeps_the_means_and_says_why(tmp_path: Path) -> None:
+    csv_file = FIXTURES / "testbed-tiny-threads.csv"
+    code, out, root = imported(tmp_path, str(csv_file), "--id", "2026-11-30-csv", "--citation", "test bed")
+    assert code == 0, out
+    assert "import with --repetitions N (llama-bench's -r, 5 by default)" in out
+    run = root / "runs" / "2026-11-30-csv"
+    assert yaml.safe_load((run / "run.yaml").read_text())["conditions"] == ["n_prompt", "n_gen", "n_depth", "n_threads"]
+    table = rows(run / "results.csv")
+    source = rows(csv_file)
+    assert [r["tokens_per_second"] for r in table] == [f"{float(r['avg_ts']):.6g}" for r in source]
+    assert "tokens_per_second.sd" not in table[0] and len(table) == 4
+    check(root)
+
+
+def test_published_summaries_from_two_csv_imports_get_a_welch_verdict(tmp_path: Path) -> None:
+    source = (FIXTURES / "testbed-tiny-threads.csv").read_text()
+    table = list(csv.reader(io.StringIO(source)))
+    at = table[0].index("avg_ts")
+    for row in table[1:]:
+        row[at] = str(float(row[at]) * 1.3)
+    faster = tmp_path / "faster.csv"
+    with faster.open("w", newline="") as fh:
+        csv.writer(fh).writerows(table)
+    args = ["--citation", "test bed", "--repetitions", "3"]
+    assert imported(tmp_path, str(FIXTURES / "testbed-tiny-threads.csv"), "--id", "2026-11-30-a", *args)[0] == 0
+    code, out, root = imported(tmp_path, str(faster), "--id", "2026-11-30-b", *args)
+    assert code == 0, out
+    compare = ["compare", "2026-11-30-a", "2026-11-30-b", "--metric", "tokens_per_second", "--at", "n_gen=16"]
+    result = CliRunner().invoke(app, [*compare, "--at", "n_threads=1", "--repo", str(root), "--json"])
+    found = json.loads(result.output)
+    assert found["n_baseline"] == 3 and found["ratio"] == pytest.approx(1.3, rel=1e-3)
+    row = next(r for r in rows(FIXTURES / "testbed-tiny-threads.csv") if r["n_gen"] == "16" and r["n_threads"] == "1")
+    mean, sd = float(row["avg_ts"]), float(row["stddev_ts"])
+    expected = stats.ratio_from_summaries((mean, sd, 3), (mean * 1.3, sd, 3)).bounds(0.95)
+    assert (found["ci_low"], found["ci_high"]) == pytest.approx(expected, rel=1e-4)
+
+
+def test_someone_elses_trials_are_republished_and_every_page_says_who(tmp_path: Path) -> None:
+    cite = (
+        "--citation",
+        "A llama.cpp discussion thread",
+        "--url",
+        "https://github.com/ggml-org/llama.cpp/discussions/1",
+    )
+    code, out, root = imported(tmp_path, str(FIXTURES / "readme-rtx4080.json"), "--id", "2025-04-24-theirs", *cite)
+    assert code == 0, out
+    meta = yaml.safe_load((root / "runs" / "2025-04-24-theirs" / "run.yaml").read_text())
+    assert meta["source"]["kind"] == "republished"
+    assert CliRunner().invoke(app, ["generate", "--repo", str(root)]).exit_code == 0
+    page = (root / "site_src" / "runs" / "2025-04-24-theirs" / "index.md").read_text()
+    assert "| Source | republished from <a href=" in page and "Measured by someone else" in page
+    assert "republished from" in (root / "site_src" / "runs" / "index.md").read_text()
+
+
+def test_a_changed_raw_file_is_caught_by_check(tmp_path: Path) -> None:
+    code, _, root = imported(tmp_path, str(FIXTURES / "testbed-tiny.json"), "--id", "2026-11-30-tiny")
+    assert code == 0
+    raw = root / "runs" / "2026-11-30-tiny" / "raw" / "testbed-tiny.json"
+    raw.write_text(raw.read_text().replace("34642.6", "99999.9"))
+    result = CliRunner().invoke(app, ["check", "--repo", str(root)])
+    assert result.exit_code == 1
+    assert "runs/2026-11-30-tiny/raw/testbed-tiny.json: changed since it was imported" in result.output
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("[not json at all", "is not llama-bench json"),
+        ('{"n_prompt": 1}\n', "line 1.samples_ts: expected a list of positive numbers"),
+        (
+            '[{"samples_ts": [1, 2], "samples_ns": [1], "n_prompt": 1, "n_gen": 0, "n_depth": 0}]',
+            "$[0].samples_ns: expected one positive number",
+        ),
+        (
+            '[{"samples_ts": [1], "samples_ns": [1], "n_prompt": -1, "n_gen": 0, "n_depth": 0}]',
+            "$[0].n_prompt: expected a whole number",
+        ),
+        ("[]", "holds no llama-bench test"),
+        (
+            "| model | test |\n| --- | --- |\n| x | pp 5 |\n",
+            "expected llama-bench's table with `test` and `t/s` columns",
+        ),
+        ("| test | t/s |\n| --- | --- |\n| pp 5 | fast |\n", "t/s: 'fast' is not `mean ± sd`"),
+    ],
+)
+def test_malformed_input_is_one_located_error(tmp_path: Path, content: str, message: str) -> None:
+    bad = tmp_path / "bad.txt"
+    bad.write_text(content)
+    code, out, root = imported(tmp_path, str(bad), "--id", "2026-11-30-bad", "--date", "2026-11-30", "--citation", "x")
+    assert code == 1 and out.startswith("Error: bad.txt") and message in out, out
+    assert not (root / "runs" / "2026-11-30-bad").exists()
+
+
+def test_careless_options_are_refused(tmp_path: Path) -> None:
+    code, out, _ = imported(tmp_path, str(FIXTURES / "testbed-tiny-threads.csv"), "--id", "2025-04-24-x")
+    assert code == 1 and "becomes a reported run: say who published it with --citation" in out
+    code, out, _ = imported(
+        tmp_path, str(FIXTURES / "readme-rtx4080-ragged.csv"), "--id", "2025-04-24-z", "--citation", "x"
+    )
+    assert code == 1 and "readme-rtx4080-ragged.csv:2: has 41 cells, the header 42" in out
+    code, out, _ = imported(tmp_path, str(FIXTURES / "readme-rtx4080.json"), "--id", "Bad Id")
+    assert code == 1 and "'Bad Id' is not a run id" in out
+    code, out, _ = imported(tmp_path, str(tmp_path / "missing.json"), "--id", "2025-04-24-y")
+    assert code == 1 and "missing.json: no such file" in out
+    result = CliRunner().invoke(app, ["import", "hyperfine", "x.json", "--id", "a"])
+    assert result.exit_code == 1 and "unknown tool 'hyperfine'; this benchledger imports: llama-bench" in result.output
+
+
+def test_a_live_llama_bench_run_imports_checks_and_builds(tmp_path: Path) -> None:
+    sys.path.insert(0, str(Path(__file__).parents[1] / "bench" / "engines"))
+    import llama_cpp as engine
+
+    bin_dir = engine.cache_root() / "build" / "bin"
+    if not (bin_dir / "llama-bench").is_file():
+        pytest.skip("llama-bench is not built: python bench/engines/llama_cpp.py build")
+    target, _ = engine.models(tmp_path / "models", None)
+    env = {**os.environ, "LD_LIBRARY_PATH": str(bin_dir)}
+    command = [
+        str(bin_dir / "llama-bench"),
+        "-m",
+        str(target),
+        "-p",
+        "16",
+        "-n",
+        "8",
+        "-r",
+        "3",
+        "-t",
+        "1,2",
+        "-o",
+        "json",
+    ]
+    done = subprocess.run(command, capture_output=True, env=env, timeout=300, check=True)
+    (tmp_path / "live.json").write_bytes(done.stdout)
+    code, out, root = imported(tmp_path, str(tmp_path / "live.json"), "--id", "2026-11-30-live")
+    assert code == 0, out
+    meta = yaml.safe_load((root / "runs" / "2026-11-30-live" / "run.yaml").read_text())
+    assert meta["conditions"] == ["n_prompt", "n_gen", "n_depth", "n_threads"]
+    assert len(rows(root / "runs" / "2026-11-30-live" / "results.csv")) == 2 * 2 * 3  # tests x threads x repetitions
+    result = CliRunner().invoke(app, ["build", "--strict", "--repo", str(root)])
+    assert result.exit_code == 0, result.output
