@@ -11,12 +11,17 @@ import typer
 from ..errors import BenchledgerError
 from .common import fail
 
-FORMATS = ("llama-bench",)
+FORMATS = ("llama-bench", "hyperfine")
 
 
 def import_results(
-    tool: Annotated[str, typer.Argument(help="The tool that wrote the files: llama-bench.")],
-    files: Annotated[list[Path], typer.Argument(help="Its output: -o json, -o jsonl, -o csv, or the Markdown table.")],
+    tool: Annotated[str, typer.Argument(help="The tool that wrote the files: llama-bench or hyperfine.")],
+    files: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Its output: llama-bench -o json|jsonl|csv or its Markdown table; hyperfine --export-json."
+        ),
+    ],
     run_id: Annotated[str, typer.Option("--id", help="Run id (the folder name), e.g. 2026-09-01-q4-cpu.")],
     title: Annotated[str | None, typer.Option(help="One line saying what this run is.")] = None,
     benchmark: Annotated[str | None, typer.Option(help="Workload name.", show_default="the tool's name")] = None,
@@ -36,11 +41,13 @@ def import_results(
 
     llama-bench: each test becomes a condition (n_prompt, n_gen, n_depth and whatever setting
     varies between tests); JSON and JSONL repetitions become trials (trial_unit: repetition);
-    CSV and Markdown means and SDs become a reported run with published summaries. The original
+    CSV and Markdown means and SDs become a reported run with published summaries.
+    hyperfine: each command's times become trials (trial_unit: process), its parameters (or
+    the command) the conditions; failed runs are excluded with their exit code. The original
     files are kept in raw/ with their sha256 in run.yaml.
     """
     from ..format.keys import parse_assignment
-    from ..importers import llama_bench
+    from ..importers import hyperfine, llama_bench
     from ..importers.common import Options, read_inputs, write_run
 
     if tool not in FORMATS:
@@ -59,7 +66,7 @@ def import_results(
         fail(f"--date {date!r}: write YYYY-MM-DD")
     try:
         inputs = read_inputs(files)
-        imported = llama_bench.parse(inputs, repetitions)
+        imported = llama_bench.parse(inputs, repetitions) if tool == "llama-bench" else hyperfine.parse(inputs)
         options = Options(run_id, out, force, title, benchmark, knobs, citation, url, day)
         path = write_run(imported, inputs, options)
     except BenchledgerError as err:

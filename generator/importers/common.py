@@ -30,6 +30,7 @@ class Imported:
     trial_unit: str | None
     per_trial: bool  # False: published summaries only (a reported run)
     notes: list[str] = field(default_factory=list)
+    excluded: list[dict[str, Any]] = field(default_factory=list)  # run.yaml `excluded:` entries
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,8 @@ def write_run(imported: Imported, inputs: list[tuple[str, bytes]], options: Opti
     check_target(options.out, options.run_id, options.force)
     day = options.date or imported.date
     if day is None:
-        raise BenchledgerError(Problem("--date", None, None, "the file records no date; give --date YYYY-MM-DD"))
+        day = dt.date.today()
+        imported.notes.append(f"{imported.tool} records no date: this is the day of the import; use --date to set it.")
     src = source(imported, options)
     raw = {f"raw/{name}": data for name, data in inputs}
     run: dict[str, Any] = {
@@ -111,6 +113,8 @@ def write_run(imported: Imported, inputs: list[tuple[str, bytes]], options: Opti
     }
     if imported.trial_unit:
         run["trial_unit"] = imported.trial_unit
+    if imported.excluded:
+        run["excluded"] = imported.excluded
     if imported.notes:
         run["notes"] = "\n\n".join(imported.notes) + "\n"
     writer = RunWriter(options.out, options.run_id, options.force)

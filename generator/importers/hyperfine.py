@@ -1,0 +1,95 @@
+"""hyperfine `--export-json` as a run: each command's `times` are its trials.
+
+A parameter scan (`-P`, `-L`) makes each parameter a condition; several commands without
+parameters make the command itself the condition. Every timing is a separate process
+(`trial_unit: process`). A timing whose exit code is not 0 (kept by hyperfine's `-i`)
+stays in results.csv and is excluded from the statistics with that reason. hyperfine
+records neither its version nor the machine, so the manifest says only what the file
+says; user and system times are means only and stay in the original file under raw/.
+Shapes follow hyperfine 1.15's own exports (tests/fixtures/hyperfine/).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from ..errors import BenchledgerError, Problem
+from ..format.models import NAME_PATTERN
+from .common import Imported
+
+METRICS = {"seconds": {"unit": "s", "better": "lower"}}
+
+
+def parse(files: Sequence[tuple[str, bytes]]) -> Imported:
+    """Read one or more hyperfine JSON exports into one run."""
+    results: list[tuple[str, str, dict[str, Any]]] = []
+    for name, data in files:
+        try:
+            found = json.loads(data.decode("utf-8-sig"))
+        except (UnicodeDecodeError, ValueError, RecursionError) as err:
+            raise BenchledgerError(
+                Problem(name, None, None, f"is not a hyperfine JSON export ({str(err)[:120]})")
+            ) from None
+        items = found.get("results") if isinstance(found, dict) else None
+        if not isinstance(items, list) or not items:
+            raise BenchledgerError(Problem(name, None, "$.results", "expected the list hyperfine --export-json writes"))
+        results += [(name, f"$.results[{i}]", item) for i, item in enumerate(items)]
+    tests = [_result(name, path, item) for name, path, item in results]
+    conditions = _conditions(tests)
+    rows, excluded = [], []
+    for command, params, times, codes in tests:
+        at = {c: (params.get(c, "") if c != "command" else command) for c in conditions}
+        for trial, (seconds, code) in enumerate(zip(times, codes, strict=True), start=1):
+            rows.append({"trial": trial, **at, "seconds": seconds})
+            if code not in (0, None):
+                excluded.append({"trial": trial, "at": at, "reason": f"the command exited with code {code}"})
+    commands = sorted({command for command, *_ in tests})
+    notes = ["Commands timed:\n\n" + "\n".join(f"- `{c}`" for c in commands)]
+    imported = Imported("hyperfine", "json", conditions, dict(METRICS), rows, {}, None, "process", True, notes)
+    imported.excluded = excluded
+    return imported
+
+
+def _result(name: str, path: str, item: Any) -> tuple[str, dict[str, str], list[float], list[int | None]]:
+    if not isinstance(item, dict) or not isinstance(item.get("command"), str):
+        raise BenchledgerError(Problem(name, None, f"{path}.command", "expected the command that was timed"))
+    times = item.get("times")
+    if not isinstance(times, list) or not times or not all(_positive(t) for t in times):
+        raise BenchledgerError(Problem(name, None, f"{path}.times", "expected one positive number of seconds per run"))
+    codes = item.get("exit_codes")
+    if codes is None:
+        codes = [None] * len(times)
+    if (
+        not isinstance(codes, list)
+        or len(codes) != len(times)
+        or not all(c is None or isinstance(c, int) for c in codes)
+    ):
+        raise BenchledgerError(Problem(name, None, f"{path}.exit_codes", "expected one exit code per time"))
+    params = item.get("parameters") or {}
+    if not isinstance(params, dict) or not all(isinstance(v, str | int | float) for v in params.values()):
+        raise BenchledgerError(Problem(name, None, f"{path}.parameters", "expected a mapping of parameter values"))
+    for key in params:
+        if not re.match(NAME_PATTERN, str(key)) or key in ("trial", "seconds", "command"):
+            message = f"parameter {str(key)[:40]!r} cannot name a column; rename it (letters, digits, _)"
+            raise BenchledgerError(Problem(name, None, f"{path}.parameters", message))
+    return item["command"][:2000], {str(k): str(v) for k, v in params.items()}, [float(t) for t in times], codes
+
+
+def _conditions(tests: list[tuple[str, dict[str, str], list[float], list[int | None]]]) -> list[str]:
+    names = list(dict.fromkeys(k for _, params, _, _ in tests for k in params))
+    keys = {tuple(params.get(n, "") for n in names) for _, params, _, _ in tests}
+    if len(keys) == len(tests):
+        return names
+    if len({command for command, *_ in tests}) == len(tests):
+        return [*names, "command"]
+    raise BenchledgerError(
+        Problem("hyperfine", None, None, "two results share a command and parameters; import them as two runs")
+    )
+
+
+def _positive(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value > 0

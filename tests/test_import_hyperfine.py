@@ -1,0 +1,128 @@
+"""`benchledger import hyperfine`: real exports (tests/fixtures/hyperfine/SOURCES.md) and a
+live run become run folders that check and build."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from generator.cli import app
+from helpers import MKDOCS_YML, write_tree
+
+FIXTURES = Path(__file__).parent / "fixtures" / "hyperfine"
+
+
+def imported(tmp_path: Path, *args: str) -> tuple[int, str, Path]:
+    root = tmp_path / "pub"
+    if not root.exists():
+        write_tree(root, {"mkdocs.yml": MKDOCS_YML, "site_src/index.md": "# Home\n"})
+    result = CliRunner().invoke(app, ["import", "hyperfine", *args, "--out", str(root / "runs")])
+    assert "Traceback" not in result.output
+    return result.exit_code, result.output, root
+
+
+def rows(path: Path) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(path.read_text())))
+
+
+def test_a_parameter_scan_makes_the_parameter_a_condition(tmp_path: Path) -> None:
+    code, out, root = imported(
+        tmp_path, str(FIXTURES / "gzip-sizes.json"), "--id", "2026-11-30-gzip", "--date", "2026-11-30"
+    )
+    assert code == 0, out
+    run = root / "runs" / "2026-11-30-gzip"
+    meta = yaml.safe_load((run / "run.yaml").read_text())
+    assert meta["conditions"] == ["size"] and meta["trial_unit"] == "process" and "excluded" not in meta
+    assert meta["metrics"] == {"seconds": {"unit": "s", "better": "lower"}}
+    source = json.loads((FIXTURES / "gzip-sizes.json").read_text())["results"]
+    table = rows(run / "results.csv")
+    assert [(r["trial"], r["size"]) for r in table[:6]] == [
+        ("1", "100"),
+        ("2", "100"),
+        ("3", "100"),
+        ("4", "100"),
+        ("5", "100"),
+        ("1", "200"),
+    ]
+    assert [float(r["seconds"]) for r in table[:5]] == pytest.approx(source[0]["times"], rel=1e-5)
+    assert CliRunner().invoke(app, ["build", "--strict", "--repo", str(root)]).exit_code == 0
+
+
+def test_failed_runs_are_excluded_with_their_exit_code_not_dropped(tmp_path: Path) -> None:
+    code, out, root = imported(tmp_path, str(FIXTURES / "two-commands-failing.json"), "--id", "2026-11-30-fail")
+    assert code == 0, out
+    meta = yaml.safe_load((root / "runs" / "2026-11-30-fail" / "run.yaml").read_text())
+    assert meta["conditions"] == ["command"]
+    assert meta["excluded"] == [
+        {
+            "trial": 2,
+            "at": {"command": 'sh -c "exit $(( $(date +%N) % 2 ))"'},
+            "reason": "the command exited with code 1",
+        }
+    ]
+    assert len(rows(root / "runs" / "2026-11-30-fail" / "results.csv")) == 8
+    assert "records no date: this is the day of the import" in meta["notes"]
+    assert CliRunner().invoke(app, ["check", "--repo", str(root)]).exit_code == 0
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{", "is not a hyperfine JSON export"),
+        ('{"results": []}', "$.results: expected the list hyperfine --export-json writes"),
+        ('{"results": [{"command": "x", "times": []}]}', "$.results[0].times: expected one positive number"),
+        (
+            '{"results": [{"command": "x", "times": [1, 2], "exit_codes": [0]}]}',
+            "$.results[0].exit_codes: expected one exit code per time",
+        ),
+        (
+            '{"results": [{"command": "x", "times": [1], "parameters": {"a b": "1"}}]}',
+            "parameter 'a b' cannot name a column",
+        ),
+        (
+            '{"results": [{"command": "x", "times": [1]}, {"command": "x", "times": [2]}]}',
+            "two results share a command",
+        ),
+    ],
+)
+def test_malformed_exports_are_one_located_error(tmp_path: Path, content: str, message: str) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text(content)
+    code, out, root = imported(tmp_path, str(bad), "--id", "2026-11-30-bad")
+    assert code == 1 and message in out, out
+    assert not (root / "runs" / "2026-11-30-bad").exists()
+
+
+@pytest.mark.skipif(
+    shutil.which("hyperfine") is None, reason="hyperfine is not installed (Debian: apt-get install hyperfine)"
+)
+def test_a_live_hyperfine_run_imports_and_builds(tmp_path: Path) -> None:
+    export = tmp_path / "live.json"
+    command = [
+        "hyperfine",
+        "--runs",
+        "3",
+        "-N",
+        "-L",
+        "n",
+        "1,2",
+        "sleep 0.0{n}",
+        "--export-json",
+        str(export),
+        "--style",
+        "none",
+    ]
+    subprocess.run(command, check=True, capture_output=True, timeout=120)
+    code, out, root = imported(tmp_path, str(export), "--id", "2026-11-30-live", "--date", "2026-11-30")
+    assert code == 0, out
+    table = rows(root / "runs" / "2026-11-30-live" / "results.csv")
+    assert [r["n"] for r in table] == ["1", "1", "1", "2", "2", "2"] and all(float(r["seconds"]) > 0.005 for r in table)
+    assert CliRunner().invoke(app, ["build", "--strict", "--repo", str(root)]).exit_code == 0
