@@ -215,7 +215,10 @@ def test_careless_options_are_refused(tmp_path: Path) -> None:
     code, out, _ = imported(tmp_path, str(tmp_path / "missing.json"), "--id", "2025-04-24-y")
     assert code == 1 and "missing.json: no such file" in out
     result = CliRunner().invoke(app, ["import", "vllm-bench", "x.json", "--id", "a"])
-    assert result.exit_code == 1 and "unknown tool 'vllm-bench'; this benchledger imports: llama-bench, hyperfine" in result.output
+    assert (
+        result.exit_code == 1
+        and "unknown tool 'vllm-bench'; this benchledger imports: llama-bench, hyperfine" in result.output
+    )
 
 
 def test_a_live_llama_bench_run_imports_checks_and_builds(tmp_path: Path) -> None:

@@ -137,7 +137,8 @@ def _metric_charts(
         path = f"charts/{name}-{kind}.json"
         out[f"{RUNS}/{run.id}/{path}"] = data
         refs.append(run_page.ChartSpec(path, f"{kind} chart of {name}", caption))
-    return run_page.ChartBlock(name, metric.unit, _direction(metric.better), tuple(refs), table)
+    about = f"{metric.description} " if metric.description else ""
+    return run_page.ChartBlock(name, metric.unit, about + _direction(metric.better), tuple(refs), table)
 
 
 def _rate_charts(run: Run, rates: Sequence[RateAt], level: str, out: dict[str, bytes]) -> list[run_page.ChartSpec]:
