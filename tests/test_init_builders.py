@@ -87,7 +87,9 @@ def example(tmp_path: Path) -> Path:
             shutil.copytree(
                 source,
                 root / name,
-                ignore=shutil.ignore_patterns("runs", "claims", "assets", "methods.md", ".benchledger-generated.json")
+                ignore=shutil.ignore_patterns(
+                    "runs", "claims", "assets", "ledger", "methods.md", ".benchledger-generated.json"
+                )
                 if name == "site_src"
                 else None,
             )

@@ -188,3 +188,37 @@ def serve(
         )
     except MkDocsException as err:
         fail(str(err))
+
+
+@app.command()
+def export(
+    repo: Repo = Path("."),
+    format: Annotated[str, typer.Option("--format", help="csv or json.")] = "csv",
+    out: Annotated[Path, typer.Option(help="Folder the two tables are written into.")] = Path("ledger-export"),
+    force: Annotated[bool, typer.Option(help="Replace tables written before.")] = False,
+) -> None:
+    """Write the ledger as two tidy tables: every trial (trials.csv) and every claim (claims.csv).
+
+    One row per trial, condition and metric (with each condition and setup key as a column,
+    and whether the trial is excluded), and one row per claim and condition with its verdict
+    and interval. The built site publishes the same tables under ledger/.
+    """
+    from ..analysis.audit import audit
+    from ..analysis.claims import evaluate_all
+    from ..render.ledger_files import export_files
+
+    if format not in ("csv", "json"):
+        fail(f"--format {format!r}: expected csv or json")
+    checked = audit(repo, docs_dir_of(repo).relative_to(repo.resolve()).as_posix(), stale_is_error=False)
+    if checked.errors:
+        fail(checked.errors)
+    states = {run_id: r.state for run_id, r in checked.receipts.items()}
+    evaluations = evaluate_all(checked.ledger, verdict_settings(repo, None, None), states)
+    files = export_files(checked.ledger, evaluations, format)
+    existing = [out / name for name in files if (out / name).exists()]
+    if existing and not force:
+        fail(f"{existing[0]}: already exists; pass --force to replace it, or choose another --out")
+    out.mkdir(parents=True, exist_ok=True)
+    for name, data in files.items():
+        (out / name).write_bytes(data)
+        typer.echo(f"wrote {out / name}")

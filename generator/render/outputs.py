@@ -22,7 +22,7 @@ CLAIMS = "claims"
 METHODS = "methods.md"
 # Every generated path starts with one of these (the same entries as the publication's
 # .gitignore): nothing outside them is ever written or removed by benchledger.
-OWNED = (f"{RUNS}/", f"{CLAIMS}/", METHODS, "assets/benchledger/")
+OWNED = (f"{RUNS}/", f"{CLAIMS}/", METHODS, "assets/benchledger/", "ledger/")
 # Raw files are served from the site's origin: anything a browser or MkDocs could
 # interpret (.html, .svg, .md, .js, ...) is published with .txt appended.
 PLAIN_SUFFIXES = {

@@ -13,6 +13,7 @@ from ..analysis.receipts import RunReceipts
 from ..errors import BenchledgerError
 from ..ledger.records import Ledger
 from ..render.assets import asset_outputs
+from ..render.ledger_files import ledger_outputs
 from ..render.outputs import claim_outputs, index_outputs
 from .cache import BuildCache
 from .files import WriteReport, write
@@ -54,4 +55,5 @@ def render(
     for run in ledger.runs.values():
         out |= cache.run_outputs(run, receipts.get(run.id), settings.confidence)
     out |= claim_outputs(ledger, evaluations, settings)
+    out |= ledger_outputs(ledger, evaluations)
     return out

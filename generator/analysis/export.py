@@ -1,0 +1,108 @@
+"""The ledger as two tidy tables a notebook can load: every trial of every run (one row per
+trial, condition and metric) and every claim (one row per claim and condition)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..format.keys import flatten
+from ..ledger.records import Ledger
+from .claims import Evaluation, provenance
+from .summaries import label_of
+
+TRIAL_COLUMNS = (
+    "run",
+    "benchmark",
+    "source",
+    "trial_unit",
+    "trial",
+    "condition",
+    "metric",
+    "value",
+    "unit",
+    "excluded",
+)
+CLAIM_COLUMNS = (
+    "claim",
+    "report",
+    "statement",
+    "metric",
+    "baseline",
+    "candidate",
+    "run",
+    "claimed",
+    "verdict",
+    "condition",
+    "condition_verdict",
+    "ratio",
+    "ci_low",
+    "ci_high",
+    "level",
+    "n_baseline",
+    "n_candidate",
+    "corrects",
+    "flags",
+)
+
+
+def trial_rows(ledger: Ledger) -> list[dict[str, Any]]:
+    """One row per trial, condition and metric, with the run's condition values and setup as
+    columns of their own (`at.<condition>`, `setup.<key>`); reported figures have no trial."""
+    rows = []
+    for run in sorted(ledger.runs.values(), key=lambda r: r.id):
+        setup = {f"setup.{k}": v for k, v in flatten(run.meta.setup).items()} if run.meta.setup else {}
+        for row in run.results.rows:
+            at = {f"at.{c}": v for c, v in zip(run.results.conditions, row.at, strict=True)}
+            for metric, value in row.values.items():
+                rows.append(
+                    {
+                        "run": run.id,
+                        "benchmark": run.meta.benchmark,
+                        "source": provenance(run),
+                        "trial_unit": run.meta.trial_unit or "",
+                        "trial": row.trial if row.trial is not None else "",
+                        "condition": label_of(run, row.at),
+                        "metric": metric,
+                        "value": value,
+                        "unit": run.meta.metrics[metric].unit or "",
+                        "excluded": row.excluded or "",
+                        **at,
+                        **setup,
+                    }
+                )
+    return rows
+
+
+def claim_rows(evaluations: Mapping[str, Evaluation]) -> list[dict[str, Any]]:
+    """One row per claim and condition (one row for a claim without conditions)."""
+    rows = []
+    for claim_id in sorted(evaluations):
+        ev = evaluations[claim_id]
+        c = ev.claim
+        base = {
+            "claim": c.id,
+            "report": ev.report.path,
+            "statement": c.statement,
+            "metric": c.metric or "",
+            "baseline": c.baseline or "",
+            "candidate": c.candidate or "",
+            "run": c.run or "",
+            "claimed": c.claimed or "",
+            "verdict": ev.verdict,
+            "corrects": c.corrects or "",
+            "flags": "; ".join(ev.flags),
+        }
+        for cond in ev.conditions or (None,):
+            found = {
+                "condition": cond.label if cond else "",
+                "condition_verdict": cond.verdict if cond else ev.verdict,
+                "ratio": cond.ratio if cond else None,
+                "ci_low": cond.ci_low if cond else None,
+                "ci_high": cond.ci_high if cond else None,
+                "level": cond.confidence if cond else None,
+                "n_baseline": cond.baseline.n if cond else None,
+                "n_candidate": cond.candidate.n if cond else None,
+            }
+            rows.append({k: (base | found)[k] for k in CLAIM_COLUMNS})
+    return rows

@@ -1,0 +1,56 @@
+"""The ledger as one table: `benchledger export` and the site's ledger/ files."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from generator.cli import app
+from helpers import generate, measured_run, publication, write_tree
+
+ROOT = Path(__file__).parents[1]
+
+
+def test_export_of_the_example_publication(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["export", "--repo", str(ROOT), "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    trials = list(csv.DictReader(io.StringIO((tmp_path / "trials.csv").read_text())))
+    claims = list(csv.DictReader(io.StringIO((tmp_path / "claims.csv").read_text())))
+    header = (tmp_path / "trials.csv").read_text().splitlines()[0].split(",")
+    assert header[:10] == [
+        "run",
+        "benchmark",
+        "source",
+        "trial_unit",
+        "trial",
+        "condition",
+        "metric",
+        "value",
+        "unit",
+        "excluded",
+    ]
+    assert "at.concurrency" in header and "setup.draft_n_max" in header
+    expected = 0
+    for run in (ROOT / "runs").iterdir():
+        table = list(csv.DictReader(io.StringIO((run / "results.csv").read_text())))
+        expected += sum(1 for row in table for k, v in row.items() if k not in ("trial", "concurrency") and v != "")
+    assert len(trials) == expected == 470
+    assert len(claims) == 15  # 14 claims, one of them judged at two conditions
+    every_load = [c for c in claims if c["claim"] == "testbed-throughput-nmax2-vs-nmax12-every-load"]
+    assert [c["condition"] for c in every_load] == ["concurrency=1", "concurrency=4"]
+    assert all(c["verdict"] == "supported" and c["level"] == "0.975" for c in every_load)
+    again = CliRunner().invoke(app, ["export", "--repo", str(ROOT), "--out", str(tmp_path)])
+    assert again.exit_code == 1 and "trials.csv: already exists; pass --force" in again.output
+
+
+def test_the_site_publishes_the_tables_with_excluded_trials_marked(tmp_path: Path) -> None:
+    run = measured_run(excluded=[{"trial": 2, "reason": "a backup ran"}])
+    out = generate(write_tree(tmp_path / "pub", publication(run)))
+    trials = list(csv.DictReader(io.StringIO(out["ledger/trials.csv"].decode())))
+    assert len(trials) == 5 * 2 * 3 and {t["excluded"] for t in trials if t["trial"] == "2"} == {"a backup ran"}
+    assert json.loads(out["ledger/claims.json"]) == []
+    assert "[trials.csv](../ledger/trials.csv)" in out["runs/index.md"].decode()
