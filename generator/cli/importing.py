@@ -46,7 +46,6 @@ def import_results(
     the command) the conditions; failed runs are excluded with their exit code. The original
     files are kept in raw/ with their sha256 in run.yaml.
     """
-    from ..format.keys import parse_assignment
     from ..importers import hyperfine, llama_bench
     from ..importers.common import Options, read_inputs, write_run
 
@@ -54,20 +53,10 @@ def import_results(
         fail(f"unknown tool {tool!r}; this benchledger imports: {', '.join(FORMATS)}")
     if repetitions is not None and not 2 <= repetitions <= 100_000:
         fail("--repetitions: give the number of repetitions behind each mean, 2 or more")
-    knobs = {}
-    for item in setup or []:
-        parsed = parse_assignment(item)
-        if parsed is None:
-            fail(f"--setup {item!r}: write KEY=VALUE, e.g. --setup quant=Q4_K_M")
-        knobs[parsed[0]] = parsed[1]
-    try:
-        day = dt.date.fromisoformat(date) if date else None
-    except ValueError:
-        fail(f"--date {date!r}: write YYYY-MM-DD")
     try:
         inputs = read_inputs(files)
         imported = llama_bench.parse(inputs, repetitions) if tool == "llama-bench" else hyperfine.parse(inputs)
-        options = Options(run_id, out, force, title, benchmark, knobs, citation, url, day)
+        options = Options(run_id, out, force, title, benchmark, _knobs(setup or []), citation, url, _day(date))
         path = write_run(imported, inputs, options)
     except BenchledgerError as err:
         fail(err.problems)
@@ -75,3 +64,22 @@ def import_results(
     for note in imported.notes:
         typer.echo(f"Note: {note}")
     typer.echo("Run benchledger check, then commit the folder.")
+
+
+def _knobs(items: list[str]) -> dict[str, object]:
+    from ..format.keys import parse_assignment
+
+    knobs = {}
+    for item in items:
+        parsed = parse_assignment(item)
+        if parsed is None:
+            fail(f"--setup {item!r}: write KEY=VALUE, e.g. --setup quant=Q4_K_M")
+        knobs[parsed[0]] = parsed[1]
+    return knobs
+
+
+def _day(text: str | None) -> dt.date | None:
+    try:
+        return dt.date.fromisoformat(text) if text else None
+    except ValueError:
+        fail(f"--date {text!r}: write YYYY-MM-DD")
