@@ -120,3 +120,24 @@ def generate(root: Path) -> dict[str, bytes]:
     states = {run_id: r.state for run_id, r in checked.receipts.items()}
     evaluations = evaluate_all(checked.ledger, Settings(), states)
     return render(checked.ledger, checked.receipts, evaluations, Settings(), BuildCache())
+
+
+def import_into(tmp_path: Path, tool: str, *args: str) -> tuple[int, str, Path]:
+    """`benchledger import TOOL ARGS` into a fresh publication under tmp_path."""
+    from typer.testing import CliRunner
+
+    from generator.cli import app
+
+    root = tmp_path / "pub"
+    if not root.exists():
+        write_tree(root, {"mkdocs.yml": MKDOCS_YML, "site_src/index.md": "# Home\n"})
+    result = CliRunner().invoke(app, ["import", tool, *args, "--out", str(root / "runs")])
+    assert "Traceback" not in result.output
+    return result.exit_code, result.output, root
+
+
+def csv_rows(path: Path) -> list[dict[str, str]]:
+    import csv
+    import io
+
+    return list(csv.DictReader(io.StringIO(path.read_text())))

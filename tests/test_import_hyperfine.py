@@ -3,8 +3,6 @@ live run become run folders that check and build."""
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import shutil
 import subprocess
@@ -15,22 +13,16 @@ import yaml
 from typer.testing import CliRunner
 
 from generator.cli import app
-from helpers import MKDOCS_YML, write_tree
+from helpers import csv_rows, import_into
 
 FIXTURES = Path(__file__).parent / "fixtures" / "hyperfine"
 
 
 def imported(tmp_path: Path, *args: str) -> tuple[int, str, Path]:
-    root = tmp_path / "pub"
-    if not root.exists():
-        write_tree(root, {"mkdocs.yml": MKDOCS_YML, "site_src/index.md": "# Home\n"})
-    result = CliRunner().invoke(app, ["import", "hyperfine", *args, "--out", str(root / "runs")])
-    assert "Traceback" not in result.output
-    return result.exit_code, result.output, root
+    return import_into(tmp_path, "hyperfine", *args)
 
 
-def rows(path: Path) -> list[dict[str, str]]:
-    return list(csv.DictReader(io.StringIO(path.read_text())))
+rows = csv_rows
 
 
 def test_a_parameter_scan_makes_the_parameter_a_condition(tmp_path: Path) -> None:

@@ -17,22 +17,16 @@ from typer.testing import CliRunner
 
 from generator.analysis import stats
 from generator.cli import app
-from helpers import MKDOCS_YML, write_tree
+from helpers import csv_rows, import_into
 
 FIXTURES = Path(__file__).parent / "fixtures" / "llama-bench"
 
 
 def imported(tmp_path: Path, *args: str) -> tuple[int, str, Path]:
-    root = tmp_path / "pub"
-    if not root.exists():
-        write_tree(root, {"mkdocs.yml": MKDOCS_YML, "site_src/index.md": "# Home\n"})
-    result = CliRunner().invoke(app, ["import", "llama-bench", *args, "--out", str(root / "runs")])
-    assert "Traceback" not in result.output
-    return result.exit_code, result.output, root
+    return import_into(tmp_path, "llama-bench", *args)
 
 
-def rows(path: Path) -> list[dict[str, str]]:
-    return list(csv.DictReader(io.StringIO(path.read_text())))
+rows = csv_rows
 
 
 def check(root: Path) -> None:

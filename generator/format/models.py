@@ -64,6 +64,16 @@ def check_moment(value: dt.datetime) -> dt.datetime:
 Moment = Annotated[dt.datetime, AfterValidator(check_moment)]
 
 
+def check_paths(value: dict[str, str]) -> dict[str, str]:
+    for path in value:
+        check_relative_path(path)
+    return value
+
+
+# Run-relative paths (never absolute, never with ..) -> sha256:<hex>
+FileHashes = Annotated[dict[str, Annotated[str, Field(pattern=SHA256_PATTERN)]], AfterValidator(check_paths)]
+
+
 class _Record(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -122,7 +132,7 @@ class Imported(_Record):
 
     tool: str = Field(min_length=1, description="The tool that wrote the original files, e.g. llama-bench.")
     format: str = Field(min_length=1, description="Their format, e.g. json, jsonl, csv, md.")
-    files: dict[str, Annotated[str, Field(pattern=SHA256_PATTERN)]] = Field(
+    files: FileHashes = Field(
         description="Run-relative path under raw/ -> sha256:<hex> of the original bytes (CRLF normalized)."
     )
 
@@ -130,7 +140,6 @@ class Imported(_Record):
     @classmethod
     def _under_raw(cls, value: dict[str, str]) -> dict[str, str]:
         for path in value:
-            check_relative_path(path)
             if not path.startswith("raw/"):
                 raise ValueError(f"imported file {path!r} must lie under raw/")
         return value
@@ -220,16 +229,7 @@ class ReceiptFile(_File):
     method: Literal["rerun", "review", "recompute"] = Field(description="How they verified.")
     date: Day = Field(description="Day of verification.")
     statement: str | None = Field(None, description="What the verifier did and found.")
-    files: dict[str, Annotated[str, Field(pattern=SHA256_PATTERN)]] = Field(
-        description="Run-relative path -> sha256:<hex> of its bytes with CRLF normalized to LF."
-    )
-
-    @field_validator("files")
-    @classmethod
-    def _paths_relative(cls, value: dict[str, str]) -> dict[str, str]:
-        for path in value:
-            check_relative_path(path)
-        return value
+    files: FileHashes = Field(description="Run-relative path -> sha256:<hex> of its bytes with CRLF normalized to LF.")
 
 
 class Citation(_Record):
