@@ -57,7 +57,7 @@ def parse_allowed_signers(text: str, rel: str = "allowed_signers") -> tuple[list
             key: object | None = None
             if parsed.key_type in SUPPORTED_KEYS:
                 key = PublicKey.from_openssh_str(f"{parsed.key_type} {parsed.base64_key}")
-        except (ValueError, IndexError, KeyError, TypeError, NotImplementedError) as err:
+        except (ValueError, IndexError, KeyError, TypeError, RuntimeError) as err:
             reason = str(err)[:200] or "the key cannot be read"
             problems.append(
                 Problem(
@@ -106,7 +106,7 @@ def check_signature(
         return f"key type {key_type[:40]!r} cannot be verified here; use an ssh-ed25519 or RSA key"
     try:
         sshsig.PublicKey.from_ssh_encoding(bytes(parsed.public_key))
-    except (ValueError, IndexError, TypeError, NotImplementedError):
+    except (ValueError, IndexError, TypeError, RuntimeError):
         return "malformed signature: its public key cannot be read"
     if namespace != NAMESPACE:
         return f"wrong namespace: signed for {namespace!r}, expected {NAMESPACE!r}"
@@ -114,7 +114,7 @@ def check_signature(
         key = sshsig.check_signature(receipt, armored, namespace=NAMESPACE)
     except sshsig.InvalidSignature:
         return "bytes changed: the signature does not match the receipt as it is now"
-    except (ValueError, IndexError, TypeError, NotImplementedError) as err:
+    except (ValueError, IndexError, TypeError, RuntimeError) as err:
         return f"malformed signature ({err})"
     mine = [s for s in signers if _principal_matches(s.principals, verifier)]
     if not mine:
