@@ -11,15 +11,18 @@ import typer
 from ..errors import BenchledgerError
 from .common import fail
 
-FORMATS = ("llama-bench", "hyperfine")
+FORMATS = ("llama-bench", "hyperfine", "pytest-benchmark")
 
 
 def import_results(
-    tool: Annotated[str, typer.Argument(help="The tool that wrote the files: llama-bench or hyperfine.")],
+    tool: Annotated[
+        str, typer.Argument(help="The tool that wrote the files: llama-bench, hyperfine, pytest-benchmark.")
+    ],
     files: Annotated[
         list[Path],
         typer.Argument(
-            help="Its output: llama-bench -o json|jsonl|csv or its Markdown table; hyperfine --export-json."
+            help="Its output: llama-bench -o json|jsonl|csv or its Markdown table; hyperfine --export-json; "
+            "pytest --benchmark-json."
         ),
     ],
     run_id: Annotated[str, typer.Option("--id", help="Run id (the folder name), e.g. 2026-09-01-q4-cpu.")],
@@ -43,10 +46,12 @@ def import_results(
     varies between tests); JSON and JSONL repetitions become trials (trial_unit: repetition);
     CSV and Markdown means and SDs become a reported run with published summaries.
     hyperfine: each command's times become trials (trial_unit: process), its parameters (or
-    the command) the conditions; failed runs are excluded with their exit code. The original
-    files are kept in raw/ with their sha256 in run.yaml.
+    the command) the conditions; failed runs are excluded with their exit code.
+    pytest-benchmark: rounds (--benchmark-save-data) become trials, parameters the conditions;
+    machine_info and commit_info the manifest. The original files are kept in raw/ with their
+    sha256 in run.yaml.
     """
-    from ..importers import hyperfine, llama_bench
+    from ..importers import hyperfine, llama_bench, pytest_benchmark
     from ..importers.common import Options, read_inputs, write_run
 
     if tool not in FORMATS:
@@ -55,7 +60,10 @@ def import_results(
         fail("--repetitions: give the number of repetitions behind each mean, 2 or more")
     try:
         inputs = read_inputs(files)
-        imported = llama_bench.parse(inputs, repetitions) if tool == "llama-bench" else hyperfine.parse(inputs)
+        if tool == "llama-bench":
+            imported = llama_bench.parse(inputs, repetitions)
+        else:
+            imported = (hyperfine if tool == "hyperfine" else pytest_benchmark).parse(inputs)
         options = Options(run_id, out, force, title, benchmark, _knobs(setup or []), citation, url, _day(date))
         path = write_run(imported, inputs, options)
     except BenchledgerError as err:

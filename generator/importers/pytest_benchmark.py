@@ -1,0 +1,147 @@
+"""pytest-benchmark `--benchmark-json` as a run.
+
+Each benchmark is a condition: its parameters when every benchmark is one test
+parametrized the same way (`size=1000`, `size=10000`), else its name. With
+`--benchmark-save-data` the rounds (`stats.data`, seconds per iteration) become trials;
+they repeat inside one pytest process, so the run says `trial_unit: repetition`. Without
+them the export is a summary (mean, stddev, rounds): a reported run with published
+summaries. `machine_info` and `commit_info` go to the manifest; everything else stays in
+the original file under raw/. Shapes follow pytest-benchmark 5.3's own exports
+(tests/fixtures/pytest-benchmark/).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import json
+import math
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from ..errors import BenchledgerError, Problem
+from ..format.models import NAME_PATTERN
+from .common import Imported
+
+METRICS = {"seconds": {"unit": "s", "better": "lower"}}
+
+
+def parse(files: Sequence[tuple[str, bytes]]) -> Imported:
+    """Read one or more pytest-benchmark JSON exports into one run."""
+    benchmarks: list[tuple[str, str, dict[str, Any]]] = []
+    machine: dict[str, Any] = {}
+    commit: dict[str, Any] = {}
+    days = []
+    for name, data in files:
+        try:
+            found = json.loads(data.decode("utf-8-sig"))
+        except (UnicodeDecodeError, ValueError, RecursionError) as err:
+            raise BenchledgerError(
+                Problem(name, None, None, f"is not a pytest-benchmark export ({str(err)[:120]})")
+            ) from None
+        items = found.get("benchmarks") if isinstance(found, dict) else None
+        if not isinstance(items, list) or not items:
+            raise BenchledgerError(Problem(name, None, "$.benchmarks", "expected the list --benchmark-json writes"))
+        benchmarks += [
+            (name, f"$.benchmarks[{i}]", _benchmark(name, f"$.benchmarks[{i}]", b)) for i, b in enumerate(items)
+        ]
+        machine = machine or (found.get("machine_info") if isinstance(found.get("machine_info"), dict) else {})
+        commit = commit or (found.get("commit_info") if isinstance(found.get("commit_info"), dict) else {})
+        if isinstance(found.get("datetime"), str):
+            with contextlib.suppress(ValueError):
+                days.append(dt.date.fromisoformat(found["datetime"][:10]))
+    per_trial = all("data" in b["stats"] for _, _, b in benchmarks)
+    conditions = _conditions([b for _, _, b in benchmarks])
+    rows = [row for _, _, b in benchmarks for row in _rows(b, conditions, per_trial)]
+    notes = [] if per_trial else ["The export holds each benchmark's mean, SD and rounds, not the rounds themselves."]
+    unit = "repetition" if per_trial else None
+    manifest = _manifest(machine, commit)
+    return Imported(
+        "pytest-benchmark",
+        "json",
+        conditions,
+        dict(METRICS),
+        rows,
+        manifest,
+        min(days, default=None),
+        unit,
+        per_trial,
+        notes,
+    )
+
+
+def _benchmark(name: str, path: str, item: Any) -> dict[str, Any]:
+    if not isinstance(item, dict) or not isinstance(item.get("name"), str) or not isinstance(item.get("stats"), dict):
+        raise BenchledgerError(Problem(name, None, path, "expected a benchmark with a name and stats"))
+    stats = item["stats"]
+    if "data" in stats:
+        data = stats["data"]
+        if not isinstance(data, list) or not data or not all(_positive(v) for v in data):
+            raise BenchledgerError(Problem(name, None, f"{path}.stats.data", "expected one positive time per round"))
+    for key in ("mean", "stddev"):
+        if not (_positive(stats.get(key)) or (key == "stddev" and stats.get(key) == 0)):
+            raise BenchledgerError(Problem(name, None, f"{path}.stats.{key}", "expected a number of seconds"))
+    rounds = stats.get("rounds")
+    if not isinstance(rounds, int) or isinstance(rounds, bool) or rounds < 1:
+        raise BenchledgerError(Problem(name, None, f"{path}.stats.rounds", "expected the number of rounds"))
+    params = item.get("params") or {}
+    if not isinstance(params, dict):
+        raise BenchledgerError(Problem(name, None, f"{path}.params", "expected a mapping of parameters"))
+    return {"name": item["name"][:500], "base": item["name"].split("[")[0], "params": params, "stats": stats}
+
+
+def _conditions(benchmarks: list[dict[str, Any]]) -> list[str]:
+    keys = [tuple(sorted(map(str, b["params"]))) for b in benchmarks]
+    one_test = len({b["base"] for b in benchmarks}) == 1 and len(set(keys)) == 1 and keys[0]
+    names = list(keys[0]) if one_test else []
+    if names and all(re.match(NAME_PATTERN, n) and n not in ("trial", "seconds") for n in names):
+        values = {tuple(str(b["params"][n]) for n in names) for b in benchmarks}
+        if len(values) == len(benchmarks):
+            return names
+    if len({b["name"] for b in benchmarks}) != len(benchmarks):
+        raise BenchledgerError(
+            Problem("pytest-benchmark", None, None, "two benchmarks share a name; import them as two runs")
+        )
+    return ["benchmark"]
+
+
+def _rows(b: dict[str, Any], conditions: list[str], per_trial: bool) -> list[dict[str, Any]]:
+    at = {c: (b["name"] if c == "benchmark" else str(b["params"][c])) for c in conditions}
+    stats = b["stats"]
+    if per_trial:
+        return [{"trial": i, **at, "seconds": v} for i, v in enumerate(stats["data"], start=1)]
+    summary = {"seconds.sd": stats["stddev"], "seconds.n": stats["rounds"]}
+    return [{"trial": None, **at, "seconds": stats["mean"], **summary}]
+
+
+def _manifest(machine: dict[str, Any], commit: dict[str, Any]) -> dict[str, Any]:
+    """What machine_info and commit_info say, under the manifest's usual sections."""
+    out: dict[str, Any] = {}
+    found = machine.get("cpu")
+    cpu: dict[str, Any] = found if isinstance(found, dict) else {}
+    host = {
+        "name": machine.get("node"),
+        "cpu": cpu.get("brand_raw"),
+        "cores": cpu.get("count"),
+        "os": " ".join(str(machine[k]) for k in ("system", "release") if machine.get(k)) or None,
+        "arch": machine.get("machine"),
+    }
+    host = {k: v for k, v in host.items() if isinstance(v, str | int) and not isinstance(v, bool)}
+    if host:
+        out["host"] = host
+    software = {
+        "python": machine.get("python_version"),
+        "python_implementation": machine.get("python_implementation"),
+        "commit": commit.get("id"),
+        "branch": commit.get("branch"),
+        "dirty": commit.get("dirty"),
+    }
+    software = {k: v for k, v in software.items() if isinstance(v, str | bool)}
+    if software:
+        out["software"] = software
+    return out
+
+
+def _positive(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value > 0

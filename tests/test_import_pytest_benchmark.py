@@ -1,0 +1,101 @@
+"""`benchledger import pytest-benchmark`: real exports (tests/fixtures/pytest-benchmark/SOURCES.md)
+and a live benchmark become run folders that check and build."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from generator.cli import app
+from helpers import csv_rows, import_into
+
+FIXTURES = Path(__file__).parent / "fixtures" / "pytest-benchmark"
+
+
+def imported(tmp_path: Path, *args: str) -> tuple[int, str, Path]:
+    return import_into(tmp_path, "pytest-benchmark", *args)
+
+
+def test_saved_rounds_become_trials_and_parameters_conditions(tmp_path: Path) -> None:
+    code, out, root = imported(tmp_path, str(FIXTURES / "sort-rounds.json"), "--id", "2026-11-30-sort")
+    assert code == 0, out
+    run = root / "runs" / "2026-11-30-sort"
+    meta = yaml.safe_load((run / "run.yaml").read_text())
+    assert meta["conditions"] == ["size"] and meta["trial_unit"] == "repetition" and meta["date"] == "2026-11-30"
+    source = json.loads((FIXTURES / "sort-rounds.json").read_text())["benchmarks"]
+    table = csv_rows(run / "results.csv")
+    assert [(r["trial"], r["size"]) for r in table] == [(str(t), s) for s in ("1000", "10000") for t in range(1, 6)]
+    assert [float(r["seconds"]) for r in table[:5]] == pytest.approx(source[0]["stats"]["data"], rel=1e-5)
+    manifest = yaml.safe_load((run / "manifest.yaml").read_text())
+    assert manifest["host"]["cores"] == 2 and manifest["software"]["python"] == "3.11.7"
+    assert manifest["software"]["commit"] == "unversioned" and "flags" not in json.dumps(manifest)
+    assert CliRunner().invoke(app, ["build", "--strict", "--repo", str(root)]).exit_code == 0
+
+
+def test_a_summary_export_becomes_published_summaries(tmp_path: Path) -> None:
+    code, out, root = imported(tmp_path, str(FIXTURES / "sort-summary.json"), "--id", "2026-11-30-sum")
+    assert code == 1 and "holds no per-trial values, so it becomes a reported run" in out
+    code, out, root = imported(
+        tmp_path, str(FIXTURES / "sort-summary.json"), "--id", "2026-11-30-sum", "--citation", "CI"
+    )
+    assert code == 0, out
+    source = json.loads((FIXTURES / "sort-summary.json").read_text())["benchmarks"]
+    table = csv_rows(root / "runs" / "2026-11-30-sum" / "results.csv")
+    assert [(r["trial"], r["size"], r["seconds.n"]) for r in table] == [("", "1000", "5"), ("", "10000", "5")]
+    assert float(table[0]["seconds"]) == pytest.approx(source[0]["stats"]["mean"], rel=1e-5)
+    assert float(table[0]["seconds.sd"]) == pytest.approx(source[0]["stats"]["stddev"], rel=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("nope", "is not a pytest-benchmark export"),
+        ('{"benchmarks": {}}', "$.benchmarks: expected the list --benchmark-json writes"),
+        (
+            '{"benchmarks": [{"name": "t", "stats": {"mean": 1, "stddev": 0, "rounds": 0}}]}',
+            "$.benchmarks[0].stats.rounds",
+        ),
+        (
+            '{"benchmarks": [{"name": "t", "stats": {"mean": -1, "stddev": 0, "rounds": 2}}]}',
+            "$.benchmarks[0].stats.mean",
+        ),
+        (
+            '{"benchmarks": [{"name": "t", "stats": {"mean": 1, "stddev": 0, "rounds": 2, "data": [1, -1]}}]}',
+            "stats.data",
+        ),
+    ],
+)
+def test_malformed_exports_are_one_located_error(tmp_path: Path, content: str, message: str) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text(content)
+    code, out, root = imported(tmp_path, str(bad), "--id", "2026-11-30-bad", "--citation", "x")
+    assert code == 1 and message in out, out
+    assert not (root / "runs" / "2026-11-30-bad").exists()
+
+
+def test_a_live_benchmark_imports_and_builds(tmp_path: Path) -> None:
+    pytest.importorskip("pytest_benchmark", reason="pip install pytest-benchmark")
+    (tmp_path / "test_live.py").write_text(
+        "import pytest\n\n@pytest.mark.parametrize('n', [10, 100])\n"
+        "def test_sum(benchmark, n):\n    benchmark(sum, range(n))\n"
+    )
+    export = tmp_path / "live.json"
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(tmp_path / "test_live.py")]
+    command += [
+        f"--benchmark-json={export}",
+        "--benchmark-save-data",
+        "--benchmark-min-rounds=5",
+        "--benchmark-max-time=0.00001",
+    ]
+    subprocess.run(command, check=True, capture_output=True, timeout=300, cwd=tmp_path)
+    code, out, root = imported(tmp_path, str(export), "--id", "2026-11-30-live")
+    assert code == 0, out
+    table = csv_rows(root / "runs" / "2026-11-30-live" / "results.csv")
+    assert {r["n"] for r in table} == {"10", "100"} and len(table) >= 10
+    assert CliRunner().invoke(app, ["build", "--strict", "--repo", str(root)]).exit_code == 0
