@@ -231,8 +231,9 @@ def test_identical_trials_carry_a_flag_instead_of_certainty(tmp_path: Path) -> N
 def test_trials_needed_answer_the_open_question(tmp_path: Path) -> None:
     root = repo_with(tmp_path, [claim()], candidate_results=SLOWER.replace("97.5", "109.0"))
     ev = evaluations(root)["shortlist-c8"]
-    assert ev.verdict == "inconclusive" and ev.trials_needed is not None and ev.trials_needed > 5
-    assert f"About {ev.trials_needed} trials per side would settle it." in ev.reason
+    assert ev.only is not None and ev.verdict == "inconclusive"
+    assert ev.only.trials_needed is not None and ev.only.trials_needed > 5
+    assert f"About {ev.only.trials_needed} trials per side would settle it." in ev.reason
 
 
 def test_excluded_trials_stay_on_the_page_and_out_of_the_statistics(tmp_path: Path) -> None:
@@ -243,8 +244,8 @@ def test_excluded_trials_stay_on_the_page_and_out_of_the_statistics(tmp_path: Pa
     files = publication(measured_run(A), b, extra={"site_src/reports/seed.md": _report([claim()])})
     root = write_tree(tmp_path / "pub", files)
     ev = evaluations(root)["shortlist-c8"]
-    assert ev.candidate is not None and ev.candidate.n == 4 and 60.0 not in ev.candidate.values
-    assert ev.candidate.excluded == ((5, 60.0, "a backup job ran during trial 5"),)
+    assert ev.only is not None and ev.only.candidate.n == 4 and 60.0 not in ev.only.candidate.values
+    assert ev.only.candidate.excluded == ((5, 60.0, "a backup job ran during trial 5"),)
     result = CliRunner().invoke(app, ["generate", "--repo", str(root)])
     assert result.exit_code == 0, result.output
     page = (root / "site_src" / "runs" / B / "index.md").read_text()

@@ -46,38 +46,6 @@ class Evaluation:
         return self.comparison.conditions if self.comparison else ()
 
     @property
-    def baseline(self) -> Side | None:
-        return self.only.baseline if self.only else None
-
-    @property
-    def candidate(self) -> Side | None:
-        return self.only.candidate if self.only else None
-
-    @property
-    def ratio(self) -> float | None:
-        return self.only.ratio if self.only else None
-
-    @property
-    def ci_low(self) -> float | None:
-        return self.only.ci_low if self.only else None
-
-    @property
-    def ci_high(self) -> float | None:
-        return self.only.ci_high if self.only else None
-
-    @property
-    def noise(self) -> float | None:
-        return self.only.noise if self.only else None
-
-    @property
-    def trials_needed(self) -> int | None:
-        return self.only.trials_needed if self.only else None
-
-    @property
-    def mann_whitney_p(self) -> float | None:
-        return self.only.mann_whitney_p if self.only else None
-
-    @property
     def confounds(self) -> tuple[Confound, ...]:
         return self.comparison.confounds if self.comparison else ()
 

@@ -95,8 +95,7 @@ class RunWriter:
         (self.tmp / "raw" / name).write_bytes(data)
 
     def write_raw(self, name: str, text: str) -> None:
-        (self.tmp / "raw").mkdir(exist_ok=True)
-        (self.tmp / "raw" / name).write_text(text, encoding="utf-8")
+        self.write_raw_bytes(name, text.encode("utf-8"))
 
     def finish(self, run: dict[str, Any], manifest: dict[str, Any], result_columns: list[str]) -> Path:
         """Write the YAML files, fix the results columns, and move the folder into place."""
