@@ -19,7 +19,7 @@ ALLOWED = {
     "site": {"format", "ledger", "analysis", "render"},
     "authoring": {"format", "ledger", "analysis"},
     "runner": {"format", "ledger"},
-    "importers": {"format", "runner"},
+    "importers": {"format", "ledger", "runner"},
     "cli": {"format", "ledger", "analysis", "render", "site", "authoring", "runner", "importers"},
 }
 SHARED = {"errors", "__version__"}  # generator/errors.py and the version: every room may use them

@@ -11,17 +11,19 @@ import typer
 from ..errors import BenchledgerError
 from .common import fail
 
-FORMATS = ("llama-bench", "hyperfine", "pytest-benchmark")
+FORMATS = ("llama-bench", "vllm-bench", "guidellm", "hyperfine", "pytest-benchmark")
 
 
 def import_results(
     tool: Annotated[
-        str, typer.Argument(help="The tool that wrote the files: llama-bench, hyperfine, pytest-benchmark.")
+        str,
+        typer.Argument(help="The tool that wrote the files: llama-bench, vllm-bench, guidellm, hyperfine, pytest-benchmark."),
     ],
     files: Annotated[
         list[Path],
         typer.Argument(
-            help="Its output: llama-bench -o json|jsonl|csv or its Markdown table; hyperfine --export-json; "
+            help="Its output: llama-bench -o json|jsonl|csv or its Markdown table; vllm bench serve --save-result "
+            "JSON (one file per pass); guidellm's benchmarks.json or .yaml; hyperfine --export-json; "
             "pytest --benchmark-json."
         ),
     ],
@@ -45,13 +47,18 @@ def import_results(
     llama-bench: each test becomes a condition (n_prompt, n_gen, n_depth and whatever setting
     varies between tests); JSON and JSONL repetitions become trials (trial_unit: repetition);
     CSV and Markdown means and SDs become a reported run with published summaries.
+    vllm-bench: each saved result is one pass (a trial, trial_unit: session) at its traffic
+    (request_rate, max_concurrency, and whatever else differs between files); throughputs and
+    latency percentiles are its metrics; --save-detailed requests go to requests.csv.
+    guidellm: each benchmark of the report is one pass at its load (concurrency, rate, or
+    strategy); several reports of the same sweep are trials; sampled requests go to requests.csv.
     hyperfine: each command's times become trials (trial_unit: process), its parameters (or
     the command) the conditions; failed runs are excluded with their exit code.
     pytest-benchmark: rounds (--benchmark-save-data) become trials, parameters the conditions;
     machine_info and commit_info the manifest. The original files are kept in raw/ with their
     sha256 in run.yaml.
     """
-    from ..importers import hyperfine, llama_bench, pytest_benchmark
+    from ..importers import guidellm, hyperfine, llama_bench, pytest_benchmark, vllm_bench
     from ..importers.common import Options, read_inputs, write_run
 
     if tool not in FORMATS:
@@ -63,7 +70,8 @@ def import_results(
         if tool == "llama-bench":
             imported = llama_bench.parse(inputs, repetitions)
         else:
-            imported = (hyperfine if tool == "hyperfine" else pytest_benchmark).parse(inputs)
+            parsers = {"vllm-bench": vllm_bench, "guidellm": guidellm, "hyperfine": hyperfine}
+            imported = parsers.get(tool, pytest_benchmark).parse(inputs)
         options = Options(run_id, out, force, title, benchmark, _knobs(setup or []), citation, url, _day(date))
         path = write_run(imported, inputs, options)
     except BenchledgerError as err:

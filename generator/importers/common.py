@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +33,7 @@ class Imported:
     per_trial: bool  # False: published summaries only (a reported run)
     notes: list[str] = field(default_factory=list)
     excluded: list[dict[str, Any]] = field(default_factory=list)  # run.yaml `excluded:` entries
+    requests: list[dict[str, Any]] = field(default_factory=list)  # requests.csv rows, when the tool keeps them
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,23 @@ def read_inputs(paths: list[Path]) -> list[tuple[str, bytes]]:
             raise BenchledgerError(Problem(str(path), None, None, f"is larger than {MAX_INPUT_BYTES:,} bytes"))
         out.append((path.name, path.read_bytes()))
     return out
+
+
+def load_json(name: str, data: bytes, what: str) -> Any:
+    """A JSON document, or a located error saying it is not `what`."""
+    try:
+        return json.loads(data.decode("utf-8-sig"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as err:
+        raise BenchledgerError(Problem(name, None, None, f"is not {what} ({str(err)[:120]})")) from None
+
+
+def finite(value: Any) -> bool:
+    """A JSON number (not a boolean) that is finite."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def positive(value: Any) -> bool:
+    return finite(value) and value > 0
 
 
 def source(imported: Imported, options: Options) -> dict[str, Any]:
@@ -118,8 +138,7 @@ def write_run(imported: Imported, inputs: list[tuple[str, bytes]], options: Opti
     if imported.notes:
         run["notes"] = "\n\n".join(imported.notes) + "\n"
     writer = RunWriter(options.out, options.run_id, options.force)
-    for row in imported.rows:
-        writer.add_trial(row, [])
+    writer.add_rows(imported.rows, imported.requests)
     for path, data in raw.items():
         writer.write_raw_bytes(path.removeprefix("raw/"), data)
     columns = list(dict.fromkeys(k for row in imported.rows for k in row))

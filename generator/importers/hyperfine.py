@@ -11,15 +11,13 @@ Shapes follow hyperfine 1.15's own exports (tests/fixtures/hyperfine/).
 
 from __future__ import annotations
 
-import json
-import math
 import re
 from collections.abc import Sequence
 from typing import Any
 
 from ..errors import BenchledgerError, Problem
 from ..format.models import NAME_PATTERN
-from .common import Imported
+from .common import Imported, load_json, positive
 
 METRICS = {"seconds": {"unit": "s", "better": "lower"}}
 
@@ -28,12 +26,7 @@ def parse(files: Sequence[tuple[str, bytes]]) -> Imported:
     """Read one or more hyperfine JSON exports into one run."""
     results: list[tuple[str, str, dict[str, Any]]] = []
     for name, data in files:
-        try:
-            found = json.loads(data.decode("utf-8-sig"))
-        except (UnicodeDecodeError, ValueError, RecursionError) as err:
-            raise BenchledgerError(
-                Problem(name, None, None, f"is not a hyperfine JSON export ({str(err)[:120]})")
-            ) from None
+        found = load_json(name, data, "a hyperfine JSON export")
         items = found.get("results") if isinstance(found, dict) else None
         if not isinstance(items, list) or not items:
             raise BenchledgerError(Problem(name, None, "$.results", "expected the list hyperfine --export-json writes"))
@@ -58,7 +51,7 @@ def _result(name: str, path: str, item: Any) -> tuple[str, dict[str, str], list[
     if not isinstance(item, dict) or not isinstance(item.get("command"), str):
         raise BenchledgerError(Problem(name, None, f"{path}.command", "expected the command that was timed"))
     times = item.get("times")
-    if not isinstance(times, list) or not times or not all(_positive(t) for t in times):
+    if not isinstance(times, list) or not times or not all(positive(t) for t in times):
         raise BenchledgerError(Problem(name, None, f"{path}.times", "expected one positive number of seconds per run"))
     codes = item.get("exit_codes")
     if codes is None:
@@ -89,7 +82,3 @@ def _conditions(tests: list[tuple[str, dict[str, str], list[float], list[int | N
     raise BenchledgerError(
         Problem("hyperfine", None, None, "two results share a command and parameters; import them as two runs")
     )
-
-
-def _positive(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value > 0

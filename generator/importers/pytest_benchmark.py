@@ -14,15 +14,13 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import json
-import math
 import re
 from collections.abc import Sequence
 from typing import Any
 
 from ..errors import BenchledgerError, Problem
 from ..format.models import NAME_PATTERN
-from .common import Imported
+from .common import Imported, load_json, positive
 
 METRICS = {"seconds": {"unit": "s", "better": "lower"}}
 
@@ -34,12 +32,7 @@ def parse(files: Sequence[tuple[str, bytes]]) -> Imported:
     commit: dict[str, Any] = {}
     days = []
     for name, data in files:
-        try:
-            found = json.loads(data.decode("utf-8-sig"))
-        except (UnicodeDecodeError, ValueError, RecursionError) as err:
-            raise BenchledgerError(
-                Problem(name, None, None, f"is not a pytest-benchmark export ({str(err)[:120]})")
-            ) from None
+        found = load_json(name, data, "a pytest-benchmark export")
         items = found.get("benchmarks") if isinstance(found, dict) else None
         if not isinstance(items, list) or not items:
             raise BenchledgerError(Problem(name, None, "$.benchmarks", "expected the list --benchmark-json writes"))
@@ -77,10 +70,10 @@ def _benchmark(name: str, path: str, item: Any) -> dict[str, Any]:
     stats = item["stats"]
     if "data" in stats:
         data = stats["data"]
-        if not isinstance(data, list) or not data or not all(_positive(v) for v in data):
+        if not isinstance(data, list) or not data or not all(positive(v) for v in data):
             raise BenchledgerError(Problem(name, None, f"{path}.stats.data", "expected one positive time per round"))
     for key in ("mean", "stddev"):
-        if not (_positive(stats.get(key)) or (key == "stddev" and stats.get(key) == 0)):
+        if not (positive(stats.get(key)) or (key == "stddev" and stats.get(key) == 0)):
             raise BenchledgerError(Problem(name, None, f"{path}.stats.{key}", "expected a number of seconds"))
     rounds = stats.get("rounds")
     if not isinstance(rounds, int) or isinstance(rounds, bool) or rounds < 1:
@@ -141,7 +134,3 @@ def _manifest(machine: dict[str, Any], commit: dict[str, Any]) -> dict[str, Any]
     if software:
         out["software"] = software
     return out
-
-
-def _positive(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value > 0

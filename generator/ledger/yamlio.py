@@ -16,7 +16,8 @@ M = TypeVar("M", bound=BaseModel)
 
 
 MAX_DEPTH = 32  # nesting deeper than this is refused: no real manifest needs it
-MAX_NODES = 100_000  # values in one file, aliases expanded: an alias bomb stops here
+MAX_NODES = 100_000  # values in one file, aliases expanded: an alias bomb stops here (or at
+# one value per two characters of a larger file: no alias-free document needs more)
 MAX_SCALAR = 100_000  # characters in one value
 DATE_RANGE = (1970, 2105)  # years whose timestamps fit 32-bit fields (gzip, sitemaps)
 
@@ -32,12 +33,12 @@ class _Refused(Exception):
 def _walk(
     node: yaml.Node, path: tuple[str | int, ...], lines: Lines, dups: list[Problem], rel: str, count: list[int]
 ) -> None:
-    """Record each key's line and every duplicate key; refuse expansion beyond MAX_NODES values
+    """Record each key's line and every duplicate key; refuse expansion beyond count[1] values
     (the composer shares one node for every *alias of an &anchor, so the walk counts each
     use), nesting beyond MAX_DEPTH and huge values."""
     count[0] += 1
-    if count[0] > MAX_NODES:
-        raise _Refused(node, f"expands to more than {MAX_NODES:,} values (YAML aliases?); write the values out plainly")
+    if count[0] > count[1]:
+        raise _Refused(node, f"expands to more than {count[1]:,} values (YAML aliases?); write the values out plainly")
     if len(path) > MAX_DEPTH:
         raise _Refused(node, f"nested more than {MAX_DEPTH} levels deep; flatten the structure")
     lines[path] = node.start_mark.line + 1
@@ -94,7 +95,7 @@ def parse_yaml(text: str, rel: str) -> tuple[Any, Lines]:
         node = loader.get_single_node()
         if node is None:
             return None, {}
-        _walk(node, (), lines, dups, rel, [0])
+        _walk(node, (), lines, dups, rel, [0, max(MAX_NODES, len(text) // 2)])
         data = loader.construct_document(node)
     except _Refused as err:
         raise BenchledgerError(Problem(rel, err.line, None, err.message)) from None

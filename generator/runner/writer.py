@@ -74,7 +74,11 @@ class RunWriter:
 
     def add_trial(self, row: dict[str, Any], requests: list[dict[str, Any]]) -> None:
         """Record one completed trial and rewrite the CSV files in the temporary folder."""
-        self.results.append(row)
+        self.add_rows([row], requests)
+
+    def add_rows(self, rows: list[dict[str, Any]], requests: list[dict[str, Any]]) -> None:
+        """Record many finished rows at once (an import), writing each CSV file once."""
+        self.results.extend(rows)
         self.requests.extend(requests)
         self._write_csv("results.csv", self.results)
         if self.requests:

@@ -1,0 +1,218 @@
+"""vLLM's serving benchmark as a run: the JSON of `vllm bench serve --save-result` (and of the
+older `benchmarks/benchmark_serving.py --save-result`, the same shape).
+
+One file (or one line of an `--append-result` file) is one benchmark pass against a running
+server: one trial (`trial_unit: session`). The traffic it was given (`request_rate`,
+`max_concurrency`, and any other recorded argument or `--metadata KEY=VALUE` that differs
+between files) is the condition; passes with the same condition are trials 1, 2, 3 in the
+order given. Each pass's throughputs and its mean, median and percentile latencies become
+that trial's metrics. With `--save-detailed` the file also holds every request (`ttfts`,
+`itls`, `latencies`, `output_lens`, `errors`): those become requests.csv. Backend, model and
+tokenizer go to the manifest. Request standard deviations, input lengths and generated texts
+are not metrics; they stay in the original file under raw/.
+Keys and units follow vLLM's own writer (vllm/benchmarks/serve.py, tests/fixtures/vllm-bench/).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from ..errors import BenchledgerError, Problem
+from ..format.models import NAME_PATTERN
+from .common import Imported, finite, load_json
+
+THROUGHPUTS = {
+    "request_throughput": "req/s",
+    "output_throughput": "tok/s",
+    "total_token_throughput": "tok/s",
+    "request_goodput": "req/s",
+    "max_output_tokens_per_s": "tok/s",
+}
+LATENCY = re.compile(r"^(mean|median|p\d+(?:\.\d+)?)_(ttft|tpot|itl|e2el)_ms$")
+SPECULATIVE = {"spec_decode_acceptance_rate": "%", "spec_decode_acceptance_length": "tokens"}
+TRAFFIC = ("request_rate", "max_concurrency")
+RECORDED = (
+    "burstiness",
+    "num_prompts",
+    "backend",
+    "endpoint_type",
+    "model_id",
+    "tokenizer_id",
+    "label",
+    "best_of",
+    "use_beam_search",
+    "version",
+)
+KNOWN_TEXT = {"date", "ramp_up_strategy", *RECORDED, *TRAFFIC}
+PER_REQUEST = ("input_lens", "output_lens", "ttfts", "itls", "latencies", "start_times", "errors")
+MAX_ERROR = 500
+
+
+def parse(files: Sequence[tuple[str, bytes]]) -> Imported:
+    """Read one or more vLLM serving-benchmark result files into one run."""
+    passes = [(where, record) for name, data in files for where, record in _records(name, data)]
+    conditions = _conditions(passes)
+    metrics = _metrics([record for _, record in passes])
+    rows: list[dict[str, Any]] = []
+    requests: list[dict[str, Any]] = []
+    notes: list[str] = []
+    counts: dict[tuple[str, ...], int] = {}
+    for (name, path), record in passes:
+        at = {c: _condition(record.get(c)) for c in conditions}
+        trial = counts[tuple(at.values())] = counts.get(tuple(at.values()), 0) + 1
+        rows.append({"trial": trial, **at, **{m: _summary(name, path, record, m) for m in metrics}})
+        requests += _requests(name, path, record, trial, at)
+        failed, completed = record.get("failed"), record.get("completed")
+        if finite(failed) and failed > 0:
+            of = f" of {failed + completed:g}" if finite(completed) else ""
+            notes.append(f"Trial {trial} at {_shown(at)}: {failed:g}{of} requests failed ({name}).")
+    if not requests and passes:
+        notes.append("The files hold no per-request data (vLLM writes it with --save-detailed).")
+    first = passes[0][1]
+    day = min((d for _, r in passes if (d := _day(r.get("date"))) is not None), default=None)
+    manifest = _manifest(first, conditions)
+    imported = Imported("vllm-bench", "json", conditions, metrics, rows, manifest, day, "session", True)
+    imported.notes, imported.requests = notes, requests
+    return imported
+
+
+def _records(name: str, data: bytes) -> list[tuple[tuple[str, str], dict[str, Any]]]:
+    """One saved result, or several (`--append-result` writes one JSON object per line)."""
+    text = data.decode("utf-8-sig", errors="replace").strip()
+    if "\n" in text and not text.startswith("["):
+        lines = [line for line in text.splitlines() if line.strip()]
+        found = [load_json(f"{name} line {i}", line.encode(), "a vLLM result line") for i, line in enumerate(lines, 1)]
+        out = [((name, f"line {i}"), item) for i, item in enumerate(found, 1)]
+    else:
+        out = [((name, "$"), load_json(name, data, "a vLLM serving-benchmark result (JSON)"))]
+    for (file, path), record in out:
+        if not isinstance(record, dict) or not any(k in record for k in ("request_throughput", "duration", "ttfts")):
+            raise BenchledgerError(
+                Problem(file, None, path, "expected the object `vllm bench serve --save-result` writes")
+            )
+    return out
+
+
+def _conditions(passes: list[tuple[tuple[str, str], dict[str, Any]]]) -> list[str]:
+    """The traffic, plus every recorded argument or metadata key that differs between passes."""
+    records = [record for _, record in passes]
+    keys = [k for k in TRAFFIC if any(k in r for r in records)]
+    metadata = [k for r in records for k, v in r.items() if isinstance(v, str) and k not in KNOWN_TEXT]
+    for key in dict.fromkeys([*RECORDED, *metadata]):
+        if len({_condition(r.get(key)) for r in records}) > 1:
+            if not re.match(NAME_PATTERN, key) or key == "trial":
+                (file, path), _ = passes[0]
+                message = f"{key[:40]!r} differs between files but cannot name a column; import them as separate runs"
+                raise BenchledgerError(Problem(file, None, path, message))
+            keys.append(key)
+    return keys or ["request_rate"]
+
+
+def _metrics(records: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
+    present = list(dict.fromkeys(k for r in records for k, v in r.items() if finite(v)))
+    out = {k: {"unit": unit, "better": "higher"} for k, unit in THROUGHPUTS.items() if k in present}
+    out |= {_name(k): {"unit": "ms", "better": "lower"} for k in present if LATENCY.match(k)}
+    out |= {k: {"unit": unit, "better": "higher"} for k, unit in SPECULATIVE.items() if k in present}
+    if not out:
+        raise BenchledgerError(
+            Problem("vllm-bench", None, None, "no throughput or latency figure in any file; is this a saved result?")
+        )
+    return out
+
+
+def _name(key: str) -> str:
+    return key.replace(".", "_")  # p99.9_ttft_ms -> p99_9_ttft_ms
+
+
+def _summary(name: str, path: str, record: dict[str, Any], metric: str) -> float | None:
+    key = next((k for k in record if _name(k) == metric), metric)
+    value = record.get(key)
+    if value is None:
+        return None
+    if not finite(value) or value < 0:
+        raise BenchledgerError(Problem(name, None, f"{path}.{key}", f"{str(value)[:40]!r} is not a number >= 0"))
+    return float(value)
+
+
+def _requests(name: str, path: str, record: dict[str, Any], trial: int, at: dict[str, str]) -> list[dict[str, Any]]:
+    """requests.csv rows from the per-request lists `--save-detailed` keeps."""
+    lists = {k: record[k] for k in PER_REQUEST if k in record}
+    if "ttfts" not in lists:
+        return []
+    count = len(lists["ttfts"]) if isinstance(lists["ttfts"], list) else -1
+    for key, values in lists.items():
+        if not isinstance(values, list) or len(values) != count:
+            raise BenchledgerError(Problem(name, None, f"{path}.{key}", f"expected a list of {count} per-request values"))
+    starts = [s for s in lists.get("start_times", []) if finite(s)]
+    origin = min(starts, default=0.0)
+    return [{"trial": trial, **at} | _request(name, path, lists, i, origin) for i in range(count)]
+
+
+def _request(name: str, path: str, lists: dict[str, list[Any]], i: int, origin: float) -> dict[str, Any]:
+    def number(key: str) -> float | None:
+        if key not in lists or lists[key][i] is None:
+            return None
+        value = lists[key][i]
+        if not finite(value) or value < 0:
+            raise BenchledgerError(Problem(name, None, f"{path}.{key}[{i}]", "expected a number >= 0"))
+        return float(value)
+
+    error = lists.get("errors", [""] * (i + 1))[i]
+    error = " ".join(str(error).split())[:MAX_ERROR] if error else ""
+    itls = lists.get("itls", [None] * (i + 1))[i]
+    if itls is not None and (not isinstance(itls, list) or not all(finite(t) and t >= 0 for t in itls)):
+        raise BenchledgerError(Problem(name, None, f"{path}.itls[{i}]", "expected a list of seconds >= 0"))
+    ttft, latency, start = number("ttfts"), number("latencies"), number("start_times")
+    if latency is None and ttft is not None and itls is not None and not error:
+        latency = ttft + math.fsum(itls)  # what vLLM's own timeline plot uses when latencies are absent
+    return {
+        "request": i + 1,
+        "start_s": None if start is None else round(start - origin, 6),
+        "ttft_s": None if error else ttft,
+        "latency_s": None if error else latency,
+        "output_tokens": number("output_lens"),
+        "error": error,
+    }
+
+
+def _shown(at: dict[str, str]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in at.items())
+
+
+def _condition(value: Any) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)[:200] if not isinstance(value, dict | list) else json.dumps(value, sort_keys=True)[:200]
+
+
+def _day(value: Any) -> dt.date | None:
+    """vLLM writes `date` as YYYYMMDD-HHMMSS."""
+    try:
+        return dt.datetime.strptime(str(value)[:15], "%Y%m%d-%H%M%S").date()
+    except ValueError:
+        return None
+
+
+def _manifest(first: dict[str, Any], conditions: list[str]) -> dict[str, Any]:
+    """Backend, model and tokenizer (when they did not vary), and the recorded traffic shape."""
+    fixed = {k: first.get(k) for k in RECORDED if k not in conditions and isinstance(first.get(k), str | int | float)}
+    out: dict[str, Any] = {}
+    if isinstance(fixed.get("model_id"), str):
+        out["model"] = {"name": fixed.pop("model_id")}
+    named = {"backend": "backend", "endpoint_type": "endpoint_type", "version": "backend_version"}
+    software = {"client": "vllm bench serve"} | {named[k]: v for k, v in fixed.items() if k in named}
+    out["software"] = software
+    load = {k: v for k, v in fixed.items() if k not in named}
+    if load:
+        out["load"] = load
+    metadata = {k: v[:200] for k, v in first.items() if isinstance(v, str) and k not in KNOWN_TEXT | set(conditions)}
+    if metadata:
+        out["metadata"] = metadata  # what `--metadata KEY=VALUE` recorded
+    return out

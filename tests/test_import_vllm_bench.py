@@ -1,0 +1,180 @@
+"""`benchledger import vllm-bench`: saved results of `vllm bench serve` (and the older
+benchmark_serving.py) become run folders that check and build. Fixture shapes:
+tests/fixtures/vllm-bench/SOURCES.md. vLLM is not run live (it needs a GPU server)."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from generator.cli import app
+from helpers import csv_rows, import_into
+
+FIXTURES = Path(__file__).parent / "fixtures" / "vllm-bench"
+PASSES = ["serve-c1-pass1.json", "serve-c1-pass2.json", "serve-c4-pass1.json", "serve-c4-summary.json"]
+
+
+def imported(tmp_path: Path, *args: str) -> tuple[int, str, Path]:
+    return import_into(tmp_path, "vllm-bench", *args)
+
+
+def source(name: str) -> dict[str, object]:
+    found = json.loads((FIXTURES / name).read_text())
+    assert isinstance(found, dict)
+    return found
+
+
+def test_each_saved_result_is_one_trial_at_its_traffic(tmp_path: Path) -> None:
+    code, out, root = imported(tmp_path, *(str(FIXTURES / n) for n in PASSES), "--id", "2026-11-30-vllm")
+    assert code == 0, out
+    run = root / "runs" / "2026-11-30-vllm"
+    meta = yaml.safe_load((run / "run.yaml").read_text())
+    assert meta["conditions"] == ["request_rate", "max_concurrency"]
+    assert meta["trial_unit"] == "session" and meta["date"] == "2026-11-30" and meta["source"] == {"kind": "measured"}
+    assert list(meta["metrics"])[:4] == [
+        "request_throughput",
+        "output_throughput",
+        "total_token_throughput",
+        "max_output_tokens_per_s",
+    ]
+    assert meta["metrics"]["p99_ttft_ms"] == {"unit": "ms", "better": "lower"}
+    assert "std_ttft_ms" not in meta["metrics"] and "completed" not in meta["metrics"]
+    table = csv_rows(run / "results.csv")
+    assert [(r["trial"], r["request_rate"], r["max_concurrency"]) for r in table] == [
+        ("1", "inf", "1"),
+        ("2", "inf", "1"),
+        ("1", "inf", "4"),
+        ("2", "inf", "4"),
+    ]
+    expected = [source(n)["request_throughput"] for n in PASSES]
+    assert [float(r["request_throughput"]) for r in table] == pytest.approx(expected, rel=1e-5)
+    assert float(table[2]["p99_ttft_ms"]) == pytest.approx(source(PASSES[2])["p99_ttft_ms"], rel=1e-5)
+    manifest = yaml.safe_load((run / "manifest.yaml").read_text())
+    assert manifest["model"] == {"name": "Qwen/Qwen3-0.6B"}
+    assert manifest["software"] == {"client": "vllm bench serve", "backend": "openai", "endpoint_type": "openai"}
+    assert manifest["load"] == {"burstiness": 1.0, "num_prompts": 6, "tokenizer_id": "Qwen/Qwen3-0.6B"}
+    assert "Trial 2 at request_rate=inf, max_concurrency=1: 1 of 6 requests failed (serve-c1-pass2.json)." in out
+    assert CliRunner().invoke(app, ["build", "--strict", "--repo", str(root)]).exit_code == 0
+
+
+def test_save_detailed_requests_become_requests_csv(tmp_path: Path) -> None:
+    code, out, root = imported(tmp_path, *(str(FIXTURES / n) for n in PASSES), "--id", "2026-11-30-vllm")
+    assert code == 0, out
+    requests = csv_rows(root / "runs" / "2026-11-30-vllm" / "requests.csv")
+    assert list(requests[0]) == [
+        "trial",
+        "request_rate",
+        "max_concurrency",
+        "request",
+        "start_s",
+        "ttft_s",
+        "latency_s",
+        "output_tokens",
+        "error",
+    ]
+    assert len(requests) == 18  # 6 per detailed pass; the summary-only pass has none
+    first = source(PASSES[0])
+    assert float(requests[0]["ttft_s"]) == pytest.approx(first["ttfts"][0], rel=1e-5)  # type: ignore[index]
+    assert float(requests[0]["latency_s"]) == pytest.approx(first["latencies"][0], rel=1e-5)  # type: ignore[index]
+    assert requests[0]["start_s"] == "0" and requests[0]["output_tokens"] == "32"
+    failed = requests[10]
+    assert (failed["trial"], failed["request"], failed["ttft_s"], failed["latency_s"]) == ("2", "5", "", "")
+    assert failed["error"].endswith("ServerDisconnectedError: Server disconnected")
+
+
+def test_the_older_benchmark_serving_script_and_its_missing_latencies(tmp_path: Path) -> None:
+    code, out, root = imported(tmp_path, str(FIXTURES / "benchmark-serving-legacy.json"), "--id", "2024-06-10-old")
+    assert code == 0, out
+    run = root / "runs" / "2024-06-10-old"
+    meta = yaml.safe_load((run / "run.yaml").read_text())
+    assert meta["conditions"] == ["request_rate"] and meta["date"] == "2024-06-10"
+    assert "mean_e2el_ms" not in meta["metrics"] and "total_token_throughput" not in meta["metrics"]
+    manifest = yaml.safe_load((run / "manifest.yaml").read_text())
+    assert manifest["software"] == {"client": "vllm bench serve", "backend": "vllm", "backend_version": "N/A"}
+    assert manifest["load"] == {
+        "num_prompts": 6,
+        "tokenizer_id": "Qwen/Qwen3-0.6B",
+        "best_of": 1,
+        "use_beam_search": False,
+    }
+    assert "metadata" not in manifest
+    old = source("benchmark-serving-legacy.json")
+    requests = csv_rows(run / "requests.csv")
+    expected = old["ttfts"][0] + sum(old["itls"][0])  # type: ignore[index]
+    assert float(requests[0]["latency_s"]) == pytest.approx(expected, rel=1e-5)
+    assert requests[0]["start_s"] == "" and requests[0]["request_rate"] == "2"
+    assert CliRunner().invoke(app, ["check", "--repo", str(root)]).exit_code == 0
+
+
+def test_append_result_lines_are_passes_and_differing_metadata_is_a_condition(tmp_path: Path) -> None:
+    code, out, root = imported(tmp_path, str(FIXTURES / "append-draft.jsonl"), "--id", "2026-11-30-draft")
+    assert code == 0, out
+    run = root / "runs" / "2026-11-30-draft"
+    meta = yaml.safe_load((run / "run.yaml").read_text())
+    assert meta["conditions"] == ["request_rate", "max_concurrency", "draft"]
+    table = csv_rows(run / "results.csv")
+    assert [(r["trial"], r["draft"]) for r in table] == [("1", "none"), ("1", "ngram")]
+    assert not (run / "requests.csv").exists()
+    assert "no per-request data (vLLM writes it with --save-detailed)" in meta["notes"]
+
+
+def test_republished_results_carry_their_citation_to_the_page(tmp_path: Path) -> None:
+    code, out, root = imported(
+        tmp_path,
+        str(FIXTURES / PASSES[0]),
+        "--id",
+        "2026-11-30-theirs",
+        "--citation",
+        "A. Lab, serving sweep",
+        "--url",
+        "https://example.org/sweep",
+    )
+    assert code == 0, out
+    meta = yaml.safe_load((root / "runs" / "2026-11-30-theirs" / "run.yaml").read_text())
+    assert meta["source"] == {
+        "kind": "republished",
+        "citation": "A. Lab, serving sweep",
+        "url": "https://example.org/sweep",
+    }
+    assert CliRunner().invoke(app, ["build", "--strict", "--repo", str(root)]).exit_code == 0
+    page = html.unescape(
+        re.sub("<[^>]+>", "", (root / "site" / "runs" / "2026-11-30-theirs" / "index.html").read_text())
+    )
+    assert "measured by A. Lab, serving sweep (source: https://example.org/sweep) and copied here" in page
+
+
+DETAILED = json.loads((FIXTURES / "serve-c1-pass1.json").read_text())
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{", "is not a vLLM serving-benchmark result (JSON)"),
+        ('{"model_id": "x"}', "$: expected the object `vllm bench serve --save-result` writes"),
+        ('{"duration": 3, "completed": 2}', "no throughput or latency figure in any file"),
+        ('{"request_throughput": -1}', "$.request_throughput: '-1' is not a number >= 0"),
+        (json.dumps(DETAILED | {"itls": DETAILED["itls"][:2]}), "$.itls: expected a list of 6 per-request values"),
+        (json.dumps(DETAILED | {"ttfts": [0.1, -2, 0.1, 0.1, 0.1, 0.1]}), "$.ttfts[1]: expected a number >= 0"),
+        ('{"request_throughput": 1}\n[1, 2]', "line 2: expected the object"),
+    ],
+)
+def test_malformed_results_are_one_located_error(tmp_path: Path, content: str, message: str) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text(content)
+    code, out, root = imported(tmp_path, str(bad), "--id", "2026-11-30-bad")
+    assert code == 1 and message in out, out
+    assert not (root / "runs" / "2026-11-30-bad").exists()
+
+
+def test_metadata_that_cannot_name_a_column_is_refused_when_it_differs(tmp_path: Path) -> None:
+    one, two = tmp_path / "a.json", tmp_path / "b.json"
+    one.write_text(json.dumps({"request_throughput": 1.0, "gpu type": "A"}))
+    two.write_text(json.dumps({"request_throughput": 2.0, "gpu type": "B"}))
+    code, out, _ = imported(tmp_path, str(one), str(two), "--id", "2026-11-30-bad")
+    assert code == 1 and "'gpu type' differs between files but cannot name a column" in out, out
