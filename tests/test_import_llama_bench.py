@@ -208,10 +208,11 @@ def test_careless_options_are_refused(tmp_path: Path) -> None:
     assert code == 1 and "'Bad Id' is not a run id" in out
     code, out, _ = imported(tmp_path, str(tmp_path / "missing.json"), "--id", "2025-04-24-y")
     assert code == 1 and "missing.json: no such file" in out
-    result = CliRunner().invoke(app, ["import", "vllm-bench", "x.json", "--id", "a"])
+    result = CliRunner().invoke(app, ["import", "locust", "x.json", "--id", "a"])
     assert (
         result.exit_code == 1
-        and "unknown tool 'vllm-bench'; this benchledger imports: llama-bench, hyperfine" in result.output
+        and "unknown tool 'locust'; this benchledger imports: llama-bench, vllm-bench, guidellm, hyperfine, pytest-benchmark"
+        in result.output
     )
 
 

@@ -149,6 +149,33 @@ def test_republished_results_carry_their_citation_to_the_page(tmp_path: Path) ->
     assert "measured by A. Lab, serving sweep (source: https://example.org/sweep) and copied here" in page
 
 
+def test_speculative_decoding_counts_become_an_acceptance_rate(tmp_path: Path) -> None:
+    spec = {
+        "spec_decode_acceptance_rate": 72.2,
+        "spec_decode_acceptance_length": 3.1,
+        "spec_decode_num_drafts": 50,
+        "spec_decode_draft_tokens": 200,
+        "spec_decode_accepted_tokens": 144,
+    }
+    passes = []
+    for i, name in enumerate(PASSES[:2]):
+        path = tmp_path / name
+        path.write_text(json.dumps(source(name) | spec | {"spec_decode_accepted_tokens": 144 - 10 * i}))
+        passes.append(str(path))
+    code, out, root = imported(tmp_path, *passes, "--id", "2026-11-30-spec")
+    assert code == 0, out
+    meta = yaml.safe_load((root / "runs" / "2026-11-30-spec" / "run.yaml").read_text())
+    assert meta["rates"] == {
+        "acceptance": {"numerator": "spec_decode_accepted_tokens", "denominator": "spec_decode_draft_tokens"}
+    }
+    assert "spec_decode_acceptance_rate" not in meta["metrics"]
+    assert meta["metrics"]["spec_decode_acceptance_length"] == {"unit": "tokens", "better": "higher"}
+    assert meta["metrics"]["spec_decode_draft_tokens"] == {"unit": "tokens"}
+    table = csv_rows(root / "runs" / "2026-11-30-spec" / "results.csv")
+    assert [r["spec_decode_accepted_tokens"] for r in table] == ["144", "134"]
+    assert CliRunner().invoke(app, ["build", "--strict", "--repo", str(root)]).exit_code == 0
+
+
 DETAILED = json.loads((FIXTURES / "serve-c1-pass1.json").read_text())
 
 

@@ -17,7 +17,9 @@ FORMATS = ("llama-bench", "vllm-bench", "guidellm", "hyperfine", "pytest-benchma
 def import_results(
     tool: Annotated[
         str,
-        typer.Argument(help="The tool that wrote the files: llama-bench, vllm-bench, guidellm, hyperfine, pytest-benchmark."),
+        typer.Argument(
+            help="The tool that wrote the files: llama-bench, vllm-bench, guidellm, hyperfine, pytest-benchmark."
+        ),
     ],
     files: Annotated[
         list[Path],

@@ -8,7 +8,7 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from ..errors import BenchledgerError, Problem
 from ..format.hashing import file_hash
@@ -34,6 +34,7 @@ class Imported:
     notes: list[str] = field(default_factory=list)
     excluded: list[dict[str, Any]] = field(default_factory=list)  # run.yaml `excluded:` entries
     requests: list[dict[str, Any]] = field(default_factory=list)  # requests.csv rows, when the tool keeps them
+    rates: dict[str, dict[str, str]] = field(default_factory=dict)  # run.yaml `rates:` (counts -> proportion)
 
 
 @dataclass(frozen=True)
@@ -71,12 +72,12 @@ def load_json(name: str, data: bytes, what: str) -> Any:
         raise BenchledgerError(Problem(name, None, None, f"is not {what} ({str(err)[:120]})")) from None
 
 
-def finite(value: Any) -> bool:
+def finite(value: Any) -> TypeGuard[int | float]:
     """A JSON number (not a boolean) that is finite."""
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def positive(value: Any) -> bool:
+def positive(value: Any) -> TypeGuard[int | float]:
     return finite(value) and value > 0
 
 
@@ -124,6 +125,7 @@ def write_run(imported: Imported, inputs: list[tuple[str, bytes]], options: Opti
         "setup": options.setup,
         "conditions": imported.conditions,
         "metrics": imported.metrics,
+        **({"rates": imported.rates} if imported.rates else {}),
         "source": src,
         "imported": {
             "tool": imported.tool,

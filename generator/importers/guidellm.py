@@ -78,10 +78,10 @@ def _report(name: str, data: bytes) -> dict[str, Any]:
     for path in _secrets(found, "$"):
         message = (
             "holds a credential; the original file is published under raw/, so remove or redact it "
-            "(e.g. \"***\") and import again"
+            '(e.g. "***") and import again'
         )
         raise BenchledgerError(Problem(name, None, path, message))
-    return found
+    return dict(found)
 
 
 def _secrets(node: Any, path: str, depth: int = 0) -> Iterator[str]:
@@ -272,17 +272,15 @@ def _day(bench: dict[str, Any]) -> dt.date | None:
 
 def _manifest(report: dict[str, Any]) -> dict[str, Any]:
     """GuideLLM's version and platform, and the model the first benchmark's backend names."""
-    meta = report.get("metadata") if isinstance(report.get("metadata"), dict) else {}
+    meta = _mapping(report, "metadata")
     software = {"client": "guidellm"} | {
         key: meta[field][:100]
         for key, field in (("guidellm", "guidellm_version"), ("python", "python_version"), ("platform", "platform"))
         if isinstance(meta.get(field), str)
     }
     out: dict[str, Any] = {"software": software}
-    bench = report["benchmarks"][0]
-    config = bench.get("config") if isinstance(bench.get("config"), dict) else {}
-    backend = config.get("backend") if isinstance(config.get("backend"), dict) else {}
-    args = report.get("args") if isinstance(report.get("args"), dict) else {}
+    config = _mapping(report["benchmarks"][0], "config")
+    backend, args = _mapping(config, "backend"), _mapping(report, "args")
     model = backend.get("model") or args.get("model")
     if isinstance(model, str):
         out["model"] = {"name": model[:200]}
@@ -290,3 +288,8 @@ def _manifest(report: dict[str, Any]) -> dict[str, Any]:
     if isinstance(target, str):
         out["load"] = {"target": target[:200]}
     return out
+
+
+def _mapping(holder: dict[str, Any], key: str) -> dict[str, Any]:
+    found = holder.get(key)
+    return found if isinstance(found, dict) else {}

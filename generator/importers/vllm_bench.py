@@ -35,6 +35,7 @@ THROUGHPUTS = {
 }
 LATENCY = re.compile(r"^(mean|median|p\d+(?:\.\d+)?)_(ttft|tpot|itl|e2el)_ms$")
 SPECULATIVE = {"spec_decode_acceptance_rate": "%", "spec_decode_acceptance_length": "tokens"}
+DRAFTS = ("spec_decode_accepted_tokens", "spec_decode_draft_tokens")  # counts: the acceptance rate with its n
 TRAFFIC = ("request_rate", "max_concurrency")
 RECORDED = (
     "burstiness",
@@ -78,6 +79,8 @@ def parse(files: Sequence[tuple[str, bytes]]) -> Imported:
     manifest = _manifest(first, conditions)
     imported = Imported("vllm-bench", "json", conditions, metrics, rows, manifest, day, "session", True)
     imported.notes, imported.requests = notes, requests
+    if all(k in metrics for k in DRAFTS):
+        imported.rates = {"acceptance": {"numerator": DRAFTS[0], "denominator": DRAFTS[1]}}
     return imported
 
 
@@ -118,6 +121,9 @@ def _metrics(records: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
     out = {k: {"unit": unit, "better": "higher"} for k, unit in THROUGHPUTS.items() if k in present}
     out |= {_name(k): {"unit": "ms", "better": "lower"} for k in present if LATENCY.match(k)}
     out |= {k: {"unit": unit, "better": "higher"} for k, unit in SPECULATIVE.items() if k in present}
+    if all(k in present for k in DRAFTS):
+        out.pop("spec_decode_acceptance_rate", None)  # derived from the counts instead, as a rate
+        out |= {k: {"unit": "tokens"} for k in DRAFTS}
     if not out:
         raise BenchledgerError(
             Problem("vllm-bench", None, None, "no throughput or latency figure in any file; is this a saved result?")
@@ -147,7 +153,9 @@ def _requests(name: str, path: str, record: dict[str, Any], trial: int, at: dict
     count = len(lists["ttfts"]) if isinstance(lists["ttfts"], list) else -1
     for key, values in lists.items():
         if not isinstance(values, list) or len(values) != count:
-            raise BenchledgerError(Problem(name, None, f"{path}.{key}", f"expected a list of {count} per-request values"))
+            raise BenchledgerError(
+                Problem(name, None, f"{path}.{key}", f"expected a list of {count} per-request values")
+            )
     starts = [s for s in lists.get("start_times", []) if finite(s)]
     origin = min(starts, default=0.0)
     return [{"trial": trial, **at} | _request(name, path, lists, i, origin) for i in range(count)]
