@@ -42,68 +42,82 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=5)
     args = parser.parse_args()
     for suffix, n_max, threads, native in CONFIGS:
-        bin_dir = engine.build(native=native)
-        run_id = f"{DATE}-testbed-{suffix}"
-        if (Path(args.out) / run_id).exists() and not args.force:
-            print(f"{run_id}: exists, skipped (--force re-measures it)")
-            continue
-        target, draft = engine.models(engine.cache_root() / "models", None if n_max is None else NOISE)
-        extra = {
-            "build": engine.build_flags(native),
-            "engine": {
-                "threads": threads,
-                "parallel_slots": 4,
-                "ctx": 2048,
-                "spec_type": "draft-simple" if n_max else "none",
-                "spec_draft_n_max": n_max,
-            },
-            "model": {
-                "target": "benchledger tiny llama (random weights, seed 0, 64-dim, 2 blocks, f32)",
-                "draft": f"target weights + noise {NOISE} (seed 1)" if n_max else None,
-                "draft_noise": NOISE if n_max else None,
-            },
-        }
-        with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as fh:
-            yaml.safe_dump(extra, fh)
-        with engine.LlamaServer(bin_dir, target, draft, n_max=n_max or 0, threads=threads) as server:
-            title = (
-                f"CPU test bed, draft n_max {n_max}, {threads} threads"
-                if n_max
-                else f"CPU test bed, no draft, {threads} thread{'s' if threads > 1 else ''}"
-            )
-            setup = [f"draft={'noise-' + str(NOISE) if n_max else 'none'}", f"draft_n_max={n_max or 0}"]
-            command = [
-                sys.executable,
-                "-m",
-                "generator.cli",
-                "run",
-                "openai",
-                "--base-url",
-                server.base_url,
-                "--concurrency",
-                "1,4",
-                "--trials",
-                str(args.trials),
-                "--warmup",
-                "1",
-                "--max-tokens",
-                "128",
-                "--manifest-extra",
-                fh.name,
-                "--title",
-                title,
-                "--id",
-                run_id,
-                "--out",
-                args.out,
-                "--benchmark",
-                "testbed-spec-decode",
-                *[a for s in setup for a in ("--setup", s)],
-            ]
-            if args.force:
-                command.append("--force")
-            subprocess.run(command, check=True)
-        Path(fh.name).unlink()
+        measure(f"{DATE}-testbed-{suffix}", n_max, threads, native, args.out, args.trials, args.force)
+
+
+def measure(
+    run_id: str,
+    n_max: int | None,
+    threads: int,
+    native: bool,
+    out: str,
+    trials: int,
+    force: bool,
+    benchmark: str = "testbed-spec-decode",
+) -> None:
+    """One test-bed configuration measured by `benchledger run openai` into out/run_id."""
+    bin_dir = engine.build(native=native)
+    if (Path(out) / run_id).exists() and not force:
+        print(f"{run_id}: exists, skipped (--force re-measures it)")
+        return
+    target, draft = engine.models(engine.cache_root() / "models", None if n_max is None else NOISE)
+    extra = {
+        "build": engine.build_flags(native),
+        "engine": {
+            "threads": threads,
+            "parallel_slots": 4,
+            "ctx": 2048,
+            "spec_type": "draft-simple" if n_max else "none",
+            "spec_draft_n_max": n_max,
+        },
+        "model": {
+            "target": "benchledger tiny llama (random weights, seed 0, 64-dim, 2 blocks, f32)",
+            "draft": f"target weights + noise {NOISE} (seed 1)" if n_max else None,
+            "draft_noise": NOISE if n_max else None,
+        },
+    }
+    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as fh:
+        yaml.safe_dump(extra, fh)
+    with engine.LlamaServer(bin_dir, target, draft, n_max=n_max or 0, threads=threads) as server:
+        plural = "s" if threads > 1 else ""
+        title = (
+            f"CPU test bed, draft n_max {n_max}, {threads} thread{plural}"
+            if n_max
+            else f"CPU test bed, no draft, {threads} thread{plural}"
+        )
+        setup = [f"draft={'noise-' + str(NOISE) if n_max else 'none'}", f"draft_n_max={n_max or 0}"]
+        command = [
+            sys.executable,
+            "-m",
+            "generator.cli",
+            "run",
+            "openai",
+            "--base-url",
+            server.base_url,
+            "--concurrency",
+            "1,4",
+            "--trials",
+            str(trials),
+            "--warmup",
+            "1",
+            "--max-tokens",
+            "128",
+            "--manifest-extra",
+            fh.name,
+            "--title",
+            title,
+            "--id",
+            run_id,
+            "--out",
+            out,
+            "--benchmark",
+            benchmark,
+            *[a for s in setup for a in ("--setup", s)],
+        ]
+        if force:
+            command.append("--force")
+        subprocess.run(command, check=True)
+    Path(fh.name).unlink()
 
 
 if __name__ == "__main__":

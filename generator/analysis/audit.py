@@ -17,6 +17,7 @@ from ..ledger.load import load
 from ..ledger.records import DOCS_DIR, Ledger
 from ..ledger.references import check_references
 from ..ledger.runs import ParsedRuns
+from .attribution import grid_problems
 from .receipts import Clock, RunReceipts, ledger_receipts, receipt_problems
 
 
@@ -48,7 +49,7 @@ def audit(
     unless `stale_is_error` is False (then warnings: the site marks them)."""
     ledger = load(root, docs_dir, cache)
     receipts, signer_problems = ledger_receipts(ledger, clock(ledger))
-    problems = [*ledger.problems, *check_references(ledger), *signer_problems]
+    problems = [*ledger.problems, *check_references(ledger), *grid_problems(ledger), *signer_problems]
     problems += receipt_problems(receipts, stale_is_error)
     ordered = sorted(problems, key=lambda p: (p.file, p.line or 0))
     return Audit(ledger, receipts, tuple(ordered))

@@ -294,10 +294,42 @@ class Claim(_Record):
         return self
 
 
+MAX_FACTORS = 4  # a 2^4 grid: 16 runs; more factors want a fractional design this tool does not fit
+
+
+class Attribution(_Record):
+    """A 2^k factorial grid of runs that says which factor earned a gain."""
+
+    id: str = Field(pattern=RUN_ID_PATTERN, description="Unique across the publication (claims included).")
+    date: Day | None = Field(None, description="When the attribution was made.")
+    statement: str = Field(min_length=1, description="What the grid is meant to settle, in the publisher's words.")
+    metric: Name = Field(description="A metric or rate name of every run in the grid.")
+    at: dict[str, Scalar] = Field(default_factory=dict, description="The one condition the grid is judged at.")
+    factors: dict[Name, str] = Field(
+        description="Factor name -> the dotted setup or manifest key whose two values are its levels "
+        "(setup.draft, engine.threads)."
+    )
+    runs: list[str] = Field(description="The grid's runs, one per combination of levels (2^k); the first is the base.")
+    credits: Name | None = Field(None, description="The factor the publisher credits with the gain, if any.")
+    limits: list[str] = Field(default_factory=list, description="Limits of this attribution alone.")
+
+    @model_validator(mode="after")
+    def _grid(self) -> Attribution:
+        k = len(self.factors)
+        if not 2 <= k <= MAX_FACTORS:
+            raise ValueError(f"a grid has 2 to {MAX_FACTORS} factors; this one has {k}")
+        if len(self.runs) != 2**k:
+            raise ValueError(f"{k} factors of two levels need {2**k} runs, one per combination; {len(self.runs)} given")
+        if self.credits is not None and self.credits not in self.factors:
+            raise ValueError(f"credits {self.credits!r} is not one of the factors: {', '.join(self.factors)}")
+        return self
+
+
 class ReportMeta(_File):
     """The front matter of site_src/reports/<slug>.md."""
 
     title: str = Field(min_length=1)
     date: Day | None = None
     claims: list[Claim] = Field(default_factory=list)
+    attributions: list[Attribution] = Field(default_factory=list)
     limits: list[str] = Field(default_factory=list)

@@ -31,15 +31,10 @@ def _run_problems(
     if ref is None:
         return
     line, name = _where(report, i, field)
-    if "/" in ref or "\\" in ref or ".." in ref:
-        yield Problem(report.path, line, name, f"{ref!r} is a path; give the run id only (the folder name under runs/)")
-        return
-    if ref in failed:
-        return  # the run itself has problems, reported on its own files
-    if ref not in runs:
-        close = difflib.get_close_matches(ref, list(runs), n=3, cutoff=0.5)
-        hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else "; no run has that id"
-        yield Problem(report.path, line, name, f"run {ref!r} does not exist{hint}")
+    problem = run_reference_problem(ref, runs, failed)
+    if problem is not None:
+        yield Problem(report.path, line, name, problem)
+    if problem is not None or ref in failed:
         return
     run = runs[ref]
     metric = claim.metric
@@ -53,13 +48,25 @@ def _run_problems(
         )
     for index, at in enumerate(claim.at_list or []):
         where = ("at", index) if isinstance(claim.at, list) else ("at",)
-        problem = _condition_problem(run, ref, {str(k): v for k, v in at.items()})
+        problem = condition_problem(run, ref, {str(k): v for k, v in at.items()})
         if problem is not None:
             loc: tuple[str | int, ...] = ("claims", i, *where)
             yield Problem(report.path, line_for(loc, report.lines), ".".join(map(str, loc)), problem)
 
 
-def _condition_problem(run: Run, ref: str, at: dict[str, object]) -> str | None:
+def run_reference_problem(ref: str, runs: Mapping[str, Run], failed: frozenset[str]) -> str | None:
+    """Why `ref` names no usable run (a path, or no such id, with the closest ids), or None.
+    A run that failed to load is reported on its own files, not here."""
+    if "/" in ref or "\\" in ref or ".." in ref:
+        return f"{ref!r} is a path; give the run id only (the folder name under runs/)"
+    if ref in failed or ref in runs:
+        return None
+    close = difflib.get_close_matches(ref, list(runs), n=3, cutoff=0.5)
+    hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else "; no run has that id"
+    return f"run {ref!r} does not exist{hint}"
+
+
+def condition_problem(run: Run, ref: str, at: dict[str, object]) -> str | None:
     """Why `at` does not select exactly one condition of the run, or None."""
     unknown = [k for k in at if k not in run.meta.conditions]
     if unknown:

@@ -204,12 +204,12 @@ def forest_domain(values: Sequence[float]) -> tuple[float, float]:
 DOMAIN_MARK = (0.000123456, 98765.4321)  # stands for the axis domain in the cached template
 
 
-def forest_chart(min_effect: float, metric: str, rows: int) -> Any:
+def forest_chart(min_effect: float, metric: str, rows: int, axis: str = "candidate / baseline") -> Any:
     """Each claim's ratio and interval on a log axis fitted to the data, a line at 1, the shaded
     band of no difference, the smallest-change ticks and the claimed ratio as a cross; coloured
     by verdict. The band comes from the first row's `noise_lo`/`noise_hi`."""
     scale = alt.Scale(type="log", domain=list(DOMAIN_MARK), zero=False, nice=False)
-    x = alt.X("ratio:Q", title=f"{metric}: candidate / baseline (log scale)", scale=scale)
+    x = alt.X("ratio:Q", title=f"{metric}: {axis} (log scale)", scale=scale)
     y = alt.Y("claim:N", title=None, sort=None)
     color = alt.Color(
         "verdict:N",
@@ -259,3 +259,29 @@ def sides_chart(metric: str, unit: str | None) -> Any:
             tooltip=[alt.Tooltip("side:N"), alt.Tooltip("trial:Q"), alt.Tooltip("value:Q", format=",.4~g")],
         )
     )
+
+
+def interaction_chart(metric: str, unit: str | None, factor: str, level: str) -> Any:
+    """Each cell's mean and interval against the first factor's two levels, one line per
+    combination of the other factors: parallel lines mean no interaction."""
+    x = alt.X("level:N", title=factor, sort=None, axis=alt.Axis(labelAngle=0))
+    y = alt.Y("mean:Q", title=_title(metric, unit), scale=alt.Scale(zero=False))
+    color = alt.Color("series:N", title=None, legend=alt.Legend(orient="bottom"))
+    tooltip = [
+        alt.Tooltip("series:N"),
+        alt.Tooltip("level:N", title=factor),
+        alt.Tooltip("mean:Q", format=",.4~g"),
+        alt.Tooltip("low:Q", title=f"{level} CI low", format=",.4~g"),
+        alt.Tooltip("high:Q", title=f"{level} CI high", format=",.4~g"),
+        alt.Tooltip("n:Q"),
+    ]
+    base = _base()
+    lines = base.mark_line(point=alt.OverlayMarkDef(filled=True, size=70)).encode(
+        x=x, y=y, color=color, tooltip=tooltip
+    )
+    bars = (
+        base.transform_filter("isValid(datum.low)")
+        .mark_rule(strokeWidth=2)
+        .encode(x=x, y=alt.Y("low:Q"), y2="high:Q", color=color)
+    )
+    return alt.layer(bars, lines).properties(height=HEIGHT)

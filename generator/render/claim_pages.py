@@ -46,7 +46,7 @@ def flags(ev: Evaluation) -> str:
     return ", ".join(ev.flags) or "–"
 
 
-def claims_index(evaluations: Mapping[str, Evaluation]) -> str:
+def claims_index(evaluations: Mapping[str, Evaluation], grids_panel: str = "") -> str:
     """Every claim, newest first, with its verdict badge, effect and flags."""
     ordered = sorted(evaluations.values(), key=lambda e: (str(e.claim.date or ""), e.claim.id), reverse=True)
     rows = [
@@ -68,6 +68,7 @@ def claims_index(evaluations: Mapping[str, Evaluation]) -> str:
         mark=Markup(generated_mark("the reports' front matter")),
         rows=rows,
         counts=sorted(counts.items()),
+        grids=Markup(grids_panel),
     )
 
 
@@ -211,7 +212,11 @@ def forest_rows(chain: Sequence[Evaluation]) -> list[dict[str, str]]:
 
 
 def claim_page(
-    chain: Sequence[Evaluation], forest: str | None, trial_specs: Mapping[str, str], settings: Settings
+    chain: Sequence[Evaluation],
+    forest: str | None,
+    trial_specs: Mapping[str, str],
+    settings: Settings,
+    grids: Sequence[Markup] = (),
 ) -> str:
     """The claim and its corrections side by side, with the forest plot, trials, confounds, limits."""
     first = chain[0]
@@ -262,6 +267,7 @@ def claim_page(
         confounds=confounds,
         limits=limits,
         sources=sources,
+        grids=grids,
     )
 
 

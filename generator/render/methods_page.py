@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from ..analysis import stats, verdicts
+from ..analysis import attribution, stats, verdicts
 from ..analysis.comparison import Settings
+from ..format.models import MAX_FACTORS
 from . import text as t
 from .templating import generated_mark, render
 
@@ -34,4 +35,9 @@ def methods_page(settings: Settings) -> str:
         first_worse=f"{stats.FIRST_TRIAL_WORSE:.0%}",
         warn_from=stats.WARN_FROM_N,
         order=Markup(", ".join(f"**{v}**" for v in verdicts.VERDICTS)),
+        max_factors=MAX_FACTORS,
+        grid_noise=(
+            "the largest per-trial CV among the grid's cells" if settings.noise is None else f"±{settings.noise:.1%}"
+        ),
+        grid_order=Markup(", ".join(f"**{v}**" for v in attribution.GRID_VERDICTS)),
     )

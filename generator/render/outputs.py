@@ -7,14 +7,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from markupsafe import Markup
+
+from ..analysis.attribution import Grid
 from ..analysis.claims import Evaluation, chain
 from ..analysis.comparison import Settings
 from ..analysis.receipts import RunReceipts
 from ..analysis.stats import CONFIDENCE
 from ..analysis.summaries import MetricAt, RateAt, label_of, summarize_run
 from ..ledger.records import Ledger, Run
+from . import attribution_pages, claim_pages, methods_page, run_page
 from . import charts as ch
-from . import claim_pages, methods_page, run_page
 from . import text as t
 
 RUNS = "runs"
@@ -161,10 +164,13 @@ def _rate_charts(run: Run, rates: Sequence[RateAt], level: str, out: dict[str, b
     return specs
 
 
-def claim_outputs(ledger: Ledger, evaluations: dict[str, Evaluation], settings: Settings) -> dict[str, bytes]:
+def claim_outputs(
+    ledger: Ledger, evaluations: dict[str, Evaluation], settings: Settings, grids: Sequence[Grid] = ()
+) -> dict[str, bytes]:
     """The claims ledger, a page per claim (with its whole correction chain) and the methods page."""
+    panel = attribution_pages.grids_panel(grids, "../")
     out = {
-        f"{CLAIMS}/index.md": claim_pages.claims_index(evaluations).encode(),
+        f"{CLAIMS}/index.md": claim_pages.claims_index(evaluations, panel).encode(),
         METHODS: methods_page.methods_page(settings).encode(),
     }
     for claim_id in evaluations:
@@ -185,7 +191,14 @@ def claim_outputs(ledger: Ledger, evaluations: dict[str, Evaluation], settings: 
             domain = ch.forest_domain([*ends, 1 - settings.min_effect, 1 + settings.min_effect])
             labels = (settings.min_effect, comparisons[0].claim.metric or "", len(rows))
             out[f"{base}/{forest}"] = ch.spec(ch.forest_chart, labels, rows, domain)
-        out[f"{base}/index.md"] = claim_pages.claim_page(links, forest, trial_specs, settings).encode()
+        taken_apart = [
+            t.link(g.attribution.statement, f"../{g.attribution.id}/index.md")
+            + Markup(f" {claim_pages.badge(g.verdict)} ")
+            + t.text(attribution_pages.sentence(g))
+            for g in {g.attribution.id: g for ev in links for g in attribution_pages.related(ev, grids)}.values()
+        ]
+        page = claim_pages.claim_page(links, forest, trial_specs, settings, taken_apart)
+        out[f"{base}/index.md"] = page.encode()
     return out
 
 

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..analysis.attribution import Grid, attribute_all
 from ..analysis.audit import audit
 from ..analysis.claims import Evaluation, evaluate_all
 from ..analysis.comparison import Settings
@@ -13,6 +14,7 @@ from ..analysis.receipts import RunReceipts
 from ..errors import BenchledgerError
 from ..ledger.records import Ledger
 from ..render.assets import asset_outputs
+from ..render.attribution_pages import attribution_outputs
 from ..render.ledger_files import ledger_outputs
 from ..render.outputs import claim_outputs, index_outputs
 from .cache import BuildCache
@@ -25,6 +27,7 @@ class Generated:
     ledger: Ledger
     evaluations: dict[str, Evaluation]
     written: WriteReport
+    grids: tuple[Grid, ...] = ()
 
 
 def generate_site(root: Path, docs_dir: Path, settings: Settings, cache: BuildCache | None = None) -> Generated:
@@ -36,10 +39,11 @@ def generate_site(root: Path, docs_dir: Path, settings: Settings, cache: BuildCa
         raise BenchledgerError(checked.errors)
     states = {run_id: r.state for run_id, r in checked.receipts.items()}
     evaluations = evaluate_all(checked.ledger, settings, states)
-    outputs = render(checked.ledger, checked.receipts, evaluations, settings, cache)
+    grids = tuple(attribute_all(checked.ledger, settings))
+    outputs = render(checked.ledger, checked.receipts, evaluations, settings, cache, grids)
     written = write(docs_dir, outputs, cache.written)
     cache.prune(set(checked.ledger.runs))
-    return Generated(checked.ledger, evaluations, written)
+    return Generated(checked.ledger, evaluations, written, grids)
 
 
 def render(
@@ -48,12 +52,14 @@ def render(
     evaluations: dict[str, Evaluation],
     settings: Settings,
     cache: BuildCache,
+    grids: tuple[Grid, ...] = (),
 ) -> dict[str, bytes]:
     """Every generated file of the publication, keyed by its path under docs_dir."""
     out = asset_outputs(vega_bundle())
     out |= index_outputs(ledger, receipts)
     for run in ledger.runs.values():
         out |= cache.run_outputs(run, receipts.get(run.id), settings.confidence)
-    out |= claim_outputs(ledger, evaluations, settings)
+    out |= claim_outputs(ledger, evaluations, settings, grids)
+    out |= attribution_outputs(ledger, grids, evaluations, settings)
     out |= ledger_outputs(ledger, evaluations)
     return out

@@ -22,6 +22,7 @@ from ..analysis.comparison import Settings
 from ..errors import BenchledgerError
 from ..ledger.records import RUNS_DIR, Ledger
 from ..render.assets import JAVASCRIPT, STYLESHEETS
+from ..render.attribution_pages import grids_panel
 from ..render.claim_pages import insert_panel, report_panel
 from ..render.templating import GENERATED_PREFIX
 from .cache import BuildCache
@@ -73,6 +74,7 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         except BenchledgerError as err:
             raise PluginError("benchledger found problems:\n" + str(err)) from None
         ledger, self.evaluations, report = generated.ledger, generated.evaluations, generated.written
+        self.grids = generated.grids
         log.info(
             "benchledger: %s; %d files written, %d unchanged, %d removed",
             ledger.summary(),
@@ -116,7 +118,9 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         if report is None:
             return markdown
         evaluations = [self.evaluations[claim.id] for claim in report.meta.claims]
-        return insert_panel(markdown, report_panel(evaluations, report.slug))
+        grids = [g for g in self.grids if g.report == report.slug]
+        up = "../" * (report.slug.count("/") + 1)
+        return insert_panel(markdown, report_panel(evaluations, report.slug) + grids_panel(grids, up))
 
     def on_serve(self, server: Any, config: Any, builder: Any) -> Any:
         server.watch(str(self.root / RUNS_DIR))
