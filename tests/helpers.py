@@ -110,6 +110,7 @@ def publication(*runs: dict[str, str], extra: dict[str, str] | None = None) -> d
 
 def generate(root: Path) -> dict[str, bytes]:
     """Every generated file of the publication at `root`, rendered in memory (nothing written)."""
+    from generator.analysis.attribution import attribute_all
     from generator.analysis.audit import audit
     from generator.analysis.claims import evaluate_all
     from generator.analysis.comparison import Settings
@@ -119,7 +120,8 @@ def generate(root: Path) -> dict[str, bytes]:
     checked = audit(root, stale_is_error=False)
     states = {run_id: r.state for run_id, r in checked.receipts.items()}
     evaluations = evaluate_all(checked.ledger, Settings(), states)
-    return render(checked.ledger, checked.receipts, evaluations, Settings(), BuildCache())
+    grids = tuple(attribute_all(checked.ledger, Settings()))
+    return render(checked.ledger, checked.receipts, evaluations, Settings(), BuildCache(), grids)
 
 
 def import_into(tmp_path: Path, tool: str, *args: str) -> tuple[int, str, Path]:

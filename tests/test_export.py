@@ -38,8 +38,8 @@ def test_export_of_the_example_publication(tmp_path: Path) -> None:
     for run in (ROOT / "runs").iterdir():
         table = list(csv.DictReader(io.StringIO((run / "results.csv").read_text())))
         expected += sum(1 for row in table for k, v in row.items() if k not in ("trial", "concurrency") and v != "")
-    assert len(trials) == expected == 470
-    assert len(claims) == 15  # 14 claims, one of them judged at two conditions
+    assert len(trials) == expected == 750
+    assert len(claims) == 16  # 15 claims, one of them judged at two conditions
     every_load = [c for c in claims if c["claim"] == "testbed-throughput-nmax2-vs-nmax12-every-load"]
     assert [c["condition"] for c in every_load] == ["concurrency=1", "concurrency=4"]
     assert all(c["verdict"] == "supported" and c["level"] == "0.975" for c in every_load)
