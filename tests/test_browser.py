@@ -268,3 +268,31 @@ def test_hostile_text_stays_inert_and_literal(browser: Any, tmp_path: Path, scre
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+def test_an_attribution_grid_page_draws_its_effects_and_cells(browser: Any, tmp_path: Path, screenshots: Path) -> None:
+    from test_attribution import four_cells, grid_attribution
+    from test_attribution import report as grid_report
+
+    runs = four_cells()
+    attribution = grid_attribution(list(runs), {"A": "setup.a", "B": "setup.b"}, credits="B")
+    files = publication(*runs.values(), extra=grid_report(attribution))
+    site = build(write_tree(tmp_path / "pub", files))
+    url, httpd = serve(site)
+    try:
+        watched = Watched(browser)
+        watched.page.goto(f"{url}/claims/the-grid/")
+        assert watched.charts_drawn() == 2
+        text = watched.page.inner_text("article")
+        assert "misattributed" in text and "The gain is credited to A (a0 → a1): +27.7%" in text
+        lines = watched.page.eval_on_selector_all(
+            "div.bl-chart svg path[aria-roledescription='line mark']", "n => n.length"
+        )
+        assert lines == 2  # one line per level of B in the interaction plot
+        watched.page.screenshot(path=str(screenshots / "claims_the-grid.png"), full_page=True)
+        assert watched.errors == []
+        assert watched.hosts <= {url.split("/")[2]}, watched.hosts
+        watched.page.close()
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
