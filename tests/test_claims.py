@@ -297,3 +297,43 @@ def test_compare_bad_input_exits_1(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["compare", A, "nope", "--metric", "tokens_per_second", "--repo", str(root)])
     assert result.exit_code == 1
     assert "run 'nope' does not exist" in result.output
+
+
+def test_a_rate_claim_shows_percentage_points_beside_the_ratio(tmp_path: Path) -> None:
+    """Acceptance 22.7% -> 72.2% reads as +49.5 pp, not only as a ratio of +218%."""
+    from helpers import generate
+
+    def counts(accepted: int) -> str:
+        rows = "".join(f"{i},1,30.{i},1000,{accepted + i}\n" for i in range(1, 6))
+        return "trial,concurrency,tokens_per_second,draft_tokens,draft_accepted\n" + rows
+
+    low, high = measured_run("2026-09-01-low"), measured_run("2026-09-01-high")
+    low["runs/2026-09-01-low/results.csv"] = counts(224)
+    high["runs/2026-09-01-high/results.csv"] = counts(719)
+    for run in (low, high):
+        run.pop(next(k for k in run if k.endswith("requests.csv")))
+    claim = {
+        "id": "acceptance-up",
+        "statement": "Acceptance more than triples.",
+        "metric": "acceptance",
+        "baseline": "2026-09-01-low",
+        "candidate": "2026-09-01-high",
+        "at": {"concurrency": 1},
+    }
+    report = "---\n" + yaml.safe_dump({"title": "Rates", "claims": [claim]}) + "---\n\n# Rates\n"
+    root = write_tree(tmp_path, publication(low, high, extra={"site_src/reports/rates.md": report}))
+    pages = generate(root)
+    page = pages["claims/acceptance-up/index.md"].decode()
+    assert "&#43;218.1&#37; &#40;&#43;49.5 pp, 22.7&#37; → 72.2&#37;&#41;" in page
+    assert "&#43;49.5 pp" in pages["claims/index.md"].decode()
+
+
+def test_a_report_page_shows_its_own_limits_escaped(tmp_path: Path) -> None:
+    limits = ["One box only.", "<script>alert(1)</script> is text"]
+    front = {"title": "Limited", "limits": limits}
+    report = "---\n" + yaml.safe_dump(front) + "---\n\n# Limited\n\nProse.\n"
+    root = write_tree(tmp_path, publication(measured_run(), extra={"site_src/reports/limited.md": report}))
+    assert CliRunner().invoke(app, ["build", "--strict", "--repo", str(root)]).exit_code == 0
+    page = (root / "site" / "reports" / "limited" / "index.html").read_text()
+    assert "<strong>Limits of this report</strong>" in page and "<li>One box only.</li>" in page
+    assert "<script>alert(1)</script>" not in page and "alert&#40;1&#41;" in page

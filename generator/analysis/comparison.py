@@ -64,7 +64,9 @@ def side(
         values = pooled.per_trial
         summary = stats.summarize(values, confidence) if values and not run.reported else None
         pooled_or_none = None if run.reported else pooled
-        return Side(run.id, label, values, trials, run.reported, summary, pooled_or_none, None, left_out, repetitions)
+        return Side(
+            run.id, label, values, trials, run.reported, summary, pooled_or_none, None, left_out, repetitions, True
+        )
     kept = [r for r in rows if metric in r.values]
     values = tuple(r.values[metric] for r in kept)
     summary = stats.summarize(values, confidence) if values and not run.reported else None

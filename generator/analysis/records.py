@@ -37,6 +37,14 @@ class Side:
     published: tuple[float, int] | None = None  # reported run with a published (SD, n)
     excluded: tuple[tuple[int | None, float, str], ...] = ()  # (trial, value, reason) left out
     repetitions: bool = False  # the run's trials are repetitions inside one process
+    is_rate: bool = False  # a rate (a proportion): its difference is also shown in percentage points
+
+    @property
+    def proportion(self) -> float | None:
+        """A rate's pooled proportion (or the mean of its figures when reported); None otherwise."""
+        if not self.is_rate or not self.values:
+            return None
+        return self.pooled.pooled if self.pooled is not None else sum(self.values) / len(self.values)
 
     @property
     def n(self) -> int:

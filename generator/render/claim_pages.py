@@ -26,13 +26,22 @@ def interval_text(c: Comparison) -> str:
     """A condition's measured effect with its interval, in percent."""
     if c.ratio is None:
         return "–"
-    shown = pct(c.ratio)
+    shown = pct(c.ratio) + points(c)
     if c.ci_low is None or c.ci_high is None:
         return f"{shown} (reported figures, no interval)"
     if c.ci_low == c.ci_high:
         return f"{shown} (no run-to-run variation measured: no interval)"
     note = ", from published mean, SD and n" if c.source == "summaries" else ""
     return f"{shown} [{pct(c.ci_low)}, {pct(c.ci_high)}{note}]"
+
+
+def points(c: Comparison) -> str:
+    """For a rate, the difference in percentage points and both rates, which read more naturally
+    than a ratio ("+49.5 pp, 22.7% → 72.2%" beside "+218.1%")."""
+    base, cand = c.baseline.proportion, c.candidate.proportion
+    if base is None or cand is None:
+        return ""
+    return f" ({(cand - base) * 100:+.1f} pp, {base:.1%} → {cand:.1%})"
 
 
 def effect(ev: Evaluation) -> str:
@@ -286,6 +295,14 @@ def report_panel(evaluations: Sequence[Evaluation], slug: str = "") -> str:
         f"\n\n**Claims in this report** ([how verdicts are computed]({up}methods.md))\n\n"
         "| Claim | Verdict | Measured | Flags |\n| --- | --- | --- | --- |\n" + rows + "\n"
     )
+
+
+def limits_panel(limits: Sequence[str]) -> str:
+    """The report's own `limits:`, shown on the report page beside its claims."""
+    if not limits:
+        return ""
+    items = "".join(f"- {t.text(limit)}\n" for limit in limits)
+    return f"\n\n**Limits of this report**\n\n{items}\n"
 
 
 def insert_panel(markdown: str, panel: str) -> str:

@@ -23,7 +23,7 @@ from ..errors import BenchledgerError
 from ..ledger.records import RUNS_DIR, Ledger
 from ..render.assets import JAVASCRIPT, STYLESHEETS
 from ..render.attribution_pages import grids_panel
-from ..render.claim_pages import insert_panel, report_panel
+from ..render.claim_pages import insert_panel, limits_panel, report_panel
 from ..render.templating import GENERATED_PREFIX
 from .cache import BuildCache
 from .pipeline import generate_site
@@ -120,7 +120,8 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         evaluations = [self.evaluations[claim.id] for claim in report.meta.claims]
         grids = [g for g in self.grids if g.report == report.slug]
         up = "../" * (report.slug.count("/") + 1)
-        return insert_panel(markdown, report_panel(evaluations, report.slug) + grids_panel(grids, up))
+        panels = report_panel(evaluations, report.slug) + grids_panel(grids, up) + limits_panel(report.meta.limits)
+        return insert_panel(markdown, panels)
 
     def on_serve(self, server: Any, config: Any, builder: Any) -> Any:
         server.watch(str(self.root / RUNS_DIR))
