@@ -12,7 +12,7 @@ RUN = "2026-09-01-every-field"
 
 
 def test_every_run_yaml_field_reaches_the_run_page(tmp_path: Path) -> None:
-    from generator.format.models import Exclusion, Metric, Rate, RunFile, Source
+    from generator.format.models import Exclusion, Metric, Rate, RunFile, Runner, Source
 
     fields = {
         "title": "Title-marker",
@@ -44,6 +44,15 @@ def test_every_run_yaml_field_reaches_the_run_page(tmp_path: Path) -> None:
         "notes": "notes-marker",
         "excluded": [{"trial": 2, "at": {"concurrency": 8}, "reason": "reason-marker"}],
         "trial_unit": "unit-of-trial-marker",
+        "runner": {
+            "kind": "kind-marker",
+            "invocation": ["run", "openai", "--base-url", "argv-marker"],
+            "base_url": "http://base-url-marker/v1",
+            "model": "model-marker",
+            "endpoint": "endpoint-marker",
+            "prompts": "prompts-marker",
+            "prompts_sha256": "sha256:prompts-hash-marker",
+        },
         "extra_marker": "an unknown top-level key, kept",
     }
     files = publication(measured_run(RUN, **fields))
@@ -70,6 +79,13 @@ def test_every_run_yaml_field_reaches_the_run_page(tmp_path: Path) -> None:
         "notes-marker",
         "reason-marker",
         "unit-of-trial-marker",
+        "kind-marker",
+        "benchledger run openai --base-url argv-marker",
+        "http://base-url-marker/v1",
+        "model-marker",
+        "endpoint-marker",
+        "prompts-marker",
+        "sha256:prompts-hash-marker",
         "extra_marker",
     ]
     missing = [marker for marker in expected if marker not in shown]
@@ -78,6 +94,7 @@ def test_every_run_yaml_field_reaches_the_run_page(tmp_path: Path) -> None:
     covered = {"schema", "id", "date", "conditions", "imported", *fields}
     assert set(RunFile.model_fields) <= covered | {"schema_"}
     assert set(Metric.model_fields) == {"unit", "better", "description"}
+    assert set(Runner.model_fields) == set(fields["runner"])  # type: ignore[arg-type]
     assert set(Rate.model_fields) == {"numerator", "denominator", "better", "description"}
     assert set(Source.model_fields) == {"kind", "citation", "url", "provenance"}
     assert set(Exclusion.model_fields) == {"trial", "at", "reason"}

@@ -156,6 +156,20 @@ class Exclusion(_Record):
 TRIAL_UNITS = ("process", "repetition", "session")
 
 
+class Runner(_File):
+    """run.yaml `runner:`: how benchledger's runner made the run, so it can be made again."""
+
+    kind: str = Field(min_length=1, description="openai (a server) or command (any program).")
+    invocation: list[str] = Field(
+        default_factory=list, description="The benchledger command line, after `benchledger`, as run."
+    )
+    base_url: str | None = Field(None, description="The server the run measured (openai runs).")
+    model: str | None = Field(None, description="The model name sent to the server.")
+    endpoint: str | None = Field(None, description="chat or completions.")
+    prompts: str | None = Field(None, description="The prompt set: built-in, or the file it was read from.")
+    prompts_sha256: str | None = Field(None, description="sha256:<hex> of that file, when one was given.")
+
+
 class RunFile(_File):
     """run.yaml: what was run."""
 
@@ -182,6 +196,7 @@ class RunFile(_File):
     imported: Imported | None = Field(
         None, description="Set by benchledger import: the original files and their hashes."
     )
+    runner: Runner | None = Field(None, description="Set by benchledger's runner: how the run was made.")
     trial_unit: str | None = Field(
         None,
         min_length=1,

@@ -3,6 +3,8 @@ touch the disk."""
 
 from __future__ import annotations
 
+import html
+import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -14,6 +16,7 @@ from ..analysis.receipts import RunReceipts
 from ..analysis.stats import Summary
 from ..analysis.summaries import MetricAt, RunSummary, label_of
 from ..format.keys import flatten
+from ..format.models import Runner
 from ..ledger.records import Run
 from . import text as t
 from .templating import generated_mark, render
@@ -171,6 +174,7 @@ def run_page(
         provenance=t.lines(meta.source.provenance or ""),
         notes=t.notes(meta.notes) if meta.notes else None,
         extras=[(k, _yaml_value(v)) for k, v in meta.extras.items()],
+        reproduce=reproduce(meta.runner),
         manifest=manifest_sections(manifest),
         num=t.number,
         pct=t.percent,
@@ -232,3 +236,21 @@ def runs_index(runs: Sequence[Run], states: Mapping[str, tuple[str, str]] | None
             }
         )
     return render("runs_index.md.j2", mark=Markup(generated_mark("runs/")), rows=rows)
+
+
+def reproduce(runner: Runner | None) -> dict[str, Any] | None:
+    """The recorded runner invocation as a command to copy, and what it ran against."""
+    if runner is None or not runner.invocation:
+        return None
+    argv = runner.invocation if runner.invocation[0] == "benchledger" else ["benchledger", *runner.invocation]
+    command = shlex.join(argv)
+    target = runner.base_url or "the command it timed"
+    return {
+        "kind": t.text(runner.kind),
+        "model": t.text(runner.model or ""),
+        "endpoint": t.text(runner.endpoint or ""),
+        "target": t.text(target),
+        "command": Markup(html.escape(command[:4000])),
+        "prompts": t.text(runner.prompts or "built-in"),
+        "hash": t.text(runner.prompts_sha256 or ""),
+    }

@@ -14,6 +14,7 @@ from typing import Any
 from rich.console import Console
 
 from ..errors import BenchledgerError, Problem
+from ..format.hashing import file_hash
 from ..format.keys import parse_assignment
 from ..format.models import MANIFEST_SCHEMA, RUN_SCHEMA, ManifestFile
 from ..ledger.yamlio import parse_yaml, validate
@@ -302,6 +303,8 @@ def run_openai(
             "output_tokens_source": sorted({d["token_source"] for d in record.details if d["token_source"]}),
             "prompts": prompts or "built-in",
         }
+        if prompts:
+            runner["prompts_sha256"] = file_hash(Path(prompts).read_bytes())
         note = notes(outcome, conditions, trials, _openai_notes(outcome, record))
         benchmark = common.benchmark or f"openai-{endpoint}-stream"
         run = _run_yaml(common, date, title, run_id, benchmark, ["concurrency"], metrics, rates, warmup, note, runner)
