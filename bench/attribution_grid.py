@@ -9,9 +9,7 @@ judges a claim that credits drafting for a comparison that also changed the thre
 
 from __future__ import annotations
 
-import argparse
-
-from play1_sweep import measure
+from play1_sweep import arguments, measure
 
 DATE = "2026-11-30"
 CELLS = [  # (id suffix, n_max or None for no draft, threads)
@@ -23,11 +21,7 @@ CELLS = [  # (id suffix, n_max or None for no draft, threads)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", default="runs")
-    parser.add_argument("--force", action="store_true")
-    parser.add_argument("--trials", type=int, default=5)
-    args = parser.parse_args()
+    args = arguments(__doc__ or "")
     for suffix, n_max, threads in CELLS:
         run_id = f"{DATE}-grid-{suffix}"
         measure(run_id, n_max, threads, False, args.out, args.trials, args.force, benchmark="testbed-grid")

@@ -35,12 +35,17 @@ CONFIGS = [  # (id suffix, n_max or None for no draft, threads, GGML_NATIVE buil
 ]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def arguments(doc: str) -> argparse.Namespace:
+    """--out, --force and --trials, shared by the test-bed measuring scripts."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     parser.add_argument("--out", default="runs")
     parser.add_argument("--force", action="store_true")
     parser.add_argument("--trials", type=int, default=5)
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def main() -> None:
+    args = arguments(__doc__ or "")
     for suffix, n_max, threads, native in CONFIGS:
         measure(f"{DATE}-testbed-{suffix}", n_max, threads, native, args.out, args.trials, args.force)
 
