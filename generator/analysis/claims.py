@@ -34,6 +34,7 @@ class Evaluation:
     unit: str | None = None
     corrected_by: tuple[str, ...] = ()
     receipts: tuple[tuple[str, RunState], ...] = ()  # (run id, its receipt state)
+    reproduced: tuple[tuple[str, str], ...] = ()  # (run id, reproduced / partly / not), for rerun runs
     sources: tuple[tuple[str, str], ...] = ()  # (run id, who measured it: "measured here", "republished from X")
 
     @property
@@ -66,6 +67,8 @@ class Evaluation:
             out.append("stale run")
         if "unverified" in states:
             out.append("unverified run")
+        if any(state == "not reproduced" for _, state in self.reproduced):
+            out.append("run not reproduced")
         return out
 
 
@@ -99,6 +102,7 @@ def evaluate(
     settings: Settings,
     states: Mapping[str, RunState] | None = None,
     fixes: Mapping[str, tuple[str, ...]] | None = None,
+    reproduced: Mapping[str, str] | None = None,
 ) -> Evaluation:
     """The verdict and everything shown beside it, for one claim. `states` holds each run's
     receipt state (unverified when absent); `fixes` is `corrections(ledger)`, when known."""
@@ -117,6 +121,7 @@ def evaluate(
         corrected_by=corrected,
         receipts=receipts,
         sources=sources,
+        reproduced=tuple((r, (reproduced or {})[r]) for r in runs if r in (reproduced or {})),
     )
     if claim.kind == "statement":
         return base
@@ -138,6 +143,7 @@ def evaluate(
         corrected_by=corrected,
         receipts=receipts,
         sources=sources,
+        reproduced=base.reproduced,
     )
 
 
@@ -172,14 +178,21 @@ def _figure(base: Evaluation, ledger: Ledger, settings: Settings) -> Evaluation:
         corrected_by=base.corrected_by,
         receipts=base.receipts,
         sources=base.sources,
+        reproduced=base.reproduced,
     )
 
 
 def evaluate_all(
-    ledger: Ledger, settings: Settings, states: Mapping[str, RunState] | None = None
+    ledger: Ledger,
+    settings: Settings,
+    states: Mapping[str, RunState] | None = None,
+    reproduced: Mapping[str, str] | None = None,
 ) -> dict[str, Evaluation]:
     fixes = corrections(ledger)
-    return {claim.id: evaluate(report, claim, ledger, settings, states, fixes) for report, claim in ledger.claims}
+    return {
+        claim.id: evaluate(report, claim, ledger, settings, states, fixes, reproduced)
+        for report, claim in ledger.claims
+    }
 
 
 def chain(claim_id: str, ledger: Ledger) -> list[str]:

@@ -17,9 +17,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ..errors import Problem
-from ..format.hashing import hashed_files
-from ..ledger.records import Ledger, Receipt, Run
+from ..errors import BenchledgerError, Problem
+from ..format.hashing import file_hash, hashed_files
+from ..format.models import RUN_SCHEMA, RunFile
+from ..ledger.records import Ledger, Receipt, Results, Run
+from ..ledger.runs import decode
+from ..ledger.tables import parse_results
+from ..ledger.yamlio import load_model
+from .reproduction import Figure, Reproduction, figures, reproduction
 from .signatures import Signer, check_signature, parse_allowed_signers
 
 RunState = Literal["unverified", "verified", "dual-verified", "stale"]
@@ -68,17 +73,44 @@ class ReceiptStatus:
 
 
 @dataclass(frozen=True)
+class Reproduced:
+    """The newest good rerun receipt's verdict, recomputed from the trials it kept."""
+
+    state: Reproduction
+    receipt: str  # run-relative path of the receipt
+    verifier: str
+    date: dt.date
+    figures: tuple[Figure, ...]
+
+    @property
+    def short(self) -> tuple[Figure, ...]:
+        """The figures that did not agree."""
+        return tuple(f for f in self.figures if f.status != "agrees")
+
+
+@dataclass(frozen=True)
 class RunReceipts:
     state: RunState
     receipts: tuple[ReceiptStatus, ...]
     not_covered: tuple[str, ...] = field(default=())
+    reproduction: Reproduced | None = None
+
+    @property
+    def shown(self) -> str:
+        """The label, and whether a kept rerun reproduced the run: "verified · reproduced"."""
+        return f"{self.label} · {self.reproduction.state}" if self.reproduction else self.label
 
     @property
     def label(self) -> str:
-        """The state as pages say it: two unsigned receipts are "dual-verified (unsigned)"."""
-        if self.state == "dual-verified" and not any(r.signed for r in self.receipts if r.good):
-            return "dual-verified (unsigned)"
-        return self.state
+        """The state as pages say it. Two people vouching for the same bytes are "dual-verified
+        (no rerun on record)" unless a rerun's trials are kept (benchledger rerun): re-reading
+        is not reproducing. Two unsigned receipts say "unsigned" too."""
+        if self.state != "dual-verified":
+            return self.state
+        how = [] if self.reproduction is not None else ["no rerun on record"]
+        if not any(r.signed for r in self.receipts if r.good):
+            how.append("unsigned")
+        return f"dual-verified ({', '.join(how)})" if how else self.state
 
 
 @dataclass(frozen=True)
@@ -100,9 +132,12 @@ def receipt_status(run: Run, found: Receipt, signers: Sequence[Signer], clock: C
     receipt, name, signature, blobs = found.data, found.name, found.signature, run.blobs
     now = hashed_files(blobs)
     listed = receipt.files
+    kept = receipt.rerun.files if receipt.rerun is not None else {}
+    now |= {f: file_hash(blobs[f]) for f in kept if f in blobs}
+    listed = listed | kept
     changed = tuple(f for f in listed if f in now and now[f] != listed[f])
     vanished = tuple(f for f in listed if f not in now)
-    added = tuple(f for f in now if f not in listed)
+    added = tuple(f for f in now if f not in listed and not f.startswith("receipts/"))
     signed, problem = None, None
     latest = clock.build
     if signature is not None:
@@ -144,7 +179,25 @@ def run_receipts(run: Run, signers: Sequence[Signer], clock: Clock) -> RunReceip
         state = "verified"
     else:
         state = "unverified"
-    return RunReceipts(state, statuses, not_covered)
+    return RunReceipts(state, statuses, not_covered, _reproduced(run, statuses))
+
+
+def _reproduced(run: Run, statuses: Sequence[ReceiptStatus]) -> Reproduced | None:
+    """The newest good rerun receipt, judged again from the trials it kept."""
+    reruns = [s for s in statuses if s.good and s.method == "rerun"]
+    by_name = {r.name: r for r in run.receipts}
+    for status in sorted(reruns, key=lambda s: (s.date, s.name), reverse=True):
+        record = by_name[status.name].data.rerun
+        kept = next((f for f in record.files if f.endswith("/results.csv")), None) if record else None
+        if record is None or kept is None:
+            continue
+        try:
+            rerun = kept_results(run, kept)
+        except BenchledgerError:
+            continue  # unreadable kept trials reproduce nothing; check reports them
+        found = tuple(figures(run, rerun, record.margin))
+        return Reproduced(reproduction(found), status.name, status.verifier, status.date, found)
+    return None
 
 
 # Letters of other scripts that look like Latin ones: two names that differ only by them
@@ -196,3 +249,13 @@ def receipt_problems(states: Mapping[str, RunReceipts], stale_is_error: bool) ->
             if r.dating_problem is not None:
                 out.append(Problem(where, None, "date", r.dating_problem))
     return out
+
+
+def kept_results(run: Run, kept: str) -> Results:
+    """A rerun's kept results.csv, read against the rerun's own kept run.yaml (its metrics may
+    differ from the original's: a rerun without a draft records no drafted tokens)."""
+    meta_path = kept.rsplit("/", 1)[0] + "/run.yaml"
+    meta = run.meta
+    if meta_path in run.blobs:
+        meta, _ = load_model(RunFile, decode(run.blobs[meta_path], meta_path), f"{run.path}/{meta_path}", RUN_SCHEMA)
+    return parse_results(decode(run.blobs[kept], kept), f"{run.path}/{kept}", meta)

@@ -26,7 +26,7 @@ def slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.casefold()).strip("-") or "verifier"
 
 
-def _run_id(repo: Path, run: str) -> str:
+def resolve_run_id(repo: Path, run: str) -> str:
     """A run id from an id or a folder path (relative to the repository or the current folder)."""
     if "/" not in run.rstrip("/") and "\\" not in run:
         return run.rstrip("/")
@@ -50,7 +50,7 @@ def write_receipt(
         raise BenchledgerError(Problem("--date", None, None, f"{date!r} is not YYYY-MM-DD")) from None
     if not by.strip():
         raise BenchledgerError(Problem("--by", None, None, "give the verifier's name"))
-    run_id = _run_id(repo, run)
+    run_id = resolve_run_id(repo, run)
     ledger = load(repo)
     mine = [p for p in ledger.errors if p.file.startswith(f"{RUNS_DIR}/{run_id}")]
     if mine:
@@ -85,7 +85,7 @@ def write_receipt(
         draft = Path(tmp) / target.name
         draft.write_text(text, encoding="utf-8")
         if sign is not None:
-            _sign(draft, sign)
+            sign_file(draft, sign)
         folder.mkdir(parents=True, exist_ok=True)
         written = [target]
         shutil.copyfile(draft, target)
@@ -95,7 +95,7 @@ def write_receipt(
     return written
 
 
-def _sign(path: Path, key: Path) -> None:
+def sign_file(path: Path, key: Path) -> None:
     if shutil.which("ssh-keygen") is None:
         raise BenchledgerError(
             Problem(

@@ -1,4 +1,5 @@
-"""The authoring commands: init (a new publication), verify (a receipt), schema."""
+"""The authoring commands: init (a new publication), verify (a receipt), rerun (a receipt that
+re-measures), schema."""
 
 from __future__ import annotations
 
@@ -39,6 +40,73 @@ def verify(
     for path in written:
         typer.echo(f"wrote {path}")
     typer.echo("Commit the receipt; benchledger check now compares the run's files with it.")
+
+
+@app.command()
+def rerun(
+    run: Annotated[str, typer.Argument(help="The run: its folder (runs/<id>) or its id.")],
+    by: Annotated[str, typer.Option("--by", help="Your name, as allowed_signers lists it when you sign.")],
+    base_url: Annotated[
+        str | None, typer.Option(help="The server to measure (openai runs).", show_default="the recorded one")
+    ] = None,
+    trials: Annotated[int | None, typer.Option(help="Trials per condition.", show_default="the recorded")] = None,
+    margin: Annotated[
+        str | None,
+        typer.Option(help='Agreement margin, e.g. "5%".', show_default="max(5%, twice the noise band)"),
+    ] = None,
+    allow_difference: Annotated[
+        list[str] | None,
+        typer.Option(help="A recorded manifest or setup key allowed to differ (e.g. host.name); repeatable."),
+    ] = None,
+    sign: Annotated[Path | None, typer.Option(help="SSH private key to sign the receipt with.")] = None,
+    date: Annotated[str | None, typer.Option(help="Day of the rerun, YYYY-MM-DD.", show_default="today")] = None,
+    repo: Repo = Path("."),
+) -> None:
+    """Make a run again from the invocation its runner recorded, and say whether it reproduced.
+
+    Start the same server first (the manifest says how it was built and started). The rerun
+    is measured in a temporary folder; every metric at every condition is compared with the
+    original by the equivalence test: agrees (the 90% interval of rerun / original lies
+    within 1 +- margin), differs (the 95% interval lies outside), unsettled otherwise. If a
+    recorded key of the environment differs and is not allowed with --allow-difference,
+    nothing is written. Otherwise runs/<id>/receipts/<date>-rerun-<name>.yaml is written with
+    the agreement table, and the new trials are kept beside it; the run then shows as
+    reproduced, partly reproduced or not reproduced. Exits 0 whatever the outcome.
+    """
+    from ..authoring.rerun import Request
+    from ..authoring.rerun import rerun as do_rerun
+
+    if trials is not None and not 2 <= trials <= 10_000:
+        fail("--trials: give 2 to 10,000 trials per condition (an interval needs two)")
+    try:
+        ask = Request(run, by, base_url, trials, _margin(margin), tuple(allow_difference or ()), sign, date)
+        done = do_rerun(repo, ask, typer.echo)
+    except BenchledgerError as err:
+        fail(err.problems)
+    for f in done.figures:
+        interval = f"[{f.low:.3f}, {f.high:.3f}]" if f.low is not None and f.high is not None else "no interval"
+        ratio = f"{f.ratio:.3f}" if f.ratio is not None else "–"
+        typer.echo(f"  {f.status:9}  {f.label}: rerun/original {ratio} {interval}, margin ±{f.margin:.1%}")
+    for key, old, new in done.differences:
+        typer.echo(f"  allowed difference {key}: {old!r} -> {new!r}")
+    agree = sum(f.status == "agrees" for f in done.figures)
+    typer.echo(f"{done.state}: {agree} of {len(done.figures)} figures agree.")
+    for path in done.written:
+        typer.echo(f"wrote {path}")
+    typer.echo("Commit the receipt and the folder beside it.")
+
+
+def _margin(text: str | None) -> float | None:
+    if text is None:
+        return None
+    value = text.strip().removesuffix("%")
+    try:
+        found = float(value) / 100 if text.strip().endswith("%") else float(value)
+    except ValueError:
+        fail(f"--margin {text!r}: write a percentage such as 5%")
+    if not 0 < found < 1:
+        fail(f"--margin {text!r}: give a margin between 0% and 100%")
+    return found
 
 
 @app.command()

@@ -236,6 +236,41 @@ class ManifestFile(_File):
     captured: Captured | None = Field(None, description="Never compared between runs.")
 
 
+class Difference(_Record):
+    key: str = Field(min_length=1, description="A dotted manifest or setup key.")
+    original: Scalar = Field(description="Its value in the run.")
+    rerun: Scalar = Field(description="Its value when the run was made again.")
+
+
+class RerunFigure(_Record):
+    metric: Name
+    at: dict[str, Scalar] = Field(default_factory=dict)
+    ratio: float | None = Field(None, description="Rerun / original (geometric means).")
+    low: float | None = None
+    high: float | None = None
+    margin: float = Field(ge=0, description="Agreement means the ratio lies within 1 +- margin.")
+    status: Literal["agrees", "differs", "unsettled"]
+
+
+class Rerun(_Record):
+    """What `benchledger rerun` kept: the new trials beside the receipt, and how they compared."""
+
+    files: FileHashes = Field(description="The kept files (receipts/<name>/...) and their hashes.")
+    margin: float | None = Field(None, ge=0, description="The margin set by --margin; none: the default rule.")
+    allowed_differences: list[str] = Field(default_factory=list, description="Keys --allow-difference accepted.")
+    differences: list[Difference] = Field(default_factory=list, description="Recorded keys that differed.")
+    figures: list[RerunFigure] = Field(default_factory=list, description="The agreement table, as computed then.")
+
+    @model_validator(mode="after")
+    def _kept(self) -> Rerun:
+        if not any(path.endswith("/results.csv") for path in self.files):
+            raise ValueError("a rerun keeps its trials: list receipts/<name>/results.csv under files")
+        for path in self.files:
+            if not path.startswith("receipts/"):
+                raise ValueError(f"{path!r}: the rerun's files are kept under receipts/")
+        return self
+
+
 class ReceiptFile(_File):
     """receipts/<name>.yaml: who vouches for which bytes."""
 
@@ -245,6 +280,13 @@ class ReceiptFile(_File):
     date: Day = Field(description="Day of verification.")
     statement: str | None = Field(None, description="What the verifier did and found.")
     files: FileHashes = Field(description="Run-relative path -> sha256:<hex> of its bytes with CRLF normalized to LF.")
+    rerun: Rerun | None = Field(None, description="method: rerun made by benchledger rerun: the new trials.")
+
+    @model_validator(mode="after")
+    def _method(self) -> ReceiptFile:
+        if self.rerun is not None and self.method != "rerun":
+            raise ValueError("a receipt with rerun: has method: rerun")
+        return self
 
 
 class Citation(_Record):

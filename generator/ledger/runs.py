@@ -179,8 +179,8 @@ def _imported_problems(meta: RunFile, blobs: Mapping[str, bytes], rel: str) -> l
 def _receipts(blobs: Mapping[str, bytes], rel: str, problems: list[Problem]) -> tuple[Receipt, ...]:
     out = []
     for name in sorted(blobs):
-        if not name.startswith("receipts/"):
-            continue
+        if not name.startswith("receipts/") or "/" in name.removeprefix("receipts/"):
+            continue  # receipts/<name>/... holds what a rerun kept, not receipts
         shown = f"{rel}/{name}"
         if name.endswith(".yaml.sig"):
             if name.removesuffix(".sig") not in blobs:

@@ -155,6 +155,8 @@ def card(ev: Evaluation, role: Markup | str, level: str) -> dict[str, object]:
         figures.append(("Measured by", " · ".join(f"{run}: {words}" for run, words in ev.sources)))
     if ev.receipts:
         figures.append(("Receipts", " · ".join(f"{run}: {state}" for run, state in ev.receipts)))
+    if ev.reproduced:
+        figures.append(("Rerun", " · ".join(f"{run}: {state}" for run, state in ev.reproduced)))
     # Raw HTML is not rewritten by MkDocs: these hrefs assume directory URLs (the default).
     links = [str(t.link("report", t.path_url(f"../../reports/{ev.report.slug}") + "/"))]
     for run in (c.baseline, c.candidate, c.run):

@@ -160,7 +160,9 @@ def run_page(
         published=any(m.published for m in summary.metrics),
         receipts=receipts,
         level=level,
-        receipt_state=state_badge(receipts.state, receipts.label),
+        receipt_state=state_badge(receipts.state, receipts.shown),
+        rerun=receipts.reproduction,
+        figure_line=_figure_line,
         setup=[(k, _yaml_value(v)) for k, v in flatten(meta.setup).items()],
         conditions=", ".join(meta.conditions) or "none",
         trials=run.results.trials if not run.reported else "not reported",
@@ -254,3 +256,11 @@ def reproduce(runner: Runner | None) -> dict[str, Any] | None:
         "prompts": t.text(runner.prompts or "built-in"),
         "hash": t.text(runner.prompts_sha256 or ""),
     }
+
+
+def _figure_line(f: Any) -> str:
+    """One figure of a rerun: its status, and rerun / original with its interval and margin."""
+    if f.ratio is None:
+        return f"{f.label}: {f.status} (no interval: the rerun did not measure it, or too few trials)"
+    interval = f"[{t.number(f.low)}, {t.number(f.high)}]" if f.low is not None else ""
+    return f"{f.label}: {f.status}, rerun / original {t.number(f.ratio)} {interval}, margin ±{f.margin:.1%}"

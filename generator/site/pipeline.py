@@ -38,7 +38,8 @@ def generate_site(root: Path, docs_dir: Path, settings: Settings, cache: BuildCa
     if checked.errors:
         raise BenchledgerError(checked.errors)
     states = {run_id: r.state for run_id, r in checked.receipts.items()}
-    evaluations = evaluate_all(checked.ledger, settings, states)
+    reproduced = {run_id: r.reproduction.state for run_id, r in checked.receipts.items() if r.reproduction}
+    evaluations = evaluate_all(checked.ledger, settings, states, reproduced)
     grids = tuple(attribute_all(checked.ledger, settings))
     outputs = render(checked.ledger, checked.receipts, evaluations, settings, cache, grids)
     written = write(docs_dir, outputs, cache.written)

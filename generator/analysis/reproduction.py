@@ -1,0 +1,113 @@
+"""Did a rerun reproduce the run? Every metric (and rate) at every condition both hold,
+compared by the equivalence test: a figure **agrees** when the TOST interval of the ratio
+rerun / original lies inside 1 ± margin, **differs** when the two-sided interval lies wholly
+outside it, and is **unsettled** otherwise. The margin is, unless the verifier sets one, the
+larger of MIN_MARGIN and twice the figure's noise band (the larger per-trial CV of the two
+sides), so that five trials a side can show agreement. A run is reproduced when every figure
+agrees, not reproduced when any figure differs, and partly reproduced otherwise (no figure
+differs, some are unsettled: more trials would tell).
+
+The site recomputes these figures from the trials the rerun kept (hash-checked), never from
+the table a receipt states.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from ..format.conditions import condition_label, condition_value
+from ..ledger.records import Results, Run
+from . import stats
+from .summaries import rate_trials
+from .verdicts import judge_equivalence, tost_level
+
+Status = Literal["agrees", "differs", "unsettled"]
+Reproduction = Literal["reproduced", "partly reproduced", "not reproduced"]
+MIN_MARGIN = 0.05  # agreement within 5% at the least
+NOISE_MULTIPLE = 2.0  # or within twice the noise band, when the run is noisier
+
+
+@dataclass(frozen=True)
+class Figure:
+    metric: str
+    at: Mapping[str, object]
+    original: float | None  # mean (pooled proportion for a rate)
+    rerun: float | None
+    ratio: float | None
+    low: float | None
+    high: float | None
+    margin: float
+    status: Status
+
+    @property
+    def label(self) -> str:
+        return f"{self.metric} at {condition_label(self.at.items())}"
+
+
+def figures(original: Run, rerun: Results, margin: float | None = None) -> list[Figure]:
+    """Every metric and rate of the original run at every condition the rerun also measured."""
+    out = []
+    theirs = set(rerun.condition_values())
+    for at in original.results.condition_values():
+        if at not in theirs:
+            continue
+        where = {c: condition_value(v) for c, v in zip(original.results.conditions, at, strict=True)}
+        mine_rows, their_rows = original.results.select(at), rerun.select(at)
+        for name in original.meta.metrics:
+            a = [r.values[name] for r in mine_rows if name in r.values]
+            b = [r.values[name] for r in their_rows if name in r.values]
+            if a:
+                out.append(_figure(name, where, a, b, margin))
+        for name, rate in original.meta.rates.items():
+            parts = (rate.numerator, rate.denominator)
+            _, mine = rate_trials(mine_rows, rate)
+            if not mine.per_trial:
+                continue
+            counted = [r for r in their_rows if all(k in r.values for k in parts)]
+            _, its = rate_trials(counted, rate)
+            out.append(_figure(name, where, list(mine.per_trial), list(its.per_trial), margin, mine, its))
+    return out
+
+
+def _figure(
+    name: str,
+    at: Mapping[str, object],
+    a: Sequence[float],
+    b: Sequence[float],
+    margin: float | None,
+    pooled_a: stats.RateSummary | None = None,
+    pooled_b: stats.RateSummary | None = None,
+) -> Figure:
+    mean_a = pooled_a.pooled if pooled_a is not None else sum(a) / len(a)
+    mean_b = pooled_b.pooled if pooled_b is not None else (sum(b) / len(b) if b else None)
+    noise = max(_cv(a), _cv(b) if b else 0.0)
+    allowed = margin if margin is not None else max(MIN_MARGIN, NOISE_MULTIPLE * noise)
+    base = Figure(name, at, mean_a, mean_b, None, None, None, allowed, "unsettled")
+    if all(v == 0 for v in (*a, *b)):
+        return Figure(name, at, 0.0, 0.0, 1.0, 1.0, 1.0, allowed, "agrees")  # nothing happened, twice
+    if len(a) < 2 or len(b) < 2 or any(v <= 0 for v in (*a, *b)):
+        return base  # not measured by the rerun, too few trials, or zeros beside non-zeros
+    ratio = stats.ratio_interval(a, b)
+    ci, tost = ratio.bounds(stats.CONFIDENCE), ratio.bounds(tost_level(stats.CONFIDENCE))
+    verdict = judge_equivalence(ci, tost, allowed).verdict
+    status: Status = {"supported": "agrees", "contradicted": "differs"}.get(verdict, "unsettled")  # type: ignore[assignment]
+    return Figure(name, at, mean_a, mean_b, ratio.ratio, ci[0], ci[1], allowed, status)
+
+
+def _cv(values: Sequence[float]) -> float:
+    if len(values) < 2:
+        return 0.0
+    mean = sum(values) / len(values)
+    if mean == 0:
+        return 0.0
+    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1))
+    return sd / abs(mean)
+
+
+def reproduction(found: Sequence[Figure]) -> Reproduction:
+    if not found or any(f.status == "differs" for f in found):
+        return "not reproduced"
+    return "reproduced" if all(f.status == "agrees" for f in found) else "partly reproduced"

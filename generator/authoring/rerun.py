@@ -1,0 +1,277 @@
+"""`benchledger rerun`: make a run again from the invocation its runner recorded, compare every
+figure with the original by the equivalence test, and write a `method: rerun` receipt that
+keeps the new trials beside it (receipts/<name>/), so the rerun can itself be inspected.
+
+The rerun is measured into a temporary folder outside the publication; only the receipt and
+the kept files are written into the run folder, and only when the environment the rerun
+recorded matches the original's in every key the verifier did not allow to differ.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..analysis.comparison import environment
+from ..analysis.reproduction import Figure, Reproduction, figures, reproduction
+from ..errors import BenchledgerError, Problem
+from ..format.hashing import RECEIPTS_DIR, file_hash, hashed_files
+from ..format.models import RECEIPT_SCHEMA
+from ..ledger.load import load
+from ..ledger.records import RUNS_DIR, Run
+from ..ledger.runs import load_run
+from .receipt import resolve_run_id, sign_file, slug
+
+KEPT = ("results.csv", "run.yaml", "manifest.yaml")
+RECEIPTS = RECEIPTS_DIR.rstrip("/")
+AUTO_MANIFEST = ("schema", "captured", "host", "software", "accelerators", "server", "environment")
+
+
+@dataclass(frozen=True)
+class Rerun:
+    receipt: Path
+    written: tuple[Path, ...]
+    figures: tuple[Figure, ...]
+    state: Reproduction
+    differences: tuple[tuple[str, object, object], ...]
+
+
+@dataclass(frozen=True)
+class Request:
+    """What the verifier asked for."""
+
+    run: str
+    by: str
+    base_url: str | None = None
+    trials: int | None = None
+    margin: float | None = None
+    allow: tuple[str, ...] = ()
+    sign: Path | None = None
+    date: str | None = None
+
+
+def rerun(repo: Path, ask: Request, echo: Callable[[str], None] = print) -> Rerun:
+    """Re-execute the run's recorded invocation, compare, and write the receipt."""
+    if not ask.by.strip():
+        raise BenchledgerError(Problem("--by", None, None, "give the verifier's name"))
+    day = _day(ask.date)
+    ledger = load(repo)
+    run_id = resolve_run_id(repo, ask.run)
+    mine = [p for p in ledger.errors if p.file.startswith(f"{RUNS_DIR}/{run_id}")]
+    if mine:
+        raise BenchledgerError(mine)
+    if run_id not in ledger.runs:
+        raise BenchledgerError(Problem(f"{RUNS_DIR}/{run_id}", None, None, "no such run; give its folder or its id"))
+    original = ledger.runs[run_id]
+    argv = _invocation(original, ask)
+    name = f"{day.isoformat()}-rerun-{slug(ask.by)}"
+    folder = original_folder = ledger.root / RUNS_DIR / run_id
+    target = folder / RECEIPTS / f"{name}.yaml"
+    if target.exists() or (folder / RECEIPTS / name).exists():
+        where = str(target.relative_to(ledger.root))
+        raise BenchledgerError(Problem(where, None, None, "already exists; receipts are never overwritten"))
+    with tempfile.TemporaryDirectory(prefix="benchledger-rerun-") as tmp:
+        made = _measure(Path(tmp), original, argv, echo)
+        differences = _differences(original, made)
+        refused = [d for d in differences if not _allowed(d[0], ask.allow)]
+        if refused:
+            raise BenchledgerError(
+                [
+                    Problem(
+                        f"{RUNS_DIR}/{run_id}",
+                        None,
+                        key,
+                        f"differs: {old!r} in the run, {new!r} in the rerun; the rerun is not a reproduction of "
+                        f"this run (pass --allow-difference {key} if the difference is known and harmless)",
+                    )
+                    for key, old, new in refused
+                ]
+            )
+        found = tuple(figures(original, made.results, ask.margin))
+        kept = {f"{RECEIPTS}/{name}/{file}": (Path(tmp) / "rerun" / file).read_bytes() for file in KEPT}
+    state = reproduction(found)
+    receipt = _receipt(original, ask, day, name, kept, found, differences, state)
+    written = _write(original_folder, target, receipt, kept, ask.sign)
+    return Rerun(target, tuple(written), found, state, tuple(differences))
+
+
+def _day(text: str | None) -> dt.date:
+    try:
+        return dt.date.fromisoformat(text) if text else dt.date.today()
+    except ValueError:
+        raise BenchledgerError(Problem("--date", None, None, f"{text!r} is not YYYY-MM-DD")) from None
+
+
+def _invocation(run: Run, ask: Request) -> list[str]:
+    """The recorded argv, measuring into a temporary folder, with --base-url and --trials set."""
+    where = f"{RUNS_DIR}/{run.id}/run.yaml"
+    if run.meta.source.kind != "measured":
+        kind = run.meta.source.kind
+        message = f"is a {kind} run: its figures were measured elsewhere, so there is no invocation here to repeat"
+        raise BenchledgerError(Problem(where, None, "source.kind", message))
+    if run.meta.imported is not None:
+        tool = run.meta.imported.tool
+        message = f"was imported from {tool}: run {tool} again and import its output, then compare the two runs"
+        raise BenchledgerError(Problem(where, None, "imported", message))
+    runner = run.meta.runner
+    if runner is None or not runner.invocation:
+        message = "records no runner invocation (runner.invocation); only runs made by `benchledger run` can be rerun"
+        raise BenchledgerError(Problem(where, None, "runner", message))
+    argv = list(runner.invocation)
+    argv = argv[1:] if argv[0] == "benchledger" else argv
+    if argv[:1] != ["run"] or len(argv) < 2 or argv[1] not in ("openai", "command"):
+        shown = " ".join(argv[:3])
+        raise BenchledgerError(Problem(where, None, "runner.invocation", f"{shown!r} is not a `benchledger run` line"))
+    argv = [a for a in argv if a != "--force"]
+    if ask.base_url is not None:
+        if argv[1] != "openai":
+            raise BenchledgerError(Problem("--base-url", None, None, "only a `run openai` run measured a server"))
+        argv = _set(argv, "--base-url", ask.base_url)
+    if ask.trials is not None:
+        argv = _set(argv, "--trials", str(ask.trials))
+    return argv
+
+
+def _set(argv: Sequence[str], option: str, value: str | None) -> list[str]:
+    """argv without `option` (as `--opt value` or `--opt=value`), then with it set to value,
+    before a `--` that ends the runner's own options (`run command ... -- PROGRAM ARGS`)."""
+    if "--" in argv:
+        cut = list(argv).index("--")
+        return [*_set(argv[:cut], option, value), *argv[cut:]]
+    out, skip = [], False
+    for i, arg in enumerate(argv):
+        if skip:
+            skip = False
+            continue
+        if arg == option:
+            skip = i + 1 < len(argv)
+            continue
+        if arg.startswith(option + "="):
+            continue
+        out.append(arg)
+    return out if value is None else [*out, option, value]
+
+
+@dataclass(frozen=True)
+class _Made:
+    run: Run
+    results: Any
+
+
+def _measure(tmp: Path, original: Run, argv: list[str], echo: Callable[[str], None]) -> _Made:
+    """Run the runner into tmp/rerun; the manifest extras that no longer exist are rebuilt
+    from the original manifest (every section the runner does not capture itself)."""
+    extra = _value(argv, "--manifest-extra")
+    if extra is None or not Path(extra).is_file():
+        manifest = original.manifest.model_dump(mode="json", by_alias=True, exclude_none=True)
+        rebuilt = {k: v for k, v in manifest.items() if k not in AUTO_MANIFEST}
+        (tmp / "extra.yaml").write_text(yaml.safe_dump(rebuilt, sort_keys=False), encoding="utf-8")
+        argv = _set(argv, "--manifest-extra", str(tmp / "extra.yaml"))
+    argv = _set(_set(argv, "--id", "rerun"), "--out", str(tmp))
+    echo("Re-running: benchledger " + " ".join(argv))
+    done = subprocess.run([sys.executable, "-m", "generator.cli", *argv], check=False)
+    if done.returncode != 0 or not (tmp / "rerun" / "results.csv").is_file():
+        message = f"the rerun failed (exit {done.returncode}); nothing was written (its output is above)"
+        raise BenchledgerError(Problem(f"{RUNS_DIR}/{original.id}", None, None, message))
+    made, problems = load_run(tmp / "rerun")
+    if made is None:
+        raise BenchledgerError(problems)
+    if made.results.conditions != original.results.conditions:
+        shown = f"{list(made.results.conditions)} instead of {list(original.results.conditions)}"
+        raise BenchledgerError(Problem(f"{RUNS_DIR}/{original.id}", None, "conditions", f"the rerun measured {shown}"))
+    return _Made(made, made.results)
+
+
+def _value(argv: Sequence[str], option: str) -> str | None:
+    for i, arg in enumerate(argv):
+        if arg == option and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith(option + "="):
+            return arg.split("=", 1)[1]
+    return None
+
+
+def _differences(original: Run, made: _Made) -> list[tuple[str, object, object]]:
+    """Recorded keys whose value differs between the run and the rerun."""
+    a, b = environment(original), environment(made.run)
+    return [(k, a.get(k, "(absent)"), b.get(k, "(absent)")) for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+
+
+def _allowed(key: str, allow: Sequence[str]) -> bool:
+    return any(key == a or key.startswith(a + ".") for a in allow)
+
+
+def _receipt(
+    run: Run,
+    ask: Request,
+    day: dt.date,
+    name: str,
+    kept: dict[str, bytes],
+    found: Sequence[Figure],
+    differences: Sequence[tuple[str, object, object]],
+    state: Reproduction,
+) -> dict[str, Any]:
+    agree = sum(f.status == "agrees" for f in found)
+    statement = (
+        f"Re-ran the recorded invocation with benchledger rerun: {agree} of {len(found)} figures agree "
+        f"({state}). The new trials are kept under {RECEIPTS}/{name}/."
+    )
+    return {
+        "schema": RECEIPT_SCHEMA,
+        "verifier": ask.by.strip(),
+        "method": "rerun",
+        "date": day.isoformat(),
+        "statement": statement,
+        "files": hashed_files(run.blobs),
+        "rerun": {
+            "files": {path: file_hash(data) for path, data in kept.items()},
+            **({"margin": ask.margin} if ask.margin is not None else {}),
+            "allowed_differences": list(ask.allow),
+            "differences": [{"key": k, "original": _scalar(a), "rerun": _scalar(b)} for k, a, b in differences],
+            "figures": [_figure(f) for f in found],
+        },
+    }
+
+
+def _scalar(value: object) -> object:
+    return value if isinstance(value, str | int | float | bool) or value is None else str(value)
+
+
+def _figure(f: Figure) -> dict[str, Any]:
+    out: dict[str, Any] = {"metric": f.metric, "at": dict(f.at)}
+    for key in ("ratio", "low", "high"):
+        value = getattr(f, key)
+        if value is not None:
+            out[key] = round(value, 6)
+    return out | {"margin": round(f.margin, 6), "status": f.status}
+
+
+def _write(folder: Path, target: Path, receipt: dict[str, Any], kept: dict[str, bytes], key: Path | None) -> list[Path]:
+    """The kept files, then the receipt (and its signature): nothing existing is replaced."""
+    text = yaml.safe_dump(receipt, sort_keys=False, allow_unicode=True, width=100)
+    with tempfile.TemporaryDirectory() as tmp:
+        draft = Path(tmp) / target.name
+        draft.write_text(text, encoding="utf-8")
+        if key is not None:
+            sign_file(draft, key)
+        written = []
+        for path, data in kept.items():
+            out = folder / path
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_bytes(data)
+            written.append(out)
+        target.write_bytes(draft.read_bytes())
+        written.append(target)
+        if key is not None:
+            signature = target.with_name(target.name + ".sig")
+            signature.write_bytes(draft.with_name(draft.name + ".sig").read_bytes())
+            written.append(signature)
+    return written
