@@ -7,6 +7,7 @@ skipped with that instruction otherwise.
 from __future__ import annotations
 
 import csv
+import shutil
 import sys
 from pathlib import Path
 
@@ -108,3 +109,48 @@ def test_killing_the_server_mid_run_keeps_completed_trials(
     notes = yaml.safe_load((run / "run.yaml").read_text())["notes"]
     assert "trial 3/4 at concurrency=1 failed: all 4 requests failed" in notes
     assert "Missing trials: concurrency=1: trials 3-4." in notes
+
+
+def test_a_rerun_against_the_test_bed_agrees_and_another_draft_does_not(tmp_path: Path, models: Path) -> None:
+    """A committed test-bed run is rerun against the same server: its throughput agrees. Against
+    a server with a draft, the recorded environment differs (refused until allowed), and the
+    rerun is not reproduced, with tokens_per_second among the figures that differ."""
+    from typer.testing import CliRunner
+
+    from generator.cli import app
+
+    def cli(*args: str) -> tuple[int, str]:
+        result = CliRunner().invoke(app, list(args))
+        assert "Traceback" not in result.output, result.output
+        return result.exit_code, result.output
+
+    pub = tmp_path / "pub"
+    assert cli("init", str(pub))[0] == 0
+    target, draft = engine.models(models, 0.02)
+    run_id = "2026-11-30-testbed-rerun"
+    with engine.LlamaServer(BIN, target, threads=2) as server:
+        args = ["run", "openai", "--base-url", server.base_url, "--concurrency", "2", "--trials", "5"]
+        args += ["--max-tokens", "64", "--requests", "16", "--id", run_id, "--out", str(pub / "runs")]
+        code, out = cli(*args)
+        assert code == 0, out
+        code, out = cli("rerun", run_id, "--by", "Ana", "--repo", str(pub), "--date", "2026-11-30")
+        assert code == 0, out
+    (first,) = (pub / "runs" / run_id / "receipts").glob("*.yaml")
+    same = yaml.safe_load(first.read_text())["rerun"]
+    status = {f["metric"]: f["status"] for f in same["figures"]}
+    assert status["tokens_per_second"] == "agrees" and status["errors"] == "agrees", same["figures"]
+    assert "not reproduced" not in out and same["differences"] == []
+    first.unlink()  # the second rerun is written under the same name: receipts are never overwritten
+    shutil.rmtree(first.with_suffix(""))
+    with engine.LlamaServer(BIN, target, draft, n_max=2, threads=2) as server:
+        rerun = ["rerun", run_id, "--by", "Ana", "--repo", str(pub), "--base-url", server.base_url]
+        code, out = cli(*rerun)
+        assert code == 1 and "server.llama_cpp_props.slots.speculative: differs: False in the run" in out, out
+        code, out = cli(*rerun, "--allow-difference", "server", "--date", "2026-11-30")
+        assert code == 0, out
+    assert "not reproduced" in out
+    other = yaml.safe_load((pub / "runs" / run_id / "receipts" / "2026-11-30-rerun-ana.yaml").read_text())["rerun"]
+    differs = [f for f in other["figures"] if f["status"] == "differs"]
+    assert "tokens_per_second" in {f["metric"] for f in differs}, other["figures"]
+    assert other["allowed_differences"] == ["server"]
+    assert "server.llama_cpp_props.slots.speculative" in {d["key"] for d in other["differences"]}

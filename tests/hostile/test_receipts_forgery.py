@@ -129,7 +129,10 @@ def test_two_unsigned_receipts_say_so(repo: Path) -> None:
     assert verify(repo, "Ada Lovelace", "2026-09-26")[0] == 0
     assert cli("generate", "--repo", str(repo))[0] == 0
     page = (repo / "site_src" / "runs" / RUN / "index.md").read_text()
-    assert '<span class="bl-receipt bl-receipt--dual-verified">dual&#45;verified &#40;no rerun on record, unsigned&#41;</span>' in page
+    assert (
+        '<span class="bl-receipt bl-receipt--dual-verified">dual&#45;verified &#40;no rerun on record, unsigned&#41;</span>'
+        in page
+    )
     assert "neither is signed, so the names are all that tells them apart" in page
 
 

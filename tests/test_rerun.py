@@ -1,0 +1,155 @@
+"""`benchledger rerun`: a run made again from its recorded invocation, compared figure by
+figure, and a receipt that keeps the new trials. Uses `run command` (no server needed); the
+llama.cpp test bed version is in test_llama_cpp.py."""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from generator.analysis.reproduction import figures, reproduction
+from generator.cli import app
+from generator.ledger.load import load
+from helpers import MANIFEST, RESULTS, measured_run, publication, run_yaml, write_tree
+
+RUN = "2026-11-30-sleep"
+
+
+def cli(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(app, list(args))
+    assert "Traceback" not in result.output, result.output
+    return result.exit_code, result.output
+
+
+@pytest.fixture
+def pub(tmp_path: Path) -> Path:
+    root = tmp_path / "pub"
+    assert cli("init", str(root))[0] == 0
+    command = ["run", "command", "--trials", "5", "--metric", "v=v=([0-9]+)", "--id", RUN, "--out"]
+    code, out = cli(*command, str(root / "runs"), "--", "sh", "-c", "sleep ${PAUSE:-0.1}; echo v=100")
+    assert code == 0, out
+    return root
+
+
+def receipt(root: Path) -> dict[str, object]:
+    (found,) = (root / "runs" / RUN / "receipts").glob("*.yaml")
+    data = yaml.safe_load(found.read_text())
+    assert isinstance(data, dict)
+    return data
+
+
+def page_text(root: Path, path: str) -> str:
+    return html.unescape(re.sub("<[^>]+>", "", (root / "site" / path).read_text()))
+
+
+def test_a_rerun_of_the_same_command_reproduces_and_keeps_its_trials(pub: Path) -> None:
+    code, out = cli("rerun", RUN, "--by", "Ana Verifier", "--repo", str(pub))
+    assert code == 0, out
+    assert "reproduced: 2 of 2 figures agree." in out
+    data = receipt(pub)
+    assert data["method"] == "rerun" and data["verifier"] == "Ana Verifier"
+    rerun = data["rerun"]
+    assert isinstance(rerun, dict)
+    assert sorted(rerun["files"]) == [
+        f"receipts/{data['date']}-rerun-ana-verifier/{name}" for name in ("manifest.yaml", "results.csv", "run.yaml")
+    ]
+    assert [(f["metric"], f["status"]) for f in rerun["figures"]] == [("wall_seconds", "agrees"), ("v", "agrees")]
+    assert rerun["differences"] == []
+    assert cli("build", "--strict", "--repo", str(pub))[0] == 0
+    page = page_text(pub, f"runs/{RUN}/index.html")
+    assert "verified · reproduced" in page and "Rerun: reproduced, by Ana Verifier" in page
+    assert "verified · reproduced" in page_text(pub, "runs/index.html")
+
+
+def test_a_slower_rerun_is_not_reproduced_and_names_the_figure(pub: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PAUSE", "0.3")
+    code, out = cli("rerun", RUN, "--by", "Ana", "--repo", str(pub))
+    assert code == 0, out
+    assert "not reproduced: 1 of 2 figures agree." in out
+    assert re.search(r"differs\s+wall_seconds at all: rerun/original 2\.\d+", out), out
+    figures_ = receipt(pub)["rerun"]["figures"]  # type: ignore[index]
+    assert [(f["metric"], f["status"]) for f in figures_] == [("wall_seconds", "differs"), ("v", "agrees")]
+    assert cli("build", "--strict", "--repo", str(pub))[0] == 0
+    page = page_text(pub, f"runs/{RUN}/index.html")
+    assert "Rerun: not reproduced" in page and "wall_seconds at all: differs, rerun / original 2." in page
+
+
+def test_the_kept_trials_are_checked_like_the_run(pub: Path) -> None:
+    assert cli("rerun", RUN, "--by", "Ana", "--repo", str(pub))[0] == 0
+    (kept,) = (pub / "runs" / RUN / "receipts").glob("*/results.csv")
+    kept.write_text(kept.read_text().replace("100", "150"))
+    code, out = cli("check", "--repo", str(pub))
+    assert code == 1 and "results.csv changed since it was written" in out, out
+
+
+def test_a_second_rerun_the_same_day_never_overwrites(pub: Path) -> None:
+    assert cli("rerun", RUN, "--by", "Ana", "--repo", str(pub))[0] == 0
+    code, out = cli("rerun", RUN, "--by", "Ana", "--repo", str(pub))
+    assert code == 1 and "already exists; receipts are never overwritten" in out
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        (
+            {"source": {"kind": "reported", "citation": "A lab"}},
+            "source.kind: is a reported run: its figures were measured elsewhere",
+        ),
+        ({}, "runner: records no runner invocation (runner.invocation)"),
+        (
+            {"runner": {"kind": "openai", "invocation": ["import", "llama-bench", "x.json"]}},
+            "runner.invocation: 'import llama-bench x.json' is not a `benchledger run` line",
+        ),
+    ],
+)
+def test_runs_that_cannot_be_rerun_are_refused(tmp_path: Path, fields: dict[str, object], message: str) -> None:
+    run = measured_run("2026-09-01-x", **fields)
+    if fields.get("source"):
+        run["runs/2026-09-01-x/results.csv"] = "trial,concurrency,tokens_per_second,draft_tokens,draft_accepted\n"
+        run["runs/2026-09-01-x/results.csv"] += ",1,31.0,2048,1490\n"
+        del run["runs/2026-09-01-x/requests.csv"]
+    root = write_tree(tmp_path, publication(run))
+    code, out = cli("rerun", "2026-09-01-x", "--by", "Ana", "--repo", str(root))
+    assert code == 1 and message in out, out
+    assert not (root / "runs" / "2026-09-01-x" / "receipts").exists()
+
+
+def test_figures_by_hand(tmp_path: Path) -> None:
+    """Same trials: every figure agrees; a 1.5x rerun: throughput differs; the state follows."""
+    same = measured_run("2026-09-01-a")
+    root = write_tree(tmp_path, publication(same))
+    run = load(root).runs["2026-09-01-a"]
+    assert reproduction(figures(run, run.results)) == "reproduced"
+    lines = RESULTS.splitlines()
+    faster = (
+        "\n".join(
+            [
+                lines[0],
+                *(
+                    ",".join([*r.split(",")[:2], f"{float(r.split(',')[2]) * 1.5:.2f}", *r.split(",")[3:]])
+                    for r in lines[1:]
+                ),
+            ]
+        )
+        + "\n"
+    )
+    other = write_tree(
+        tmp_path / "b",
+        publication(
+            measured_run("2026-09-01-a")
+            | {
+                "runs/2026-09-01-a/results.csv": faster,
+                "runs/2026-09-01-a/run.yaml": run_yaml("2026-09-01-a"),
+                "runs/2026-09-01-a/manifest.yaml": MANIFEST,
+            }
+        ),
+    )
+    found = figures(run, load(other).runs["2026-09-01-a"].results)
+    status = {(f.metric, f.at["concurrency"]): f.status for f in found}
+    assert status[("tokens_per_second", 1)] == "differs" and status[("tokens_per_second", 8)] == "differs"
+    assert reproduction(found) == "not reproduced"
