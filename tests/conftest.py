@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,3 +29,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 @pytest.fixture
 def update_golden(request: pytest.FixtureRequest) -> bool:
     return bool(request.config.getoption("--update-golden"))
+
+
+@pytest.fixture(autouse=True)
+def _source_date_epoch_stays_in_its_test() -> Iterator[None]:
+    """An in-process build sets SOURCE_DATE_EPOCH (for MkDocs' sitemap) in os.environ; without
+    this, a later test's subprocess would take it for the user's and date receipts against it."""
+    before = os.environ.get("SOURCE_DATE_EPOCH")
+    yield
+    if before is None:
+        os.environ.pop("SOURCE_DATE_EPOCH", None)
+    else:
+        os.environ["SOURCE_DATE_EPOCH"] = before
