@@ -31,13 +31,21 @@ def update_golden(request: pytest.FixtureRequest) -> bool:
     return bool(request.config.getoption("--update-golden"))
 
 
-@pytest.fixture(autouse=True)
-def _source_date_epoch_stays_in_its_test() -> Iterator[None]:
-    """An in-process build sets SOURCE_DATE_EPOCH (for MkDocs' sitemap) in os.environ; without
-    this, a later test's subprocess would take it for the user's and date receipts against it."""
-    before = os.environ.get("SOURCE_DATE_EPOCH")
-    yield
-    if before is None:
+EPOCH = os.environ.get("SOURCE_DATE_EPOCH")  # as the session started
+
+
+def _restore_epoch() -> None:
+    if EPOCH is None:
         os.environ.pop("SOURCE_DATE_EPOCH", None)
     else:
-        os.environ["SOURCE_DATE_EPOCH"] = before
+        os.environ["SOURCE_DATE_EPOCH"] = EPOCH
+
+
+@pytest.fixture(autouse=True)
+def _source_date_epoch_as_the_session_started() -> Iterator[None]:
+    """An in-process build (in a test or a module fixture) sets SOURCE_DATE_EPOCH for MkDocs'
+    sitemap in os.environ; a later test's subprocess would take it for the user's and date
+    receipts against it. Every test starts and ends with the session's own value."""
+    _restore_epoch()
+    yield
+    _restore_epoch()
