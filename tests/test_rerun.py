@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import html
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -153,3 +155,18 @@ def test_figures_by_hand(tmp_path: Path) -> None:
     status = {(f.metric, f.at["concurrency"]): f.status for f in found}
     assert status[("tokens_per_second", 1)] == "differs" and status[("tokens_per_second", 8)] == "differs"
     assert reproduction(found) == "not reproduced"
+
+
+@pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="ssh-keygen is not installed (Debian: openssh-client)")
+def test_a_signed_rerun_receipt_verifies(pub: Path, tmp_path: Path) -> None:
+    key = tmp_path / "key"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "t", "-f", str(key)], check=True)
+    public = " ".join(key.with_suffix(".pub").read_text().split()[:2])
+    (pub / "allowed_signers").write_text(f'"Ana" namespaces="benchledger-receipt" {public}\n')
+    code, out = cli("rerun", RUN, "--by", "Ana", "--repo", str(pub), "--sign", str(key))
+    assert code == 0, out
+    (signature,) = (pub / "runs" / RUN / "receipts").glob("*.yaml.sig")
+    assert signature.read_text().startswith("-----BEGIN SSH SIGNATURE-----")
+    assert cli("check", "--repo", str(pub))[0] == 0
+    assert cli("build", "--strict", "--repo", str(pub))[0] == 0
+    assert "| Ana | rerun |" in (pub / "site_src" / "runs" / RUN / "index.md").read_text().replace("&#45;", "-")
