@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from generator.cli import app
@@ -90,3 +91,26 @@ def test_a_bad_confidence_in_mkdocs_yml_is_a_clear_error(repo: Path) -> None:
     result = CliRunner().invoke(app, ["generate", "--repo", str(repo)])
     assert result.exit_code == 1
     assert "plugins.benchledger.confidence: 'lots' is not a number in [0, 1)" in result.output
+
+
+def test_diff_shows_what_differs_and_every_shared_figure(tmp_path: Path) -> None:
+    import json as json_
+
+    from helpers import MANIFEST, RESULTS, measured_run, publication, write_tree
+
+    b = measured_run("2026-09-01-b")
+    b["runs/2026-09-01-b/manifest.yaml"] = MANIFEST.replace("draft_head_gemm: stock", "draft_head_gemm: lowm")
+    b["runs/2026-09-01-b/results.csv"] = RESULTS.replace("104.", "114.").replace("103.", "113.").replace("102.", "112.")
+    root = write_tree(tmp_path, publication(measured_run("2026-09-01-a"), b))
+    result = CliRunner().invoke(app, ["diff", "2026-09-01-a", "2026-09-01-b", "--repo", str(root), "--json"])
+    assert result.exit_code == 0, result.output
+    found = json_.loads(result.output)
+    assert found["differences"] == [{"key": "kernels.draft_head_gemm", "baseline": "stock", "candidate": "lowm"}]
+    figures = {(f["metric"], f["at"]["concurrency"]): f for f in found["figures"]}
+    assert len(figures) == 8  # tokens_per_second, draft_tokens, draft_accepted, acceptance at 1 and 8
+    assert figures[("tokens_per_second", 1)]["ratio"] == pytest.approx(1.0)
+    assert figures[("tokens_per_second", 8)]["ratio"] == pytest.approx(1.0962, abs=1e-4)
+    text = CliRunner().invoke(app, ["diff", "2026-09-01-a", "2026-09-01-b", "--repo", str(root)]).output
+    assert "kernels.draft_head_gemm" in text and "+9.6%" in text
+    bad = CliRunner().invoke(app, ["diff", "2026-09-01-a", "nope", "--repo", str(root)])
+    assert bad.exit_code == 1 and "run 'nope' does not exist" in bad.output

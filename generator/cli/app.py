@@ -15,6 +15,7 @@ from ..errors import BenchledgerError
 from . import authoring, publish
 from .common import shown
 from .compare import compare
+from .diff import diff
 from .importing import import_results
 from .run import run_app
 
@@ -32,6 +33,7 @@ for group in (publish.app, authoring.app):
     app.registered_commands += group.registered_commands
 app.add_typer(run_app, name="run")
 app.command()(compare)
+app.command()(diff)
 app.command("import")(import_results)
 
 

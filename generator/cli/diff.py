@@ -1,0 +1,100 @@
+"""`benchledger diff A B`: any two runs side by side, without writing a claim: every manifest
+and setup key that differs, and the ratio B / A with its interval for every metric and rate
+both runs have, at every condition both measured."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from .common import Repo, fail, shown
+
+
+def diff(
+    baseline: Annotated[str, typer.Argument(help="Run id of the first run (A).")],
+    candidate: Annotated[str, typer.Argument(help="Run id of the second run (B).")],
+    repo: Repo = Path("."),
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Put two runs side by side: what differs in their environment, and B / A for every figure.
+
+    Each ratio is of geometric means with its 95% interval (Welch on the log scale), one
+    condition at a time; no verdict is given (write a claim or use compare for that). Exits 0
+    whatever the differences, 1 on bad input.
+    """
+    import json
+
+    from ..ledger.load import load
+
+    ledger = load(repo)
+    for ref in (baseline, candidate):
+        if ref in ledger.failed_runs:
+            fail(f"runs/{ref} has problems; run benchledger check")
+        if ref not in ledger.runs:
+            fail(f"run {ref!r} does not exist; give a run id (the folder name under runs/)")
+    found = side_by_side(ledger.runs[baseline], ledger.runs[candidate])
+    if as_json:
+        typer.echo(json.dumps(found, indent=2, default=str))
+    else:
+        _print(found)
+
+
+def side_by_side(a: Any, b: Any) -> dict[str, Any]:
+    """The differences and figures of `diff`, as plain data."""
+    from ..analysis import stats
+    from ..analysis.comparison import confounds, side
+    from ..ledger.references import shared_conditions
+
+    differences = [{"key": c.key, "baseline": c.baseline, "candidate": c.candidate} for c in confounds(a, b, [])]
+    names = [m for m in [*a.meta.metrics, *a.meta.rates] if m in b.meta.metrics or m in b.meta.rates]
+    figures = []
+    for at in shared_conditions(a, b):
+        for name in names:
+            sa, sb = side(a, name, at), side(b, name, at)
+            row: dict[str, Any] = {"metric": name, "at": at, "n_baseline": sa.n, "n_candidate": sb.n}
+            row |= {"ratio": None, "ci_low": None, "ci_high": None}
+            try:
+                ratio = stats.ratio_interval(sa.values, sb.values)
+            except ValueError:
+                pass  # fewer than two trials a side, or a zero: no ratio interval
+            else:
+                low, high = ratio.bounds(stats.CONFIDENCE)
+                row |= {"ratio": ratio.ratio, "ci_low": low, "ci_high": high}
+            figures.append(row)
+    return {"baseline": a.id, "candidate": b.id, "differences": differences, "figures": figures}
+
+
+def _print(found: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    from ..analysis.wording import pct
+    from ..format.conditions import condition_label
+
+    console = Console(highlight=False)
+    a, b = found["baseline"], found["candidate"]
+    if found["differences"]:
+        table = Table(title=escape(shown(f"Environment: what differs between {a} (A) and {b} (B)")))
+        for column in ("key", "A", "B"):
+            table.add_column(column)
+        for d in found["differences"]:
+            table.add_row(*(escape(shown(str(d[k]))) for k in ("key", "baseline", "candidate")))
+        console.print(table)
+    else:
+        console.print(escape(shown(f"Environment: the recorded manifests and setups of {a} and {b} match.")))
+    if not found["figures"]:
+        console.print("No figure in common: the runs share no metric at a shared condition.")
+        return
+    table = Table(title="B / A for every figure both runs have (95% intervals, one condition at a time)")
+    for column in ("metric", "condition", "n (A / B)", "B / A", "interval"):
+        table.add_column(column)
+    for f in found["figures"]:
+        ratio = pct(f["ratio"]) if f["ratio"] is not None else "–"
+        interval = f"[{pct(f['ci_low'])}, {pct(f['ci_high'])}]" if f["ci_low"] is not None else "no interval"
+        label = condition_label(f["at"].items())
+        cells = (f["metric"], label, f"{f['n_baseline']} / {f['n_candidate']}", ratio, interval)
+        table.add_row(*(escape(shown(str(c))) for c in cells))
+    console.print(table)
