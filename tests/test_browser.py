@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import json
 import os
 import shutil
 import threading
@@ -290,6 +291,52 @@ def test_an_attribution_grid_page_draws_its_effects_and_cells(browser: Any, tmp_
         )
         assert lines == 2  # one line per level of B in the interaction plot
         watched.page.screenshot(path=str(screenshots / "claims_the-grid.png"), full_page=True)
+        assert watched.errors == []
+        assert watched.hosts <= {url.split("/")[2]}, watched.hosts
+        watched.page.close()
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def test_the_front_page_glance_counts_match_the_ledger_and_filter_it(
+    browser: Any, tmp_path: Path, screenshots: Path
+) -> None:
+    b = measured_run(B, setup={"draft_vocab": 16000, "head_kernel": "stock"})
+    b[f"runs/{B}/results.csv"] = SLOWER
+    files = publication(
+        measured_run(A, setup={"draft_vocab": 248320, "head_kernel": "stock"}),
+        b,
+        extra={
+            "mkdocs.yml": MKDOCS,
+            "site_src/index.md": "# Home\n\n<!-- at a glance -->\n\nProse.\n",
+            "site_src/reports/seed.md": report("A speedup credited to the wrong idea", claims(), ["One box."]),
+        },
+    )
+    root = write_tree(tmp_path / "pub", files)
+    site = build(root)
+    ledger = json.loads((site / "ledger" / "claims.json").read_text())
+    verdicts = sorted({c["verdict"] for c in ledger})
+    url, httpd = serve(site)
+    try:
+        watched = Watched(browser)
+        watched.page.goto(f"{url}/")
+        text = watched.page.inner_text("article")
+        assert "2 claims in 1 reports, over 2 runs." in text
+        for verdict in verdicts:
+            count = sum(c["verdict"] == verdict for c in ledger)
+            assert f"{verdict} {count}" in text
+        assert "Latest corrections" in text and "corrects shortlist-c8" in text
+        assert "Runs: 2 unverified" in text
+        watched.page.screenshot(path=str(screenshots / "home_glance.png"), full_page=True)
+        watched.page.click(f"article a[href*='#verdict={verdicts[0].replace(' ', '-')}']")
+        watched.page.wait_for_url("**/claims/**")
+        watched.page.wait_for_function("() => document.querySelector('.bl-filter[data-bl-ready]')")
+        shown = watched.page.eval_on_selector_all(
+            "article table tbody tr",
+            "rows => rows.filter(r => !r.hidden).map(r => r.querySelector('.bl-verdict').textContent)",
+        )
+        assert shown and set(shown) == {verdicts[0]}, shown
         assert watched.errors == []
         assert watched.hosts <= {url.split("/")[2]}, watched.hosts
         watched.page.close()

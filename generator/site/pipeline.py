@@ -28,6 +28,7 @@ class Generated:
     evaluations: dict[str, Evaluation]
     written: WriteReport
     grids: tuple[Grid, ...] = ()
+    receipts: Mapping[str, RunReceipts] | None = None
 
 
 def generate_site(root: Path, docs_dir: Path, settings: Settings, cache: BuildCache | None = None) -> Generated:
@@ -44,7 +45,7 @@ def generate_site(root: Path, docs_dir: Path, settings: Settings, cache: BuildCa
     outputs = render(checked.ledger, checked.receipts, evaluations, settings, cache, grids)
     written = write(docs_dir, outputs, cache.written)
     cache.prune(set(checked.ledger.runs))
-    return Generated(checked.ledger, evaluations, written, grids)
+    return Generated(checked.ledger, evaluations, written, grids, checked.receipts)
 
 
 def render(

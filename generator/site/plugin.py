@@ -24,6 +24,7 @@ from ..ledger.records import RUNS_DIR, Ledger
 from ..render.assets import JAVASCRIPT, STYLESHEETS
 from ..render.attribution_pages import grids_panel
 from ..render.claim_pages import insert_panel, limits_panel, report_panel
+from ..render.glance import MARKER, glance
 from ..render.templating import GENERATED_PREFIX
 from .cache import BuildCache
 from .pipeline import generate_site
@@ -75,6 +76,7 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
             raise PluginError("benchledger found problems:\n" + str(err)) from None
         ledger, self.evaluations, report = generated.ledger, generated.evaluations, generated.written
         self.grids = generated.grids
+        self.receipts = generated.receipts or {}
         log.info(
             "benchledger: %s; %d files written, %d unchanged, %d removed",
             ledger.summary(),
@@ -113,6 +115,10 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
             return markdown
         if isinstance(title, str):
             page.meta["title"] = html.escape(title)
+        if MARKER in markdown:
+            up = "../" * page.file.src_uri.count("/")
+            panel = glance(self.ledger, self.evaluations, self.receipts, self.grids, up)
+            markdown = markdown.replace(MARKER, panel, 1)
         path = f"{self.docs_rel}/{page.file.src_uri}"
         report = next((r for r in self.ledger.reports if r.path == path), None)
         if report is None:

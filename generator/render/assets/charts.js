@@ -45,6 +45,11 @@
         row.hidden = wanted !== "all" && verdict !== wanted;
       });
     });
+    var asked = /^#verdict=([a-z-]+)$/.exec(window.location.hash);
+    if (asked) {
+      var chosen = bar.querySelector('button[data-bl-verdict="' + asked[1].replace(/-/g, " ") + '"]');
+      if (chosen) { chosen.click(); }
+    }
   }
   function ready() { draw(); filters(); }
   if (typeof window.document$ !== "undefined" && window.document$.subscribe) {

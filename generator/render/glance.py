@@ -1,0 +1,105 @@
+"""The publication at a glance, for any page that asks for it with `<!-- at a glance -->`:
+claims by verdict (linking the filtered ledger), the latest corrections, runs whose receipts
+or reruns need a look, attribution grids, and the newest reports. Bounded at every size: the
+lists show the newest few and say how many more there are."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from ..analysis.attribution import Grid
+from ..analysis.claims import Evaluation
+from ..analysis.receipts import RunReceipts
+from ..analysis.verdicts import VERDICTS
+from ..ledger.records import Ledger
+from . import text as t
+from .claim_pages import badge
+
+MARKER = "<!-- at a glance -->"
+SHOWN = 5  # newest items per list
+
+
+def glance(
+    ledger: Ledger,
+    evaluations: Mapping[str, Evaluation],
+    receipts: Mapping[str, RunReceipts],
+    grids: Sequence[Grid],
+    up: str,
+) -> str:
+    """The panel as Markdown; `up` climbs from the page to the site root."""
+    counts = {v: sum(ev.verdict == v for ev in evaluations.values()) for v in VERDICTS}
+    total = len(evaluations)
+    parts = [
+        f"**{total} claim{'s' if total != 1 else ''}** in {len(ledger.reports)} reports, over {len(ledger.runs)} runs."
+    ]
+    if total:
+        cells = " ".join(
+            f"[{badge(v)} {n}]({up}claims/index.md#verdict={v.replace(' ', '-')})" for v, n in counts.items() if n
+        )
+        parts.append(cells)
+    parts += _corrections(evaluations, up)
+    parts += _runs(ledger, receipts, up)
+    parts += _grids(grids, up)
+    parts += _reports(ledger, up)
+    return "\n\n" + "\n\n".join(parts) + "\n\n"
+
+
+def _more(items: int) -> str:
+    return f" ({items - SHOWN} more)" if items > SHOWN else ""
+
+
+def _corrections(evaluations: Mapping[str, Evaluation], up: str) -> list[str]:
+    fixes = sorted(
+        (ev for ev in evaluations.values() if ev.claim.corrects),
+        key=lambda ev: (str(ev.claim.date or ""), ev.claim.id),
+        reverse=True,
+    )
+    if not fixes:
+        return []
+    lines = [
+        f"- [{t.text(ev.claim.statement)}]({up}claims/{ev.claim.id}/index.md) corrects "
+        f"[{t.text(ev.claim.corrects)}]({up}claims/{ev.claim.corrects}/index.md) {badge(ev.verdict)}"
+        for ev in fixes[:SHOWN]
+    ]
+    return [f"**Latest corrections**{_more(len(fixes))}\n\n" + "\n".join(lines)]
+
+
+def _runs(ledger: Ledger, receipts: Mapping[str, RunReceipts], up: str) -> list[str]:
+    """How many runs are stale, unverified, verified, reproduced; and the stale ones by name."""
+    states: dict[str, int] = {}
+    for run_id in ledger.runs:
+        r = receipts.get(run_id)
+        state = r.state if r else "unverified"
+        states[state] = states.get(state, 0) + 1
+        if r and r.reproduction:
+            states[r.reproduction.state] = states.get(r.reproduction.state, 0) + 1
+    if not states:
+        return []
+    counts = ", ".join(f"{n} {state}" for state, n in sorted(states.items()))
+    stale = sorted(run_id for run_id, r in receipts.items() if r.state == "stale")
+    out = f"**Runs**: {t.text(counts)} ([all runs]({up}runs/index.md))."
+    if stale:
+        names = ", ".join(f"[{t.text(r)}]({up}runs/{r}/index.md)" for r in stale[:SHOWN])
+        out += f" Stale receipts{_more(len(stale))}: {names}."
+    return [out]
+
+
+def _grids(grids: Sequence[Grid], up: str) -> list[str]:
+    if not grids:
+        return []
+    lines = [
+        f"- [{t.text(g.attribution.statement)}]({up}claims/{g.attribution.id}/index.md) {badge(g.verdict)}"
+        for g in grids[:SHOWN]
+    ]
+    return [f"**Attribution grids**{_more(len(grids))}\n\n" + "\n".join(lines)]
+
+
+def _reports(ledger: Ledger, up: str) -> list[str]:
+    reports = sorted(ledger.reports, key=lambda r: (str(r.meta.date or ""), r.slug), reverse=True)
+    if not reports:
+        return []
+    lines = [
+        f"- [{t.text(r.meta.title)}]({up}reports/{r.slug}.md){f' · {r.meta.date}' if r.meta.date else ''}"
+        for r in reports[:SHOWN]
+    ]
+    return [f"**Newest reports**{_more(len(reports))}\n\n" + "\n".join(lines)]
