@@ -343,3 +343,23 @@ def test_the_front_page_glance_counts_match_the_ledger_and_filter_it(
     finally:
         httpd.shutdown()
         httpd.server_close()
+
+
+def test_charts_follow_the_palette_toggle_into_dark_mode(browser: Any, server: str, screenshots: Path) -> None:
+    watched = Watched(browser)
+    watched.page.goto(f"{server}/claims/shortlist-c8/")
+    watched.charts_drawn()
+    label = "div.bl-chart g.role-axis-label text"
+    light = watched.page.eval_on_selector(label, "n => getComputedStyle(n).fill")
+    watched.page.evaluate("document.body.setAttribute('data-md-color-scheme', 'slate')")
+    watched.page.wait_for_function(
+        "() => [...document.querySelectorAll('div.bl-chart')].every(n => n.getAttribute('data-bl-scheme') === 'dark')"
+    )
+    watched.page.wait_for_function(
+        f"(before) => getComputedStyle(document.querySelector({label!r})).fill !== before", arg=light
+    )
+    dark = watched.page.eval_on_selector(label, "n => getComputedStyle(n).fill")
+    assert dark == "rgb(255, 255, 255)" and light != dark, (light, dark)
+    watched.page.screenshot(path=str(screenshots / "claim_dark.png"), full_page=True)
+    assert watched.errors == []
+    watched.page.close()

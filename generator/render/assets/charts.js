@@ -3,6 +3,15 @@
    this site's own chart JSON. */
 (function () {
   "use strict";
+  function dark() {
+    return document.body.getAttribute("data-md-color-scheme") === "slate";
+  }
+  function embed(node, spec) {
+    var options = { actions: false, renderer: "svg" };
+    if (dark()) { options.theme = "dark"; options.config = { background: null }; }
+    node.setAttribute("data-bl-scheme", dark() ? "dark" : "light");
+    return window.vegaEmbed(node, spec, options);
+  }
   function draw() {
     var nodes = document.querySelectorAll("div.bl-chart[data-bl-spec]");
     Array.prototype.forEach.call(nodes, function (node) {
@@ -16,7 +25,8 @@
           return response.json();
         })
         .then(function (spec) {
-          return window.vegaEmbed(node, spec, { actions: false, renderer: "svg" });
+          node.blSpec = spec;
+          return embed(node, spec);
         })
         .then(function () { node.setAttribute("data-bl-drawn", "yes"); })
         .catch(function (error) {
@@ -24,6 +34,18 @@
           node.textContent = "Chart could not be drawn (" + error.message + "); its numbers are in the table below.";
         });
     });
+  }
+  function redrawOnToggle() {
+    /* Material's palette toggle sets data-md-color-scheme on <body>: charts follow it. */
+    if (document.body.getAttribute("data-bl-watching")) { return; }
+    document.body.setAttribute("data-bl-watching", "yes");
+    new MutationObserver(function () {
+      var nodes = document.querySelectorAll("div.bl-chart[data-bl-drawn='yes']");
+      Array.prototype.forEach.call(nodes, function (node) {
+        if (!node.blSpec || node.getAttribute("data-bl-scheme") === (dark() ? "dark" : "light")) { return; }
+        embed(node, node.blSpec);
+      });
+    }).observe(document.body, { attributes: true, attributeFilter: ["data-md-color-scheme"] });
   }
   function filters() {
     var bar = document.querySelector(".bl-filter");
@@ -51,7 +73,7 @@
       if (chosen) { chosen.click(); }
     }
   }
-  function ready() { draw(); filters(); }
+  function ready() { draw(); filters(); redrawOnToggle(); }
   if (typeof window.document$ !== "undefined" && window.document$.subscribe) {
     window.document$.subscribe(ready);
   } else if (document.readyState === "loading") {
