@@ -363,3 +363,16 @@ def test_charts_follow_the_palette_toggle_into_dark_mode(browser: Any, server: s
     watched.page.screenshot(path=str(screenshots / "claim_dark.png"), full_page=True)
     assert watched.errors == []
     watched.page.close()
+
+
+def test_a_sweep_chart_draws_the_interval_as_a_band(browser: Any, server: str) -> None:
+    watched = Watched(browser)
+    watched.page.goto(f"{server}/runs/{A}/")
+    watched.charts_drawn()
+    sweep = "div.bl-chart[data-bl-spec='charts/tokens_per_second-sweep.json']"
+    count = "(n, mark) => n.querySelectorAll(`path[aria-roledescription='${mark}']`).length"
+    bands = watched.page.eval_on_selector(sweep, count, "area mark")
+    points = watched.page.eval_on_selector(sweep, count, "point")
+    assert bands == 1 and points == 2  # one band, a point at concurrency 1 and 8
+    assert watched.errors == []
+    watched.page.close()

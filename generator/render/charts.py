@@ -285,3 +285,27 @@ def interaction_chart(metric: str, unit: str | None, factor: str, level: str) ->
         .encode(x=x, y=alt.Y("low:Q"), y2="high:Q", color=color)
     )
     return alt.layer(bars, lines).properties(height=HEIGHT)
+
+
+def sweep_chart(metric: str, unit: str | None, condition: str, level: str) -> Any:
+    """A metric against a numeric condition (concurrency, request rate, prompt length): the mean
+    as a line, its interval as a band; one line per value of the other conditions."""
+    x = alt.X("x:Q", title=condition, scale=alt.Scale(zero=False, nice=False), axis=alt.Axis(tickMinStep=1))
+    y = alt.Y("mean:Q", title=_title(metric, unit), scale=alt.Scale(zero=False))
+    color = alt.Color("series:N", title=None, legend=alt.Legend(orient="bottom"))
+    tooltip = [
+        alt.Tooltip("series:N"),
+        alt.Tooltip("x:Q", title=condition),
+        alt.Tooltip("mean:Q", format=",.4~g"),
+        alt.Tooltip("low:Q", title=f"{level} CI low", format=",.4~g"),
+        alt.Tooltip("high:Q", title=f"{level} CI high", format=",.4~g"),
+        alt.Tooltip("n:Q"),
+    ]
+    base = _base()
+    band = (
+        base.transform_filter("isValid(datum.low)")
+        .mark_area(opacity=0.2)
+        .encode(x=x, y=alt.Y("low:Q"), y2="high:Q", color=color)
+    )
+    line = base.mark_line(point=alt.OverlayMarkDef(filled=True, size=50)).encode(x=x, y=y, color=color, tooltip=tooltip)
+    return alt.layer(band, line).properties(height=HEIGHT)

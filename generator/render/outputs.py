@@ -3,6 +3,7 @@ reads or writes a file."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -54,6 +55,7 @@ def published_name(path: str) -> str:
 
 
 REPORTED = "Reported figures: one diamond each, no interval."
+SWEEP = "The mean against {condition}, its {level} interval as a band."
 TRIALS = "Every trial a grey dot; blue: the mean and its {level} CI."
 SEQUENCE = "Each trial against its condition's median: warmup and drift show as slopes."
 
@@ -105,6 +107,32 @@ def run_outputs(run: Run, receipts: RunReceipts | None = None, confidence: float
     return out
 
 
+def _sweep(run: Run, at_metric: list[MetricAt]) -> tuple[str, list[dict[str, object]]] | None:
+    """The first condition whose values are all numbers, when it takes two values or more:
+    the metric's mean and interval against it, one series per value of the other conditions."""
+    conditions = run.results.conditions
+    for k, name in enumerate(conditions):
+        values = {m.at[k] for m in at_metric}
+        if len(values) < 2 or not all(_numeric(v) for v in values):
+            continue
+        rows: list[dict[str, object]] = []
+        for m in at_metric:
+            if m.summary is None:
+                continue
+            rest = ", ".join(f"{c}={v}" for j, (c, v) in enumerate(zip(conditions, m.at, strict=True)) if j != k)
+            row = {"x": float(m.at[k]), "series": rest or name, "mean": m.summary.mean, "n": m.summary.n}
+            rows.append(row | {"low": m.summary.ci_low, "high": m.summary.ci_high})
+        return (name, rows) if rows else None
+    return None
+
+
+def _numeric(value: str) -> bool:
+    try:
+        return math.isfinite(float(value))
+    except ValueError:
+        return False
+
+
 def _order(run: Run) -> tuple[str, ...]:
     return tuple(label_of(run, at) for at in run.results.condition_values())
 
@@ -135,6 +163,11 @@ def _metric_charts(
             "trials": (trials, TRIALS.format(level=level) + note),
             "sequence": (ch.spec(ch.sequence_chart, labels, ch.sequence_rows(points)), SEQUENCE + note),
         }
+        swept = _sweep(run, at_metric)
+        if swept is not None:
+            condition, rows = swept
+            data = ch.spec(ch.sweep_chart, (name, metric.unit, condition, level), rows)
+            specs["sweep"] = (data, SWEEP.format(condition=condition, level=level))
     refs = []
     for kind, (data, caption) in specs.items():
         path = f"charts/{name}-{kind}.json"
