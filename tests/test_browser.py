@@ -376,3 +376,29 @@ def test_a_sweep_chart_draws_the_interval_as_a_band(browser: Any, server: str) -
     assert bands == 1 and points == 2  # one band, a point at concurrency 1 and 8
     assert watched.errors == []
     watched.page.close()
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_run_page_headline_cards_fit_the_column(browser: Any, server: str, width: int, screenshots: Path) -> None:
+    watched = Watched(browser, width=width)
+    watched.page.goto(f"{server}/runs/{A}/")
+    watched.charts_drawn()
+    cards = watched.page.eval_on_selector_all(".bl-headline .bl-stat", "ns => ns.map(n => n.innerText)")
+    assert cards[0].startswith("tokens_per_second\n31.06 tok/s\n[")  # the mean at concurrency=1, first
+    beyond = watched.page.evaluate(
+        "() => { const r = document.querySelector('article').getBoundingClientRect().right;"
+        " return Math.max(...[...document.querySelectorAll('.bl-stat, .bl-chart')]"
+        ".map(n => n.getBoundingClientRect().right - r)); }"
+    )
+    assert beyond <= 1, beyond  # cards and charts stay inside the content column
+    unboxed = watched.page.evaluate(
+        "() => [...document.querySelectorAll('article table')].filter(t => {"
+        " const box = t.closest('.md-typeset__scrollwrap'); return !box || getComputedStyle(box).overflowX !== 'auto'; })"
+        ".length"
+    )
+    assert unboxed == 0  # a wide table scrolls inside its own box
+    wide = watched.page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+    assert wide <= 1, wide  # the page itself never scrolls sideways
+    watched.page.screenshot(path=str(screenshots / f"run_{width}.png"), full_page=True)
+    assert watched.errors == []
+    watched.page.close()

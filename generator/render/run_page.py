@@ -162,6 +162,7 @@ def run_page(
         level=level,
         receipt_state=state_badge(receipts.state, receipts.shown),
         rerun=receipts.reproduction,
+        headline=headline(run, summary),
         figure_line=_figure_line,
         setup=[(k, _yaml_value(v)) for k, v in flatten(meta.setup).items()],
         conditions=", ".join(meta.conditions) or "none",
@@ -264,3 +265,29 @@ def _figure_line(f: Any) -> str:
         return f"{f.label}: {f.status} (no interval: the rerun did not measure it, or too few trials)"
     interval = f"[{t.number(f.low)}, {t.number(f.high)}]" if f.low is not None else ""
     return f"{f.label}: {f.status}, rerun / original {t.number(f.ratio)} {interval}, margin ±{f.margin:.1%}"
+
+
+MAX_CARDS = 8
+
+
+def headline(run: Run, summary: RunSummary) -> list[dict[str, str]]:
+    """One compact card per metric (the first eight) at the run's first condition: the mean,
+    its interval, n and CV; a reported figure as printed."""
+    conditions = run.results.condition_values()
+    if not conditions:
+        return []
+    first = conditions[0]
+    cards: list[dict[str, str]] = []
+    for m in summary.metrics:
+        if m.at != first or len(cards) >= MAX_CARDS:
+            continue
+        unit = run.meta.metrics[m.metric].unit or ""
+        if m.summary is None:
+            value = f"{t.number(m.values[0])} {unit}".strip() if m.values else "–"
+            detail = "reported, no interval"
+        else:
+            value = f"{t.number(m.summary.mean)} {unit}".strip()
+            spread = f"CV {m.summary.cv:.1%}" if m.summary.cv is not None else "no spread"
+            detail = f"{ci(m.summary)} · n = {m.summary.n}" + ("" if m.summary.constant else f" · {spread}")
+        cards.append({"metric": m.metric, "value": value, "detail": detail, "at": m.label})
+    return cards
