@@ -1,7 +1,9 @@
 """Did a rerun reproduce the run? Every metric (and rate) at every condition both hold,
 compared by the equivalence test: a figure **agrees** when the TOST interval of the ratio
-rerun / original lies inside 1 ± margin, **differs** when the two-sided interval lies wholly
-outside it, and is **unsettled** otherwise. The margin is, unless the verifier sets one, the
+rerun / original lies inside the band [1 / (1 + margin), 1 + margin], **differs** when the
+two-sided interval lies wholly outside it, and is **unsettled** otherwise. The band is
+symmetric on the log scale, so a noisy figure's wide margin can still show a halving (a band
+of 1 ± margin would reach below zero). The margin is, unless the verifier sets one, the
 larger of MIN_MARGIN and twice the figure's noise band (the larger per-trial CV of the two
 sides), so that five trials a side can show agreement. A run is reproduced when every figure
 agrees, not reproduced when any figure differs, and partly reproduced otherwise (no figure
@@ -22,7 +24,7 @@ from ..format.conditions import condition_label, condition_value
 from ..ledger.records import Results, Run
 from . import stats
 from .summaries import rate_trials
-from .verdicts import judge_equivalence, tost_level
+from .verdicts import tost_level
 
 Status = Literal["agrees", "differs", "unsettled"]
 Reproduction = Literal["reproduced", "partly reproduced", "not reproduced"]
@@ -92,9 +94,18 @@ def _figure(
         return base  # not measured by the rerun, too few trials, or zeros beside non-zeros
     ratio = stats.ratio_interval(a, b)
     ci, tost = ratio.bounds(stats.CONFIDENCE), ratio.bounds(tost_level(stats.CONFIDENCE))
-    verdict = judge_equivalence(ci, tost, allowed).verdict
-    status: Status = {"supported": "agrees", "contradicted": "differs"}.get(verdict, "unsettled")  # type: ignore[assignment]
-    return Figure(name, at, mean_a, mean_b, ratio.ratio, ci[0], ci[1], allowed, status)
+    return Figure(name, at, mean_a, mean_b, ratio.ratio, ci[0], ci[1], allowed, agreement(ci, tost, allowed))
+
+
+def agreement(ci: tuple[float, float], tost: tuple[float, float], margin: float) -> Status:
+    """agrees: the TOST interval inside [1/(1+margin), 1+margin]; differs: the two-sided
+    interval wholly outside it; unsettled otherwise."""
+    low, high = 1 / (1 + margin), 1 + margin
+    if low <= tost[0] and tost[1] <= high:
+        return "agrees"
+    if ci[1] < low or ci[0] > high:
+        return "differs"
+    return "unsettled"
 
 
 def _cv(values: Sequence[float]) -> float:

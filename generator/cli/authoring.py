@@ -67,7 +67,8 @@ def rerun(
     Start the same server first (the manifest says how it was built and started). The rerun
     is measured in a temporary folder; every metric at every condition is compared with the
     original by the equivalence test: agrees (the 90% interval of rerun / original lies
-    within 1 +- margin), differs (the 95% interval lies outside), unsettled otherwise. If a
+    within [1/(1+margin), 1+margin]), differs (the 95% interval lies outside), unsettled
+    otherwise. If a
     recorded key of the environment differs and is not allowed with --allow-difference,
     nothing is written. Otherwise runs/<id>/receipts/<date>-rerun-<name>.yaml is written with
     the agreement table, and the new trials are kept beside it; the run then shows as
