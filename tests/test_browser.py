@@ -8,6 +8,7 @@ printed by the test session).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import json
@@ -107,6 +108,17 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
         },
     )
     return build(write_tree(tmp_path_factory.mktemp("browser") / "pub", files))
+
+
+@contextlib.contextmanager
+def served(folder: Path) -> Iterator[str]:
+    """The folder on 127.0.0.1 for the duration of the block: its base URL."""
+    url, httpd = serve(folder)
+    try:
+        yield url
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
 
 
 def serve(folder: Path) -> tuple[str, http.server.ThreadingHTTPServer]:
@@ -279,8 +291,7 @@ def test_an_attribution_grid_page_draws_its_effects_and_cells(browser: Any, tmp_
     attribution = grid_attribution(list(runs), {"A": "setup.a", "B": "setup.b"}, credits="B")
     files = publication(*runs.values(), extra=grid_report(attribution))
     site = build(write_tree(tmp_path / "pub", files))
-    url, httpd = serve(site)
-    try:
+    with served(site) as url:
         watched = Watched(browser)
         watched.page.goto(f"{url}/claims/the-grid/")
         assert watched.charts_drawn() == 2
@@ -294,9 +305,6 @@ def test_an_attribution_grid_page_draws_its_effects_and_cells(browser: Any, tmp_
         assert watched.errors == []
         assert watched.hosts <= {url.split("/")[2]}, watched.hosts
         watched.page.close()
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
 
 
 def test_the_front_page_glance_counts_match_the_ledger_and_filter_it(
@@ -317,8 +325,7 @@ def test_the_front_page_glance_counts_match_the_ledger_and_filter_it(
     site = build(root)
     ledger = json.loads((site / "ledger" / "claims.json").read_text())
     verdicts = sorted({c["verdict"] for c in ledger})
-    url, httpd = serve(site)
-    try:
+    with served(site) as url:
         watched = Watched(browser)
         watched.page.goto(f"{url}/")
         text = watched.page.inner_text("article")
@@ -340,9 +347,6 @@ def test_the_front_page_glance_counts_match_the_ledger_and_filter_it(
         assert watched.errors == []
         assert watched.hosts <= {url.split("/")[2]}, watched.hosts
         watched.page.close()
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
 
 
 def test_charts_follow_the_palette_toggle_into_dark_mode(browser: Any, server: str, screenshots: Path) -> None:

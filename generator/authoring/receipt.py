@@ -7,7 +7,9 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -80,16 +82,25 @@ def write_receipt(
     }
     if statement is None:
         del receipt["statement"]
+    return write_signed(target, receipt, sign)
+
+
+def write_signed(
+    target: Path, receipt: dict[str, Any], key: Path | None, before: Callable[[], None] = lambda: None
+) -> list[Path]:
+    """The receipt (and its .sig when a key is given), signed as a draft first so that a
+    failed signature writes nothing; `before` runs once signing succeeded (kept files)."""
     text = yaml.safe_dump(receipt, sort_keys=False, allow_unicode=True, width=100)
     with tempfile.TemporaryDirectory() as tmp:
         draft = Path(tmp) / target.name
         draft.write_text(text, encoding="utf-8")
-        if sign is not None:
-            sign_file(draft, sign)
-        folder.mkdir(parents=True, exist_ok=True)
+        if key is not None:
+            sign_file(draft, key)
+        before()
+        target.parent.mkdir(parents=True, exist_ok=True)
         written = [target]
         shutil.copyfile(draft, target)
-        if sign is not None:
+        if key is not None:
             shutil.copyfile(draft.with_name(draft.name + ".sig"), target.with_name(target.name + ".sig"))
             written.append(target.with_name(target.name + ".sig"))
     return written

@@ -28,7 +28,7 @@ from ..format.models import RECEIPT_SCHEMA
 from ..ledger.load import load
 from ..ledger.records import RUNS_DIR, Run
 from ..ledger.runs import load_run
-from .receipt import resolve_run_id, sign_file, slug
+from .receipt import resolve_run_id, slug, write_signed
 
 KEPT = ("results.csv", "run.yaml", "manifest.yaml")
 RECEIPTS = RECEIPTS_DIR.rstrip("/")
@@ -256,22 +256,14 @@ def _figure(f: Figure) -> dict[str, Any]:
 
 def _write(folder: Path, target: Path, receipt: dict[str, Any], kept: dict[str, bytes], key: Path | None) -> list[Path]:
     """The kept files, then the receipt (and its signature): nothing existing is replaced."""
-    text = yaml.safe_dump(receipt, sort_keys=False, allow_unicode=True, width=100)
-    with tempfile.TemporaryDirectory() as tmp:
-        draft = Path(tmp) / target.name
-        draft.write_text(text, encoding="utf-8")
-        if key is not None:
-            sign_file(draft, key)
-        written = []
+    written: list[Path] = []
+
+    def keep() -> None:
         for path, data in kept.items():
             out = folder / path
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_bytes(data)
             written.append(out)
-        target.write_bytes(draft.read_bytes())
-        written.append(target)
-        if key is not None:
-            signature = target.with_name(target.name + ".sig")
-            signature.write_bytes(draft.with_name(draft.name + ".sig").read_bytes())
-            written.append(signature)
-    return written
+
+    receipt_files = write_signed(target, receipt, key, keep)
+    return written + receipt_files

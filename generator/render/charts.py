@@ -261,20 +261,26 @@ def sides_chart(metric: str, unit: str | None) -> Any:
     )
 
 
-def interaction_chart(metric: str, unit: str | None, factor: str, level: str) -> Any:
-    """Each cell's mean and interval against the first factor's two levels, one line per
-    combination of the other factors: parallel lines mean no interaction."""
-    x = alt.X("level:N", title=factor, sort=None, axis=alt.Axis(labelAngle=0))
+def _means(metric: str, unit: str | None, x_field: str, x_title: str, level: str) -> tuple[Any, Any, list[Any]]:
+    """The y axis, colour and tooltip shared by the charts of means with intervals."""
     y = alt.Y("mean:Q", title=_title(metric, unit), scale=alt.Scale(zero=False))
     color = alt.Color("series:N", title=None, legend=alt.Legend(orient="bottom"))
     tooltip = [
         alt.Tooltip("series:N"),
-        alt.Tooltip("level:N", title=factor),
+        alt.Tooltip(x_field, title=x_title),
         alt.Tooltip("mean:Q", format=",.4~g"),
         alt.Tooltip("low:Q", title=f"{level} CI low", format=",.4~g"),
         alt.Tooltip("high:Q", title=f"{level} CI high", format=",.4~g"),
         alt.Tooltip("n:Q"),
     ]
+    return y, color, tooltip
+
+
+def interaction_chart(metric: str, unit: str | None, factor: str, level: str) -> Any:
+    """Each cell's mean and interval against the first factor's two levels, one line per
+    combination of the other factors: parallel lines mean no interaction."""
+    x = alt.X("level:N", title=factor, sort=None, axis=alt.Axis(labelAngle=0))
+    y, color, tooltip = _means(metric, unit, "level:N", factor, level)
     base = _base()
     lines = base.mark_line(point=alt.OverlayMarkDef(filled=True, size=70)).encode(
         x=x, y=y, color=color, tooltip=tooltip
@@ -291,16 +297,7 @@ def sweep_chart(metric: str, unit: str | None, condition: str, level: str) -> An
     """A metric against a numeric condition (concurrency, request rate, prompt length): the mean
     as a line, its interval as a band; one line per value of the other conditions."""
     x = alt.X("x:Q", title=condition, scale=alt.Scale(zero=False, nice=False), axis=alt.Axis(tickMinStep=1))
-    y = alt.Y("mean:Q", title=_title(metric, unit), scale=alt.Scale(zero=False))
-    color = alt.Color("series:N", title=None, legend=alt.Legend(orient="bottom"))
-    tooltip = [
-        alt.Tooltip("series:N"),
-        alt.Tooltip("x:Q", title=condition),
-        alt.Tooltip("mean:Q", format=",.4~g"),
-        alt.Tooltip("low:Q", title=f"{level} CI low", format=",.4~g"),
-        alt.Tooltip("high:Q", title=f"{level} CI high", format=",.4~g"),
-        alt.Tooltip("n:Q"),
-    ]
+    y, color, tooltip = _means(metric, unit, "x:Q", condition, level)
     base = _base()
     band = (
         base.transform_filter("isValid(datum.low)")
