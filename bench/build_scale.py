@@ -9,6 +9,8 @@ conditions x 3 metrics) in a temporary folder and prints, in one run:
 - the site size and the largest page,
 - the weight of one run page (its HTML plus its chart JSON, without the shared
   chart bundle and the downloadable files; target <= 60 KB),
+- the peak memory (maximum resident set) of the `benchledger build` process (target < 2 GB
+  at 10,000 runs),
 - and, at the largest size, the rebuild after one run changes, as `serve` does
   it in one process: benchledger's regeneration (only that run is re-rendered;
   target <= 2 s) and MkDocs' dirty rebuild of the changed pages.
@@ -16,11 +18,13 @@ conditions x 3 metrics) in a temporary folder and prints, in one run:
 Each publication also carries a report with one claim per ten runs (100 at 1,000 runs).
 
     python bench/build_scale.py [--sizes 10,100,1000]
+    python bench/build_scale.py --sizes 1000,10000      # on request: about 10 minutes on 2 cores
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import subprocess
 import sys
@@ -94,10 +98,15 @@ def make_publication(root: Path, runs: int) -> None:
     (root / "site_src" / "reports" / "scale.md").write_text(f"---\n{meta}---\n\n# Scale\n")
 
 
-def timed(cmd: list[str], cwd: Path) -> float:
+def timed(cmd: list[str], cwd: Path) -> tuple[float, float]:
+    """Wall seconds and peak resident memory (MB) of one command."""
     start = time.perf_counter()
-    subprocess.run(cmd, cwd=cwd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    return time.perf_counter() - start
+    child = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed with exit code {child.returncode}")
+    return time.perf_counter() - start, usage.ru_maxrss / 1024  # Linux reports KiB
 
 
 def site_stats(site: Path) -> tuple[int, int, str]:
@@ -141,9 +150,9 @@ def measure(runs: int, tmp: Path) -> dict[str, object]:
     root = tmp / f"pub-{runs}"
     make_publication(root, runs)
     (root / "mkdocs.yml").write_text(MKDOCS.format(plugin=", benchledger"))
-    full = timed([sys.executable, "-m", "generator.cli", "build", "--repo", str(root)], root)
+    full, peak = timed([sys.executable, "-m", "generator.cli", "build", "--repo", str(root)], root)
     (root / "mkdocs.yml").write_text(MKDOCS.format(plugin=""))  # same pages, plugin off
-    plain = timed([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(root / "mkdocs.yml")], root)
+    plain, _ = timed([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(root / "mkdocs.yml")], root)
     size, largest, name = site_stats(root / "site")
     return {
         "runs": runs,
@@ -151,6 +160,7 @@ def measure(runs: int, tmp: Path) -> dict[str, object]:
         "mkdocs": plain,
         "ratio": full / plain,
         "per_run_ms": 1000 * full / runs,
+        "peak_mb": peak,
         "site_mb": size / 1e6,
         "largest_kb": largest / 1e3,
         "largest": name,
@@ -164,7 +174,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="10,100,1000")
     args = parser.parse_args()
     print(
-        f"{'runs':>6} {'benchledger s':>14} {'mkdocs s':>9} {'ratio':>6} {'ms/run':>7} {'site MB':>8} "
+        f"{'runs':>6} {'benchledger s':>14} {'mkdocs s':>9} {'ratio':>6} {'ms/run':>7} {'peak MB':>8} {'site MB':>8} "
         f"{'run page KB':>11} {'largest KB':>10}  largest page"
     )
     with tempfile.TemporaryDirectory() as tmp:
@@ -173,7 +183,8 @@ def main() -> None:
             r = last = measure(runs, Path(tmp))
             print(
                 f"{r['runs']:>6} {r['benchledger']:>14.2f} {r['mkdocs']:>9.2f} {r['ratio']:>6.2f} "
-                f"{r['per_run_ms']:>7.1f} {r['site_mb']:>8.1f} {r['run_page_kb']:>11.1f} {r['largest_kb']:>10.1f}"
+                f"{r['per_run_ms']:>7.1f} {r['peak_mb']:>8.0f} {r['site_mb']:>8.1f} {r['run_page_kb']:>11.1f} "
+                f"{r['largest_kb']:>10.1f}"
                 f"  {r['largest']}",
                 flush=True,
             )

@@ -14,6 +14,7 @@ import http.server
 import json
 import os
 import shutil
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -406,3 +407,34 @@ def test_run_page_headline_cards_fit_the_column(browser: Any, server: str, width
     watched.page.screenshot(path=str(screenshots / f"run_{width}.png"), full_page=True)
     assert watched.errors == []
     watched.page.close()
+
+
+def test_the_runs_index_pages_through_1000_runs(browser: Any, tmp_path: Path) -> None:
+    sys.path.insert(0, str(Path(__file__).parents[1] / "bench"))
+    from build_scale import MKDOCS as SCALE_MKDOCS
+    from build_scale import make_publication
+
+    root = tmp_path / "big"
+    make_publication(root, 1000)
+    (root / "mkdocs.yml").write_text(SCALE_MKDOCS.format(plugin=", benchledger"))
+    site = build(root)
+    pages = [site / "runs" / "index.html", site / "runs" / "_pages" / "2" / "index.html"]
+    assert all(p.is_file() for p in pages) and not (site / "runs" / "_pages" / "3").exists()
+    assert max(p.stat().st_size for p in pages) < 500_000
+    with served(site) as url:
+        watched = Watched(browser)
+        watched.page.goto(f"{url}/runs/")
+        text = watched.page.inner_text("article")
+        assert "Runs 1–500 of 1,000 · page 1 · 2 · next" in text
+        first = watched.page.eval_on_selector_all("article tbody tr", "rows => rows.length")
+        watched.page.click("article a:has-text('next')")
+        watched.page.wait_for_url("**/runs/_pages/2/")
+        assert "Runs 501–1,000 of 1,000" in watched.page.inner_text("article")
+        second = watched.page.eval_on_selector_all("article tbody tr", "rows => rows.length")
+        assert (first, second) == (500, 500)
+        watched.page.click("article tbody tr a")
+        watched.page.wait_for_url("**/runs/*/")
+        assert watched.page.url.rstrip("/").rsplit("/", 1)[1].startswith("20")  # a run page, by id
+        assert watched.errors == []
+        assert watched.hosts <= {url.split("/")[2]}, watched.hosts
+        watched.page.close()

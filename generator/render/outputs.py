@@ -272,4 +272,5 @@ def _forest_rows(comparisons: list[Evaluation]) -> list[dict[str, object]]:
 def index_outputs(ledger: Ledger, receipts: Mapping[str, RunReceipts]) -> dict[str, bytes]:
     """The runs index."""
     states = {run_id: (r.state, r.shown) for run_id, r in receipts.items()}
-    return {f"{RUNS}/index.md": run_page.runs_index(list(ledger.runs.values()), states).encode()}
+    pages = run_page.runs_index(list(ledger.runs.values()), states)
+    return {f"{RUNS}/{path}": text.encode() for path, text in pages.items()}

@@ -218,27 +218,58 @@ def state_badge(state: str, label: str | None = None) -> Markup:
     return Markup(f'<span class="bl-receipt bl-receipt--{state}">{t.text(label or state)}</span>')
 
 
-def runs_index(runs: Sequence[Run], states: Mapping[str, tuple[str, str]] | None = None) -> str:
-    """One row per run, newest first, linking each run page."""
+PER_PAGE = 500  # runs per index page: 10,000 runs stay far under 500 KB a page
+PAGES = "_pages"  # runs/_pages/<n>.md: no run id starts with "_"
+
+
+def runs_index(
+    runs: Sequence[Run], states: Mapping[str, tuple[str, str]] | None = None, per_page: int = PER_PAGE
+) -> dict[str, str]:
+    """The runs index, newest first, PER_PAGE runs a page: runs/index.md, then runs/_pages/2.md,
+    3.md, ...; each page links every other. Keys are paths under runs/."""
     ordered = sorted(runs, key=lambda r: (r.meta.date, r.id), reverse=True)
-    rows = []
-    for run in ordered:
-        meta = run.meta
-        setup = "; ".join(f"{k}={t.scalar(v)}" for k, v in flatten(meta.setup).items())
-        rows.append(
-            {
-                "link": Markup(f"[{t.text(run.id)}]({run.id}/index.md)"),
-                "title": t.text(meta.title),
-                "date": meta.date,
-                "benchmark": meta.benchmark,
-                "setup": setup or "–",
-                "trials": run.results.trials if not run.reported else "not reported",
-                "conditions": ", ".join(label_of(run, at) for at in run.results.condition_values()),
-                "source": source_text(run),
-                "receipts": state_badge(*(states or {}).get(run.id, ("unverified", "unverified"))),
-            }
+    chunks = [ordered[i : i + per_page] for i in range(0, len(ordered), per_page)] or [[]]
+    out = {}
+    for number, chunk in enumerate(chunks, start=1):
+        up = "" if number == 1 else "../"
+        rows = [_index_row(run, states, up) for run in chunk]
+        pager = _pager(number, len(chunks), len(ordered), per_page, up)
+        path = "index.md" if number == 1 else f"{PAGES}/{number}.md"
+        out[path] = render(
+            "runs_index.md.j2", mark=Markup(generated_mark("runs/")), rows=rows, pager=pager, up=up, page=number
         )
-    return render("runs_index.md.j2", mark=Markup(generated_mark("runs/")), rows=rows)
+    return out
+
+
+def _index_row(run: Run, states: Mapping[str, tuple[str, str]] | None, up: str) -> dict[str, Any]:
+    meta = run.meta
+    setup = "; ".join(f"{k}={t.scalar(v)}" for k, v in flatten(meta.setup).items())
+    return {
+        "link": Markup(f"[{t.text(run.id)}]({up}{run.id}/index.md)"),
+        "title": t.text(meta.title),
+        "date": meta.date,
+        "benchmark": meta.benchmark,
+        "setup": setup or "–",
+        "trials": run.results.trials if not run.reported else "not reported",
+        "conditions": ", ".join(label_of(run, at) for at in run.results.condition_values()),
+        "source": source_text(run),
+        "receipts": state_badge(*(states or {}).get(run.id, ("unverified", "unverified"))),
+    }
+
+
+def _pager(number: int, pages: int, total: int, per_page: int, up: str) -> Markup | None:
+    """'Runs 501–1,000 of 2,345 · page 1 · **2** · 3 · next' (None on a single page)."""
+    if pages == 1:
+        return None
+
+    def href(n: int) -> str:
+        return f"{up}index.md" if n == 1 else f"{up}{PAGES}/{n}.md"
+
+    first, last = (number - 1) * per_page + 1, min(number * per_page, total)
+    links = [f"**{n}**" if n == number else f"[{n}]({href(n)})" for n in range(1, pages + 1)]
+    if number < pages:
+        links.append(f"[next]({href(number + 1)})")
+    return Markup(f"Runs {first:,}–{last:,} of {total:,} · page " + " · ".join(links))
 
 
 def reproduce(runner: Runner | None) -> dict[str, Any] | None:

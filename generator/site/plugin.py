@@ -30,7 +30,7 @@ from .cache import BuildCache
 from .pipeline import generate_site
 
 log = logging.getLogger("mkdocs.plugins.benchledger")
-RUN_PAGE = re.compile(r"^(runs|claims)/[^/]+/index\.md$")
+RUN_PAGE = re.compile(r"^(runs|claims)/([^/]+/index|_pages/[0-9]+)\.md$")
 USER_EPOCH = os.environ.get("SOURCE_DATE_EPOCH")  # a value the user set wins
 
 
