@@ -18,7 +18,7 @@ conditions x 3 metrics) in a temporary folder and prints, in one run:
 Each publication also carries a report with one claim per ten runs (100 at 1,000 runs).
 
     python bench/build_scale.py [--sizes 10,100,1000]
-    python bench/build_scale.py --sizes 1000,10000      # on request: about 10 minutes on 2 cores
+    python bench/build_scale.py --sizes 1000,10000      # on request: about 15 minutes on 2 cores
 """
 
 from __future__ import annotations
