@@ -25,6 +25,7 @@ from ..render.assets import JAVASCRIPT, STYLESHEETS
 from ..render.attribution_pages import grids_panel
 from ..render.claim_pages import insert_panel, limits_panel, report_panel
 from ..render.glance import MARKER, glance
+from ..render.outputs import OWNED
 from ..render.templating import GENERATED_PREFIX
 from .cache import BuildCache
 from .pipeline import generate_site
@@ -130,5 +131,34 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         return insert_panel(markdown, panels)
 
     def on_serve(self, server: Any, config: Any, builder: Any) -> Any:
+        """Watch runs/, and every source under docs_dir but the pages benchledger writes there:
+        a build writing its own pages must not wake the watcher for a second, useless build."""
         server.watch(str(self.root / RUNS_DIR))
+        docs = Path(config.docs_dir).resolve()
+        server.unwatch(str(docs))
+        for path, recursive in source_watches(docs):
+            server.watch(str(path), recursive=recursive)
         return server
+
+
+def source_watches(docs: Path) -> list[tuple[Path, bool]]:
+    """Folders to watch so that no generated path is watched: a folder holding no generated
+    path recursively; one that holds some, alone (its files), and its other folders in turn.
+    A folder created after `serve` starts is watched from the next start."""
+    owned = tuple(o.rstrip("/") for o in OWNED)
+    out: list[tuple[Path, bool]] = []
+
+    def visit(folder: Path) -> None:
+        rel = folder.relative_to(docs).as_posix() if folder != docs else ""
+        inside = [o for o in owned if rel == "" or o.startswith(rel + "/")]
+        if not inside:
+            out.append((folder, True))
+            return
+        out.append((folder, False))
+        for child in sorted(folder.iterdir()):
+            name = child.relative_to(docs).as_posix()
+            if child.is_dir() and not child.is_symlink() and name not in owned:
+                visit(child)
+
+    visit(docs)
+    return out
