@@ -1,8 +1,6 @@
 from __future__ import annotations
 
-import os
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -29,23 +27,3 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 @pytest.fixture
 def update_golden(request: pytest.FixtureRequest) -> bool:
     return bool(request.config.getoption("--update-golden"))
-
-
-EPOCH = os.environ.get("SOURCE_DATE_EPOCH")  # as the session started
-
-
-def _restore_epoch() -> None:
-    if EPOCH is None:
-        os.environ.pop("SOURCE_DATE_EPOCH", None)
-    else:
-        os.environ["SOURCE_DATE_EPOCH"] = EPOCH
-
-
-@pytest.fixture(autouse=True)
-def _source_date_epoch_as_the_session_started() -> Iterator[None]:
-    """An in-process build (in a test or a module fixture) sets SOURCE_DATE_EPOCH for MkDocs'
-    sitemap in os.environ; a later test's subprocess would take it for the user's and date
-    receipts against it. Every test starts and ends with the session's own value."""
-    _restore_epoch()
-    yield
-    _restore_epoch()

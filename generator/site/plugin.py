@@ -77,7 +77,7 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
             raise PluginError("benchledger found problems:\n" + str(err)) from None
         ledger, self.evaluations, report = generated.ledger, generated.evaluations, generated.written
         self.grids = generated.grids
-        self.receipts = generated.receipts or {}
+        self.receipts = generated.receipts
         log.info(
             "benchledger: %s; %d files written, %d unchanged, %d removed",
             ledger.summary(),
@@ -96,8 +96,22 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
             config.theme["font"] = False
         self.ledger = ledger
         self.docs_rel = docs_dir.relative_to(self.root).as_posix()
-        os.environ["SOURCE_DATE_EPOCH"] = USER_EPOCH or str(build_epoch(ledger))
+        os.environ["SOURCE_DATE_EPOCH"] = USER_EPOCH or str(build_epoch(ledger))  # for MkDocs' sitemap
         return config
+
+    def on_post_build(self, *, config: Any) -> None:
+        self.restore_epoch()
+
+    def on_build_error(self, *, error: Exception) -> None:
+        self.restore_epoch()
+
+    def restore_epoch(self) -> None:
+        """SOURCE_DATE_EPOCH goes back to the user's value (or none): a later build or subprocess
+        of the same process (serve, tests, another builder) must not take ours for the user's."""
+        if USER_EPOCH is None:
+            os.environ.pop("SOURCE_DATE_EPOCH", None)
+        else:
+            os.environ["SOURCE_DATE_EPOCH"] = USER_EPOCH
 
     def on_files(self, files: Any, config: Any) -> Any:
         for file in files:
