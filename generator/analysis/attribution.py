@@ -17,7 +17,7 @@ import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal, get_args
+from typing import Literal, get_args
 
 from ..errors import Problem
 from ..format.models import Attribution
@@ -202,12 +202,12 @@ def fit_grid(
     found = tuple(_cell(run, lv, values, settings.confidence) for run, lv, values in cells)
     grid = Grid(a, report, factors, levels, found, (), "no trial data", None, "", confidence=settings.confidence)
     if short:
-        return _with(grid, reason=f"fewer than two trials in {', '.join(short)}: no interval can be fitted")
+        return replace(grid, reason=f"fewer than two trials in {', '.join(short)}: no interval can be fitted")
     if any(v <= 0 for c in found for v in c.values):
-        return _with(grid, reason="a value is zero or negative: ratios need positive values")
+        return replace(grid, reason="a value is zero or negative: ratios need positive values")
     band = band_of(noise, settings.min_effect)
     effects, df, sd_log = _fit(found, base, factors, settings, band, gain, a.credits)
-    grid = _with(grid, effects=tuple(effects), noise=noise, band=band, df=df)
+    grid = replace(grid, effects=tuple(effects), noise=noise, band=band, df=df)
     return _judged(grid, gain, sd_log)
 
 
@@ -272,25 +272,25 @@ def _judged(grid: Grid, gain: int, sd_log: float) -> Grid:
                 f"the interaction {inter.name} ({_pct(inter.ratio)}) is larger than the main effects of "
                 f"{' and '.join(inter.factors)}: their gains cannot be credited separately"
             )
-            return _with(grid, verdict="interacts", earned=earned, reason=reason)
+            return replace(grid, verdict="interacts", earned=earned, reason=reason)
     credited = grid.attribution.credits
     if credited is None:
         if earned is not None:
             reason = f"no factor is credited; {earned} has the largest supported main effect in the gain's direction"
-            return _with(grid, verdict="supported", earned=earned, reason=reason)
+            return replace(grid, verdict="supported", earned=earned, reason=reason)
         return _inconclusive(grid, None, sd_log)
     mine = mains[credited]
     larger = [e for e in grid.effects if e.factors != (credited,) and e.size >= mine.size]
     if mine.verdict == "supported" and not larger:
         reason = f"the credited factor, {credited}, has the largest effect in the grid, and it is supported"
-        return _with(grid, verdict="supported", earned=credited, reason=reason)
+        return replace(grid, verdict="supported", earned=credited, reason=reason)
     if earned is not None and earned != credited and mains[earned].size > mine.size:
         reason = (
             f"the publisher credits {credited}, whose effect is smaller: {_pct(mine.ratio)} "
             f"[{_pct(mine.ci[0])}, {_pct(mine.ci[1])}] ({mine.verdict}), against {_pct(mains[earned].ratio)} "
             f"for {earned}"
         )
-        return _with(grid, verdict="misattributed", earned=earned, reason=reason)
+        return replace(grid, verdict="misattributed", earned=earned, reason=reason)
     return _inconclusive(grid, credited, sd_log, earned)
 
 
@@ -300,12 +300,8 @@ def _inconclusive(grid: Grid, credited: str | None, sd_log: float, earned: str |
     needed = max(2, math.ceil(per_group / 2 ** (k - 1)))
     what = f"the effect of {credited}" if credited else "any factor's effect"
     reason = f"the intervals are too wide to tell {what} from the others"
-    return _with(grid, verdict="inconclusive", earned=earned, reason=reason, trials_needed=needed)
+    return replace(grid, verdict="inconclusive", earned=earned, reason=reason, trials_needed=needed)
 
 
 def _pct(ratio: float) -> str:
     return f"{(ratio - 1) * 100:+.1f}%"
-
-
-def _with(grid: Grid, **changes: Any) -> Grid:
-    return replace(grid, **changes)

@@ -15,7 +15,6 @@ the table a receipt states.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -36,8 +35,6 @@ NOISE_MULTIPLE = 2.0  # or within twice the noise band, when the run is noisier
 class Figure:
     metric: str
     at: Mapping[str, object]
-    original: float | None  # mean (pooled proportion for a rate)
-    rerun: float | None
     ratio: float | None
     low: float | None
     high: float | None
@@ -70,31 +67,27 @@ def figures(original: Run, rerun: Results, margin: float | None = None) -> list[
                 continue
             counted = [r for r in their_rows if all(k in r.values for k in parts)]
             _, its = rate_trials(counted, rate)
-            out.append(_figure(name, where, list(mine.per_trial), list(its.per_trial), margin, mine, its))
+            out.append(_figure(name, where, mine.per_trial, its.per_trial, margin))
     return out
 
 
 def _figure(
-    name: str,
-    at: Mapping[str, object],
-    a: Sequence[float],
-    b: Sequence[float],
-    margin: float | None,
-    pooled_a: stats.RateSummary | None = None,
-    pooled_b: stats.RateSummary | None = None,
+    name: str, at: Mapping[str, object], a: Sequence[float], b: Sequence[float], margin: float | None
 ) -> Figure:
-    mean_a = pooled_a.pooled if pooled_a is not None else sum(a) / len(a)
-    mean_b = pooled_b.pooled if pooled_b is not None else (sum(b) / len(b) if b else None)
-    noise = max(_cv(a), _cv(b) if b else 0.0)
+    noise = max(_cv(a), _cv(b))
     allowed = margin if margin is not None else max(MIN_MARGIN, NOISE_MULTIPLE * noise)
-    base = Figure(name, at, mean_a, mean_b, None, None, None, allowed, "unsettled")
     if all(v == 0 for v in (*a, *b)):
-        return Figure(name, at, 0.0, 0.0, 1.0, 1.0, 1.0, allowed, "agrees")  # nothing happened, twice
+        return Figure(name, at, 1.0, 1.0, 1.0, allowed, "agrees")  # nothing happened, twice
     if len(a) < 2 or len(b) < 2 or any(v <= 0 for v in (*a, *b)):
-        return base  # not measured by the rerun, too few trials, or zeros beside non-zeros
+        return Figure(name, at, None, None, None, allowed, "unsettled")  # not measured again, too few, zeros
     ratio = stats.ratio_interval(a, b)
     ci, tost = ratio.bounds(stats.CONFIDENCE), ratio.bounds(tost_level(stats.CONFIDENCE))
-    return Figure(name, at, mean_a, mean_b, ratio.ratio, ci[0], ci[1], allowed, agreement(ci, tost, allowed))
+    return Figure(name, at, ratio.ratio, ci[0], ci[1], allowed, agreement(ci, tost, allowed))
+
+
+def _cv(values: Sequence[float]) -> float:
+    """The per-trial CV, 0 when there is none (fewer than two trials, or a mean of 0)."""
+    return (stats.summarize(values).cv or 0.0) if values else 0.0
 
 
 def agreement(ci: tuple[float, float], tost: tuple[float, float], margin: float) -> Status:
@@ -106,16 +99,6 @@ def agreement(ci: tuple[float, float], tost: tuple[float, float], margin: float)
     if ci[1] < low or ci[0] > high:
         return "differs"
     return "unsettled"
-
-
-def _cv(values: Sequence[float]) -> float:
-    if len(values) < 2:
-        return 0.0
-    mean = sum(values) / len(values)
-    if mean == 0:
-        return 0.0
-    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1))
-    return sd / abs(mean)
 
 
 def reproduction(found: Sequence[Figure]) -> Reproduction:

@@ -73,7 +73,7 @@ def rerun(repo: Path, ask: Request, echo: Callable[[str], None] = print) -> Reru
     original = ledger.runs[run_id]
     argv = _invocation(original, ask)
     name = f"{day.isoformat()}-rerun-{slug(ask.by)}"
-    folder = original_folder = ledger.root / RUNS_DIR / run_id
+    folder = ledger.root / RUNS_DIR / run_id
     target = folder / RECEIPTS / f"{name}.yaml"
     if target.exists() or (folder / RECEIPTS / name).exists():
         where = str(target.relative_to(ledger.root))
@@ -99,7 +99,7 @@ def rerun(repo: Path, ask: Request, echo: Callable[[str], None] = print) -> Reru
         kept = {f"{RECEIPTS}/{name}/{file}": (Path(tmp) / "rerun" / file).read_bytes() for file in KEPT}
     state = reproduction(found)
     receipt = _receipt(original, ask, day, name, kept, found, differences, state)
-    written = _write(original_folder, target, receipt, kept, ask.sign)
+    written = _write(folder, target, receipt, kept, ask.sign)
     return Rerun(target, tuple(written), found, state, tuple(differences))
 
 
@@ -160,13 +160,7 @@ def _set(argv: Sequence[str], option: str, value: str | None) -> list[str]:
     return out if value is None else [*out, option, value]
 
 
-@dataclass(frozen=True)
-class _Made:
-    run: Run
-    results: Any
-
-
-def _measure(tmp: Path, original: Run, argv: list[str], echo: Callable[[str], None]) -> _Made:
+def _measure(tmp: Path, original: Run, argv: list[str], echo: Callable[[str], None]) -> Run:
     """Run the runner into tmp/rerun; the manifest extras that no longer exist are rebuilt
     from the original manifest (every section the runner does not capture itself)."""
     extra = _value(argv, "--manifest-extra")
@@ -187,7 +181,7 @@ def _measure(tmp: Path, original: Run, argv: list[str], echo: Callable[[str], No
     if made.results.conditions != original.results.conditions:
         shown = f"{list(made.results.conditions)} instead of {list(original.results.conditions)}"
         raise BenchledgerError(Problem(f"{RUNS_DIR}/{original.id}", None, "conditions", f"the rerun measured {shown}"))
-    return _Made(made, made.results)
+    return made
 
 
 def _value(argv: Sequence[str], option: str) -> str | None:
@@ -199,9 +193,9 @@ def _value(argv: Sequence[str], option: str) -> str | None:
     return None
 
 
-def _differences(original: Run, made: _Made) -> list[tuple[str, object, object]]:
+def _differences(original: Run, made: Run) -> list[tuple[str, object, object]]:
     """Recorded keys whose value differs between the run and the rerun."""
-    a, b = environment(original), environment(made.run)
+    a, b = environment(original), environment(made)
     return [(k, a.get(k, "(absent)"), b.get(k, "(absent)")) for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
 
 

@@ -3,7 +3,6 @@ reads or writes a file."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -16,6 +15,7 @@ from ..analysis.comparison import Settings
 from ..analysis.receipts import RunReceipts
 from ..analysis.stats import CONFIDENCE
 from ..analysis.summaries import MetricAt, RateAt, label_of, summarize_run
+from ..format.conditions import condition_value
 from ..ledger.records import Ledger, Run
 from . import attribution_pages, claim_pages, methods_page, run_page
 from . import charts as ch
@@ -113,7 +113,7 @@ def _sweep(run: Run, at_metric: list[MetricAt]) -> tuple[str, list[dict[str, obj
     conditions = run.results.conditions
     for k, name in enumerate(conditions):
         values = {m.at[k] for m in at_metric}
-        if len(values) < 2 or not all(_numeric(v) for v in values):
+        if len(values) < 2 or not all(isinstance(condition_value(v), int | float) for v in values):
             continue
         rows: list[dict[str, object]] = []
         for m in at_metric:
@@ -124,13 +124,6 @@ def _sweep(run: Run, at_metric: list[MetricAt]) -> tuple[str, list[dict[str, obj
             rows.append(row | {"low": m.summary.ci_low, "high": m.summary.ci_high})
         return (name, rows) if rows else None
     return None
-
-
-def _numeric(value: str) -> bool:
-    try:
-        return math.isfinite(float(value))
-    except ValueError:
-        return False
 
 
 def _order(run: Run) -> tuple[str, ...]:

@@ -13,6 +13,7 @@ import yaml
 from markupsafe import Markup
 
 from ..analysis.receipts import RunReceipts
+from ..analysis.reproduction import Figure
 from ..analysis.stats import Summary
 from ..analysis.summaries import MetricAt, RunSummary, label_of
 from ..format.keys import flatten
@@ -290,7 +291,7 @@ def reproduce(runner: Runner | None) -> dict[str, Any] | None:
     }
 
 
-def _figure_line(f: Any) -> str:
+def _figure_line(f: Figure) -> str:
     """One figure of a rerun: its status, and rerun / original with its interval and margin."""
     if f.ratio is None:
         return f"{f.label}: {f.status} (no interval: the rerun did not measure it, or too few trials)"

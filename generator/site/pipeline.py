@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..analysis.attribution import Grid, attribute_all
@@ -28,7 +28,7 @@ class Generated:
     evaluations: dict[str, Evaluation]
     written: WriteReport
     grids: tuple[Grid, ...] = ()
-    receipts: Mapping[str, RunReceipts] | None = None
+    receipts: Mapping[str, RunReceipts] = field(default_factory=dict)
 
 
 def generate_site(root: Path, docs_dir: Path, settings: Settings, cache: BuildCache | None = None) -> Generated:
