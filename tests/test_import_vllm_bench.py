@@ -124,6 +124,17 @@ def test_append_result_lines_are_passes_and_differing_metadata_is_a_condition(tm
     assert "no per-request data (vLLM writes it with --save-detailed)" in meta["notes"]
 
 
+def test_a_pretty_printed_result_is_one_pass_not_lines(tmp_path: Path) -> None:
+    pretty = tmp_path / "pretty.json"
+    pretty.write_text(json.dumps(source(PASSES[0]), indent=2))
+    code, out, root = imported(tmp_path, str(pretty), "--id", "2026-11-30-pretty")
+    assert code == 0, out
+    table = csv_rows(root / "runs" / "2026-11-30-pretty" / "results.csv")
+    assert len(table) == 1 and float(table[0]["request_throughput"]) == pytest.approx(
+        source(PASSES[0])["request_throughput"], rel=1e-5
+    )
+
+
 def test_republished_results_carry_their_citation_to_the_page(tmp_path: Path) -> None:
     code, out, root = imported(
         tmp_path,

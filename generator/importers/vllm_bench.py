@@ -86,13 +86,14 @@ def parse(files: Sequence[tuple[str, bytes]]) -> Imported:
 
 def _records(name: str, data: bytes) -> list[tuple[tuple[str, str], dict[str, Any]]]:
     """One saved result, or several (`--append-result` writes one JSON object per line)."""
-    text = data.decode("utf-8-sig", errors="replace").strip()
-    if "\n" in text and not text.startswith("["):
-        lines = [line for line in text.splitlines() if line.strip()]
+    lines = [line for line in data.decode("utf-8-sig", errors="replace").splitlines() if line.strip()]
+    try:
+        out = [((name, "$"), load_json(name, data, "a vLLM serving-benchmark result (JSON)"))]
+    except BenchledgerError:
+        if len(lines) < 2:
+            raise
         found = [load_json(f"{name} line {i}", line.encode(), "a vLLM result line") for i, line in enumerate(lines, 1)]
         out = [((name, f"line {i}"), item) for i, item in enumerate(found, 1)]
-    else:
-        out = [((name, "$"), load_json(name, data, "a vLLM serving-benchmark result (JSON)"))]
     for (file, path), record in out:
         if not isinstance(record, dict) or not any(k in record for k in ("request_throughput", "duration", "ttfts")):
             raise BenchledgerError(
