@@ -48,20 +48,25 @@ def _more(items: int) -> str:
     return f" ({items - SHOWN} more)" if items > SHOWN else ""
 
 
+def _listed(title: str, lines: Sequence[str]) -> list[str]:
+    """A bold title and the first SHOWN lines as a list (none when there are no lines)."""
+    if not lines:
+        return []
+    return [f"**{title}**{_more(len(lines))}\n\n" + "\n".join(lines[:SHOWN])]
+
+
 def _corrections(evaluations: Mapping[str, Evaluation], up: str) -> list[str]:
     fixes = sorted(
         (ev for ev in evaluations.values() if ev.claim.corrects),
         key=lambda ev: (str(ev.claim.date or ""), ev.claim.id),
         reverse=True,
     )
-    if not fixes:
-        return []
     lines = [
         f"- [{t.text(ev.claim.statement)}]({up}claims/{ev.claim.id}/index.md) corrects "
         f"[{t.text(ev.claim.corrects)}]({up}claims/{ev.claim.corrects}/index.md) {badge(ev.verdict)}"
-        for ev in fixes[:SHOWN]
+        for ev in fixes
     ]
-    return [f"**Latest corrections**{_more(len(fixes))}\n\n" + "\n".join(lines)]
+    return _listed("Latest corrections", lines)
 
 
 def _runs(ledger: Ledger, receipts: Mapping[str, RunReceipts], up: str) -> list[str]:
@@ -85,21 +90,17 @@ def _runs(ledger: Ledger, receipts: Mapping[str, RunReceipts], up: str) -> list[
 
 
 def _grids(grids: Sequence[Grid], up: str) -> list[str]:
-    if not grids:
-        return []
     lines = [
         f"- [{t.text(g.attribution.statement)}]({up}claims/{g.attribution.id}/index.md) {badge(g.verdict)}"
-        for g in grids[:SHOWN]
+        for g in grids
     ]
-    return [f"**Attribution grids**{_more(len(grids))}\n\n" + "\n".join(lines)]
+    return _listed("Attribution grids", lines)
 
 
 def _reports(ledger: Ledger, up: str) -> list[str]:
     reports = sorted(ledger.reports, key=lambda r: (str(r.meta.date or ""), r.slug), reverse=True)
-    if not reports:
-        return []
     lines = [
         f"- [{t.text(r.meta.title)}]({up}reports/{r.slug}.md){f' · {r.meta.date}' if r.meta.date else ''}"
-        for r in reports[:SHOWN]
+        for r in reports
     ]
-    return [f"**Newest reports**{_more(len(reports))}\n\n" + "\n".join(lines)]
+    return _listed("Newest reports", lines)
