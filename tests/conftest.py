@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import os
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -8,6 +10,9 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from helpers import measured_run, publication, write_tree
+
+# Build caches of the suite's publications go to a folder of this session, not the user's.
+os.environ["BENCHLEDGER_BUILD_CACHE"] = tempfile.mkdtemp(prefix="benchledger-build-cache-")
 
 
 @pytest.fixture

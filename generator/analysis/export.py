@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..format.keys import flatten
-from ..ledger.records import Ledger
+from ..ledger.records import Ledger, Run
 from .claims import Evaluation, provenance
 from .summaries import label_of
 
@@ -49,28 +49,38 @@ CLAIM_COLUMNS = (
 def trial_rows(ledger: Ledger) -> list[dict[str, Any]]:
     """One row per trial, condition and metric, with the run's condition values and setup as
     columns of their own (`at.<condition>`, `setup.<key>`); reported figures have no trial."""
+    return [row for run in sorted(ledger.runs.values(), key=lambda r: r.id) for row in run_trial_rows(run)]
+
+
+def trial_columns(run: Run) -> set[str]:
+    """The columns of the run's trial rows beyond TRIAL_COLUMNS."""
+    setup = {f"setup.{k}" for k in flatten(run.meta.setup)} if run.meta.setup else set()
+    return {f"at.{c}" for c in run.results.conditions} | setup
+
+
+def run_trial_rows(run: Run) -> list[dict[str, Any]]:
+    """The trial rows of one run, in results.csv order."""
     rows = []
-    for run in sorted(ledger.runs.values(), key=lambda r: r.id):
-        setup = {f"setup.{k}": v for k, v in flatten(run.meta.setup).items()} if run.meta.setup else {}
-        for row in run.results.rows:
-            at = {f"at.{c}": v for c, v in zip(run.results.conditions, row.at, strict=True)}
-            for metric, value in row.values.items():
-                rows.append(
-                    {
-                        "run": run.id,
-                        "benchmark": run.meta.benchmark,
-                        "source": provenance(run),
-                        "trial_unit": run.meta.trial_unit or "",
-                        "trial": row.trial if row.trial is not None else "",
-                        "condition": label_of(run, row.at),
-                        "metric": metric,
-                        "value": value,
-                        "unit": run.meta.metrics[metric].unit or "",
-                        "excluded": row.excluded or "",
-                        **at,
-                        **setup,
-                    }
-                )
+    setup = {f"setup.{k}": v for k, v in flatten(run.meta.setup).items()} if run.meta.setup else {}
+    for row in run.results.rows:
+        at = {f"at.{c}": v for c, v in zip(run.results.conditions, row.at, strict=True)}
+        for metric, value in row.values.items():
+            rows.append(
+                {
+                    "run": run.id,
+                    "benchmark": run.meta.benchmark,
+                    "source": provenance(run),
+                    "trial_unit": run.meta.trial_unit or "",
+                    "trial": row.trial if row.trial is not None else "",
+                    "condition": label_of(run, row.at),
+                    "metric": metric,
+                    "value": value,
+                    "unit": run.meta.metrics[metric].unit or "",
+                    "excluded": row.excluded or "",
+                    **at,
+                    **setup,
+                }
+            )
     return rows
 
 

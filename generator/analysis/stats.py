@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-from scipy import stats as sps
+from scipy import special
 
 CONFIDENCE = 0.95
 CV_WARN = 0.10  # pyperf warns above 10% spread
@@ -28,7 +28,7 @@ Values = Sequence[float] | np.ndarray
 @functools.lru_cache(maxsize=4096)
 def t_quantile(confidence: float, df: float) -> float:
     """Two-sided Student t critical value (cached: per-run summaries repeat the same few df)."""
-    return float(sps.t.ppf(0.5 + confidence / 2, df))
+    return float(special.stdtrit(df, 0.5 + confidence / 2))  # the t quantile (scipy.stats' t.ppf)
 
 
 def _array(values: Values, what: str = "values") -> np.ndarray:
@@ -146,6 +146,8 @@ def wilson(successes: float, trials: float, confidence: float = CONFIDENCE) -> t
         raise ValueError("a Wilson interval needs a positive number of attempts")
     if not 0 <= k <= n:
         raise ValueError(f"successes {k} must lie between 0 and the attempts {n}")
+    from scipy import stats as sps  # imported when a rate needs it: it costs half a second
+
     ci = sps.binomtest(k, n).proportion_ci(confidence_level=confidence, method="wilson")
     return float(ci.low), float(ci.high)
 
@@ -300,11 +302,17 @@ def trials_needed(sd_log: float, effect: float, confidence: float = CONFIDENCE, 
         df = 2 * n - 2
         crit = t_quantile(confidence, df)
         ncp = delta / (sd_log * math.sqrt(2 / n))
-        return float(1 - sps.nct.cdf(crit, df, ncp) + sps.nct.cdf(-crit, df, ncp))
+        return float(1 - special.nctdtr(df, ncp, crit) + special.nctdtr(df, ncp, -crit))  # noncentral t CDF
 
-    low, high = 2, 2
+    z = float(special.ndtri(1 - (1 - confidence) / 2) + special.ndtri(power))
+    guess = max(2, math.ceil(2 * (z * sd_log / delta) ** 2))  # the normal approximation: usually 0-2 short
+    if guess > 1_000_000:
+        return guess
+    while guess > 2 and achieved(guess - 1) >= power:
+        guess -= 1
+    low = high = guess
     while achieved(high) < power:
-        low, high = high, high * 2
+        low, high = high + 1, high + max(1, high - low + 1) * 2
         if high > 1_000_000:
             return high
     while low < high:
@@ -316,4 +324,6 @@ def trials_needed(sd_log: float, effect: float, confidence: float = CONFIDENCE, 
 def mann_whitney(baseline: Values, candidate: Values) -> float:
     """Two-sided Mann-Whitney U p-value (a cross-check, never the verdict)."""
     b, c = _array(baseline, "baseline trials"), _array(candidate, "candidate trials")
+    from scipy import stats as sps
+
     return float(sps.mannwhitneyu(c, b, alternative="two-sided").pvalue)

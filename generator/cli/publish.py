@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -21,8 +22,11 @@ app = typer.Typer()
 
 def _check(repo: Path, quiet: bool = False, allow_stale: bool = False) -> None:
     from ..analysis.audit import audit
+    from ..site.cache import BuildCache
 
-    checked = audit(repo, docs_dir_of(repo).relative_to(repo.resolve()).as_posix(), stale_is_error=not allow_stale)
+    docs = docs_dir_of(repo).relative_to(repo.resolve()).as_posix()
+    cache = BuildCache.for_publication(repo).parsed
+    checked = audit(repo, docs, stale_is_error=not allow_stale, cache=cache)
     for problem in checked.problems:
         if problem.severity == "warning":
             typer.echo(f"Warning: {shown(str(problem))}", err=True)
@@ -74,21 +78,34 @@ def _generate(repo: Path) -> Generated:
         fail(err.problems)
 
 
+NoCache = Annotated[
+    bool,
+    typer.Option(
+        "--no-cache",
+        help="Render every run again and neither read nor save the build cache (kept in the user's cache "
+        "folder; a later build reuses the pages of runs that did not change).",
+    ),
+]
+
+
+def _no_cache(no_cache: bool) -> None:
+    if no_cache:
+        from ..site.cache import NO_CACHE
+
+        os.environ[NO_CACHE] = "1"  # also for a builder run as a subprocess
+
+
 @app.command()
-def generate(repo: Repo = Path(".")) -> None:
+def generate(repo: Repo = Path("."), no_cache: NoCache = False) -> None:
     """Write the generated pages, charts and assets into docs_dir, and nothing else.
 
     For builders that run no MkDocs plugins (zensical) or to inspect the pages;
     `build` and `serve` do this by themselves.
     """
+    _no_cache(no_cache)
     find_config(repo)
     _check(repo, quiet=True, allow_stale=True)
-    generated = _generate(repo)
-    report = generated.written
-    typer.echo(
-        f"{generated.ledger.summary()}: {len(report.written)} files written, {report.unchanged} unchanged, "
-        f"{len(report.removed)} removed"
-    )
+    typer.echo(_generate(repo).summary())
 
 
 def builder_executable(tool: str) -> str | None:
@@ -122,8 +139,13 @@ def build(
     ] = None,
     builder: Annotated[str, typer.Option(help="mkdocs, properdocs (a maintained MkDocs fork) or zensical.")] = "mkdocs",
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show MkDocs debug output.")] = False,
+    no_cache: NoCache = False,
 ) -> None:
-    """Check the publication, generate its pages, and build the site into site/."""
+    """Check the publication, generate its pages, and build the site into site/.
+
+    Pages of runs that did not change since the last build are reused from it (the build
+    cache, keyed by the runs' file hashes and benchledger's code; --no-cache renders all)."""
+    _no_cache(no_cache)
     if builder not in BUILDERS:
         fail(f"--builder {builder!r}: expected one of {', '.join(BUILDERS)}")
     config_file = find_config(repo)

@@ -22,7 +22,7 @@ def load(root: Path | str, docs_dir: str = DOCS_DIR, cache: ParsedRuns | None = 
     """Read every run under runs/, every report under <docs_dir>/reports/ and allowed_signers.
 
     With a cache (a mapping the caller owns), runs whose files did not change are reused,
-    and entries of run folders that no longer exist are dropped."""
+    and entries that no run folder holds any more are dropped."""
     root = Path(root).resolve()
     problems: list[Problem] = []
     runs, failed = _runs(root, problems, cache)
@@ -59,7 +59,7 @@ def _runs(root: Path, problems: list[Problem], cache: ParsedRuns | None) -> tupl
         else:
             problems.append(Problem(rel, None, None, "is not a run folder; ignored", "warning"))
     if cache is not None:
-        for gone in set(cache) - set(entries):
+        for gone in set(cache) - {(run.id, run.digest) for run in runs.values()}:
             del cache[gone]
     return runs, failed
 

@@ -20,8 +20,8 @@ from .records import RUNS_DIR, Receipt, Request, Results, Run
 from .tables import mark_excluded, parse_requests, parse_results
 from .yamlio import Lines, load_model
 
-Signature = tuple[tuple[str, int, int, int, int, int], ...]  # each entry's name, mode, size, times, inode
-ParsedRuns = MutableMapping[Path, tuple[Signature, Run | None, list[Problem]]]
+Parsed = tuple[RunFile, ManifestFile, Results, tuple[Request, ...] | None, tuple[Receipt, ...]]
+ParsedRuns = MutableMapping[tuple[str, str], Parsed]  # (folder name, digest of its files) -> what they parse to
 
 
 def decode(data: bytes, rel: str) -> str:
@@ -34,49 +34,56 @@ def decode(data: bytes, rel: str) -> str:
         ) from None
 
 
-def _walk(folder: Path, rel: str, problems: list[Problem]) -> tuple[list[str], Signature]:
-    """Every regular file under a run folder, run-relative, and the folder's signature
-    (to reuse a parsed run while nothing changed); symlinks are problems."""
-    files, signature = [], []
-    for here, dirs, names in os.walk(folder, followlinks=False):
-        for name in sorted(dirs + names):
-            path = Path(here) / name
-            shown = f"{rel}/{path.relative_to(folder).as_posix()}"
-            info = path.lstat()
-            mode = info.st_mode
-            signature.append((shown, mode, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino))
-            if stat.S_ISLNK(mode):
-                problems.append(
-                    Problem(
-                        shown,
-                        None,
-                        None,
-                        "is a symlink; symlinks are refused under runs/: replace it with the real file",
-                    )
-                )
-            elif stat.S_ISREG(mode):
-                files.append(path.relative_to(folder).as_posix())
-            elif not stat.S_ISDIR(mode):
-                problems.append(Problem(shown, None, None, "is not a regular file; remove it"))
-        dirs[:] = [d for d in dirs if not (Path(here) / d).is_symlink()]
-    return sorted(files), tuple(signature)
+def _walk(folder: Path, rel: str, problems: list[Problem], inner: str = "") -> list[str]:
+    """Every regular file under a run folder, run-relative, in sorted order; symlinks are problems."""
+    files = []
+    with os.scandir(folder / inner if inner else folder) as scan:
+        entries = sorted(scan, key=lambda e: e.name)
+    for entry in entries:
+        name = f"{inner}{entry.name}"
+        mode = entry.stat(follow_symlinks=False).st_mode
+        if stat.S_ISLNK(mode):
+            message = "is a symlink; symlinks are refused under runs/: replace it with the real file"
+            problems.append(Problem(f"{rel}/{name}", None, None, message))
+        elif stat.S_ISREG(mode):
+            files.append(name)
+        elif stat.S_ISDIR(mode):
+            files += _walk(folder, rel, problems, f"{name}/")
+        else:
+            problems.append(Problem(f"{rel}/{name}", None, None, "is not a regular file; remove it"))
+    return sorted(files)
+
+
+def run_digest(blobs: Mapping[str, bytes]) -> str:
+    """sha256 over every file's run-relative path and the sha256 of its bytes."""
+    digest = hashlib.sha256()
+    for name in sorted(blobs):
+        digest.update(name.encode() + b"\0" + hashlib.sha256(blobs[name]).digest())
+    return digest.hexdigest()
 
 
 def load_run(folder: Path, cache: ParsedRuns | None = None) -> tuple[Run | None, list[Problem]]:
-    """Parse one run folder; with a cache, reuse the last parse while no file in it changed."""
+    """Read one run folder and parse it. With a cache, a folder whose name and file bytes
+    (every file is read and hashed each time) parsed cleanly before is not parsed again."""
+    rid, rel = folder.name, f"{RUNS_DIR}/{folder.name}"
     walked: list[Problem] = []
-    files, signature = _walk(folder, f"{RUNS_DIR}/{folder.name}", walked)
-    cached = cache.get(folder) if cache is not None else None
-    if cached is not None and cached[0] == signature:
-        return cached[1], list(cached[2])
-    run, problems = parse_run(folder, files, walked)
-    if cache is not None:
-        cache[folder] = (signature, run, list(problems))
+    files = _walk(folder, rel, walked)
+    blobs = {f: (folder / f).read_bytes() for f in files}
+    digest = run_digest(blobs)
+    known = cache.get((rid, digest)) if cache is not None and not walked else None
+    if known is not None:
+        meta, manifest, results, requests, receipts = known
+        return Run(rid, rel, meta, manifest, results, requests, receipts, MappingProxyType(blobs), digest), []
+    run, problems = parse_run(folder, blobs, walked, digest)
+    if cache is not None and run is not None:
+        cache[(rid, digest)] = (run.meta, run.manifest, run.results, run.requests, run.receipts)
     return run, problems
 
 
-def parse_run(folder: Path, files: list[str], walked: list[Problem]) -> tuple[Run | None, list[Problem]]:
-    """Parse a run folder whose files (and the problems found walking it) are known."""
+def parse_run(
+    folder: Path, blobs: dict[str, bytes], walked: list[Problem], digest: str
+) -> tuple[Run | None, list[Problem]]:
+    """Parse a run folder whose files (and the problems found walking it) are read."""
     rid, rel = folder.name, f"{RUNS_DIR}/{folder.name}"
     if not RUN_ID.match(rid):
         return None, [
@@ -89,7 +96,6 @@ def parse_run(folder: Path, files: list[str], walked: list[Problem]) -> tuple[Ru
             )
         ]
     problems = list(walked)
-    blobs = {f: (folder / f).read_bytes() for f in files}
 
     def text_of(name: str, required: bool = True) -> str | None:
         if name not in blobs:
@@ -113,10 +119,7 @@ def parse_run(folder: Path, files: list[str], walked: list[Problem]) -> tuple[Ru
         problems += _imported_problems(meta, blobs, rel)
     if problems or meta is None or manifest is None or results is None:
         return None, problems
-    digest = hashlib.sha256()
-    for name in files:
-        digest.update(name.encode() + b"\0" + hashlib.sha256(blobs[name]).digest())
-    run = Run(rid, rel, meta, manifest, results, requests, receipts, MappingProxyType(blobs), digest.hexdigest())
+    run = Run(rid, rel, meta, manifest, results, requests, receipts, MappingProxyType(blobs), digest)
     return run, problems
 
 

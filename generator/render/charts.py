@@ -10,15 +10,26 @@ which Vega draws as text.
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import altair as alt
+if TYPE_CHECKING:
+    import altair as alt
+else:
+
+    class _Altair:
+        """altair, imported on first use: a build that draws no new chart never pays for it."""
+
+        def __getattr__(self, name: str) -> Any:
+            import altair
+
+            return getattr(altair, name)
+
+    alt = _Altair()
 
 HEIGHT = 220
 FACET_WIDTH = 110
@@ -156,10 +167,16 @@ def rate_chart(order: tuple[str, ...], rate: str, level: str) -> Any:
     return alt.layer(bars, dots)
 
 
-@functools.lru_cache(maxsize=512)
+TEMPLATES: dict[str, str] = {}  # "<builder> <labels as JSON>" -> its spec; the build cache saves it
+
+
 def template(builder: Callable[..., Any], *labels: Any) -> str:
     """The Vega-Lite spec of `builder(*labels)` without data, built once per labels."""
-    return json.dumps(builder(*labels).to_dict(validate=True))
+    key = f"{builder.__name__} {json.dumps(labels)}"
+    known = TEMPLATES.get(key)
+    if known is None:
+        known = TEMPLATES[key] = json.dumps(builder(*labels).to_dict(validate=True))
+    return known
 
 
 def _finite(value: Any) -> Any:

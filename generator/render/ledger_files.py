@@ -6,12 +6,14 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from typing import Any
 
 from ..analysis.claims import Evaluation
-from ..analysis.export import CLAIM_COLUMNS, TRIAL_COLUMNS, claim_rows, trial_rows
+from ..analysis.export import CLAIM_COLUMNS, TRIAL_COLUMNS, claim_rows, run_trial_rows, trial_columns, trial_rows
 from ..ledger.records import Ledger
+
+Fragments = MutableMapping[str, tuple[str, tuple[str, ...], str]]  # run id -> (digest, columns, its CSV lines)
 
 LEDGER = "ledger"
 TRIALS_CSV = f"{LEDGER}/trials.csv"
@@ -20,21 +22,43 @@ CLAIMS_JSON = f"{LEDGER}/claims.json"
 
 def table_csv(rows: list[dict[str, Any]], first: tuple[str, ...]) -> bytes:
     """CSV with the fixed columns first, then every other column in sorted order."""
-    extra = sorted({k for row in rows for k in row} - set(first))
+    columns = (*first, *sorted({k for row in rows for k in row} - set(first)))
+    return (_csv_lines([columns]) + _csv_lines([row.get(k, "") for k in columns] for row in rows)).encode()
+
+
+def _csv_lines(rows: Any) -> str:
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, [*first, *extra], lineterminator="\n", restval="")
-    writer.writeheader()
-    writer.writerows(rows)
-    return buffer.getvalue().encode()
+    csv.writer(buffer, lineterminator="\n").writerows(rows)
+    return buffer.getvalue()
+
+
+def trials_csv(ledger: Ledger, fragments: Fragments | None = None) -> bytes:
+    """ledger/trials.csv: the same bytes as `table_csv(trial_rows(ledger), TRIAL_COLUMNS)`. With
+    `fragments`, a run's lines are reused while its digest and the columns are unchanged."""
+    fragments = {} if fragments is None else fragments
+    runs = sorted(ledger.runs.values(), key=lambda r: r.id)
+    columns = (*TRIAL_COLUMNS, *sorted(set().union(*(trial_columns(run) for run in runs)) - set(TRIAL_COLUMNS)))
+    parts = [_csv_lines([columns])]
+    for run in runs:
+        known = fragments.get(run.id)
+        if known is None or known[:2] != (run.digest, columns):
+            lines = _csv_lines([row.get(k, "") for k in columns] for row in run_trial_rows(run))
+            known = fragments[run.id] = (run.digest, columns, lines)
+        parts.append(known[2])
+    for gone in set(fragments) - set(ledger.runs):
+        del fragments[gone]
+    return "".join(parts).encode()
 
 
 def table_json(rows: list[dict[str, Any]]) -> bytes:
     return (json.dumps(rows, indent=1, ensure_ascii=False, allow_nan=False) + "\n").encode()
 
 
-def ledger_outputs(ledger: Ledger, evaluations: Mapping[str, Evaluation]) -> dict[str, bytes]:
+def ledger_outputs(
+    ledger: Ledger, evaluations: Mapping[str, Evaluation], fragments: Fragments | None = None
+) -> dict[str, bytes]:
     return {
-        TRIALS_CSV: table_csv(trial_rows(ledger), TRIAL_COLUMNS),
+        TRIALS_CSV: trials_csv(ledger, fragments),
         CLAIMS_JSON: table_json(claim_rows(evaluations)),
     }
 

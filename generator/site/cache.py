@@ -1,44 +1,165 @@
-"""The build cache: what one build can reuse from the last, owned by whoever builds
-(the MkDocs plugin instance, which `serve` keeps across rebuilds).
+"""The build cache: what one build can reuse from the last, in this process (`serve`
+keeps it across rebuilds) and across processes (`benchledger build` after a change).
 
-Every entry belongs to a run folder or a generated file that exists now: `prune()`
-drops the rest after each build, so the cache never holds more than one copy of
-the current publication. Deleting it (a new `BuildCache()`) only costs time.
+It holds three things, each keyed so that it is used only when it can be re-verified:
+
+- parsed runs, by the run folder's name and the sha256 of every file in it (the files
+  are read and hashed on every build; only the YAML and CSV parsing is saved);
+- which files each run's pages were rendered to, by the run's digest, its receipts'
+  state, the confidence level and the code that rendered them;
+- what each generated file was written with: the sha256 of its bytes and its size,
+  modification time, change time and inode. A run's pages are kept only while every
+  one of its files still has exactly that stat; a file edited, touched, replaced or
+  removed since is rendered again.
+
+On disk it is one file per publication in the user's cache folder ($BENCHLEDGER_BUILD_CACHE,
+else `builds/` under $BENCHLEDGER_CACHE, $XDG_CACHE_HOME/benchledger or ~/.cache/benchledger),
+named by a hash of the publication's absolute path: never in the repository, so a cloned
+repository cannot bring one (it is a pickle: only the user's own folder may hold it).
+Files of publications not built for 30 days are removed. It is tagged with a hash of benchledger's own code, so
+any other version (or an edited template) starts empty. A cache file that cannot be
+read is ignored and replaced. Deleting it, or `benchledger build --no-cache`, only
+costs time. `prune()` keeps it to one copy of the current publication.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import hashlib
+import os
+import pickle
+import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import jinja2
+
 from ..analysis.receipts import RunReceipts
-from ..errors import Problem
 from ..ledger.records import Run
-from ..ledger.runs import Signature
+from ..ledger.runs import ParsedRuns
+from ..render import charts, templating
+from ..render.ledger_files import Fragments
 from ..render.outputs import run_outputs
+from .files import Stamp, stamp
+from .vega import cache_dir
 
 RenderKey = tuple[str, RunReceipts | None, float]  # run digest, receipt state, confidence
-Stamp = tuple[int, int, int, int]  # id of the bytes written, size, mtime_ns, inode
+PACKAGE = Path(__file__).resolve().parents[1]
+NO_CACHE = "BENCHLEDGER_NO_CACHE"
+FORGET_AFTER_S = 30 * 86400
+OPEN: dict[Path, BuildCache] = {}  # publication root -> its cache, one per process
+
+
+def builds_dir() -> Path:
+    """Where build caches are kept: $BENCHLEDGER_BUILD_CACHE, else builds/ in the cache folder."""
+    chosen = os.environ.get("BENCHLEDGER_BUILD_CACHE")
+    return Path(chosen) if chosen else cache_dir() / "builds"
+
+
+class CompiledTemplates(jinja2.FileSystemBytecodeCache):
+    """Jinja's compiled templates in the cache folder; jinja checks each against its source."""
+
+    def __init__(self, folder: Path) -> None:
+        with contextlib.suppress(OSError):
+            folder.mkdir(parents=True, exist_ok=True)
+        super().__init__(str(folder))
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        with contextlib.suppress(OSError):  # a folder that cannot be written only costs time
+            super().dump_bytecode(bucket)
+
+
+@functools.cache
+def code_version() -> str:
+    """A hash of every file of the benchledger package: a cache from other code is not used."""
+    digest = hashlib.sha256(sys.version.encode())
+    for path in sorted(PACKAGE.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(path.relative_to(PACKAGE).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
 
 
 @dataclass
 class BuildCache:
-    parsed: dict[Path, tuple[Signature, Run | None, list[Problem]]] = field(default_factory=dict)
-    rendered: dict[str, tuple[RenderKey, dict[str, bytes]]] = field(default_factory=dict)
-    written: dict[Path, Stamp] = field(default_factory=dict)
+    parsed: ParsedRuns = field(default_factory=dict)
+    rendered: dict[str, tuple[RenderKey, tuple[str, ...]]] = field(default_factory=dict)  # run id -> its files
+    written: dict[str, Stamp] = field(default_factory=dict)  # docs-relative path -> how it was left
+    trial_lines: Fragments = field(default_factory=dict)  # each run's lines of ledger/trials.csv
+    path: Path | None = None  # where it is saved, for one that persists
 
-    def run_outputs(self, run: Run, receipts: RunReceipts | None, confidence: float) -> dict[str, bytes]:
-        """The run's rendered files, reused while its bytes, receipts and confidence are unchanged."""
+    def run_outputs(
+        self, run: Run, receipts: RunReceipts | None, confidence: float, docs: Path | None
+    ) -> dict[str, bytes]:
+        """The run's rendered files; empty when the files already in docs are the ones this
+        run, its receipts and the confidence render to (see `kept()`)."""
         key = (run.digest, receipts, confidence)
         cached = self.rendered.get(run.id)
-        if cached is not None and cached[0] == key:
-            return cached[1]
+        if cached is not None and cached[0] == key and docs is not None and self.intact(docs, cached[1]):
+            return {}
         out = run_outputs(run, receipts, confidence)
-        self.rendered[run.id] = (key, out)
+        self.rendered[run.id] = (key, tuple(out))
         return out
+
+    def intact(self, docs: Path, files: tuple[str, ...]) -> bool:
+        """Is every one of these files still exactly as benchledger wrote it?"""
+        folder = str(docs)
+        for rel in files:
+            known = self.written.get(rel)
+            if known is None or stamp(f"{folder}/{rel}", known[0]) != known:
+                return False
+        return True
+
+    def kept(self, outputs: dict[str, bytes]) -> set[str]:
+        """The files of runs whose pages were reused, not rendered, in this generation."""
+        return {rel for _, files in self.rendered.values() for rel in files if rel not in outputs}
 
     def prune(self, run_ids: set[str]) -> None:
         """Forget runs that are not part of the publication any more (the writer forgets
         the files it no longer writes)."""
         for gone in set(self.rendered) - run_ids:
             del self.rendered[gone]
+
+    @classmethod
+    def for_publication(cls, root: Path) -> BuildCache:
+        """The publication's cache: the one this process already holds (`check` and the
+        build share it), else the last build's from disk, else an empty one. With
+        BENCHLEDGER_NO_CACHE=1 (`build --no-cache`), an empty one that is never saved."""
+        root = root.resolve()
+        if os.environ.get(NO_CACHE, "") not in ("", "0"):
+            return cls()
+        if root in OPEN:
+            return OPEN[root]
+        name = hashlib.sha256(str(root).encode()).hexdigest()[:24]
+        path = builds_dir() / f"{name}.pickle"
+        cache = cls(path=path)
+        if not templating.BYTECODE:  # jinja checks each template's source against its compiled copy
+            templating.BYTECODE.append(CompiledTemplates(path.parent / "jinja"))
+        try:
+            with path.open("rb") as fh:
+                version, parsed, rendered, written, trial_lines, templates = pickle.load(fh)  # our folder
+            if version == code_version():
+                cache = cls(parsed, rendered, written, trial_lines, path)
+                charts.TEMPLATES.update(templates)
+        except Exception:  # an unreadable cache only makes this build slower
+            pass
+        OPEN[root] = cache
+        return cache
+
+    def save(self) -> None:
+        """Write the cache for the next process (atomically); a failure only costs time."""
+        if self.path is None:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
+            with tmp.open("wb") as fh:
+                state = (code_version(), self.parsed, self.rendered, self.written, self.trial_lines, charts.TEMPLATES)
+                pickle.dump(state, fh, protocol=5)
+            tmp.replace(self.path)
+            for old in self.path.parent.glob("*.pickle"):
+                if old.stat().st_mtime < time.time() - FORGET_AFTER_S:
+                    old.unlink()  # a publication not built for a month
+        except OSError:
+            pass

@@ -14,6 +14,7 @@ skips dot-files, so the list is never published.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Iterable, Mapping, MutableMapping
@@ -24,7 +25,8 @@ from ..errors import BenchledgerError, Problem
 from ..render.outputs import OWNED
 from ..render.templating import GENERATED_PREFIX
 
-Stamps = MutableMapping[Path, tuple[int, int, int, int]]  # path -> (id of bytes, size, mtime_ns, inode)
+Stamp = tuple[bytes, int, int, int, int]  # sha256 of the bytes written, size, mtime_ns, ctime_ns, inode
+Stamps = MutableMapping[str, Stamp]  # docs-relative path -> how benchledger left it
 
 LIST_FILE = ".benchledger-generated.json"
 MAX_LIST_BYTES = 64 * 1024 * 1024
@@ -43,20 +45,28 @@ class Confined:
     def __init__(self, docs: Path) -> None:
         self.docs = docs
         self.folders: dict[str, Path] = {"": docs}
+        self.owned_folders = tuple(o for o in OWNED if o.endswith("/"))
 
     def __call__(self, rel: str) -> Path:
-        parts = rel.split("/")
-        owned = rel in OWNED or rel.startswith(tuple(o for o in OWNED if o.endswith("/")))
-        if not owned or any(p in ("", ".", "..") or "\\" in p or "\0" in p for p in parts):
+        return self.folder(rel) / rel.rpartition("/")[2]
+
+    def folder(self, rel: str) -> Path:
+        """The resolved folder of a generated path, checked (a ValueError says why not)."""
+        owned = rel in OWNED or rel.startswith(self.owned_folders)
+        if not owned or any(p in ("", ".", "..") or "\\" in p or "\0" in p for p in rel.split("/")):
             raise ValueError(f"{rel!r} is not a generated path inside the docs folder")
-        folder_rel, _, name = rel.rpartition("/")
+        return self._inside(rel, rel.rpartition("/")[0])
+
+    def _inside(self, rel: str, folder_rel: str) -> Path:
+        """A folder under docs_dir, each part checked once: a symlink must stay inside docs_dir."""
         folder = self.folders.get(folder_rel)
         if folder is None:
-            folder = (self.docs / folder_rel).resolve()
-            if not folder.is_relative_to(self.docs):
+            parent_rel, _, name = folder_rel.rpartition("/")
+            folder = self._inside(rel, parent_rel) / name
+            if folder.is_symlink() and not (folder := folder.resolve()).is_relative_to(self.docs):
                 raise ValueError(f"{rel!r} leads outside the docs folder through a symlink; remove the symlink")
             self.folders[folder_rel] = folder
-        return folder / name
+        return folder
 
 
 def _ours(path: Path, listed: bool) -> bool:
@@ -88,7 +98,7 @@ def read_list(docs: Path, inside: Confined) -> set[str]:
         raise BenchledgerError(Problem(where, None, None, f"must be a JSON list of paths; {fix}"))
     for entry in entries:
         try:
-            inside(entry)
+            inside.folder(entry)
         except ValueError as err:
             raise BenchledgerError(Problem(where, None, None, f"entry {err}; {fix}")) from None
     return set(entries)
@@ -101,37 +111,53 @@ def _save_list(docs: Path, entries: Iterable[str]) -> None:
     tmp.replace(path)
 
 
-def write(docs_dir: Path | str, outputs: Mapping[str, bytes], stamps: Stamps | None = None) -> WriteReport:
+def stamp(path: Path | str, sha: bytes) -> Stamp | None:
+    """What a file written with bytes of this sha256 looks like now; None if it is gone."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (sha, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
+
+
+def write(
+    docs_dir: Path | str,
+    outputs: Mapping[str, bytes],
+    stamps: Stamps | None = None,
+    kept: Iterable[str] = (),
+) -> WriteReport:
     """Bring docs_dir in line with `outputs`, refusing to touch anything a person wrote.
-    `stamps` remembers what was written, so an unchanged file is not read back next time."""
+    `stamps` remembers what was written, so an unchanged file is not read back next time;
+    `kept` names generated files the caller verified (by their stamps) to be current."""
     stamps = {} if stamps is None else stamps
     docs = Path(docs_dir).resolve()
     inside = Confined(docs)
     previous = read_list(docs, inside)
     targets = _targets(docs, outputs, inside, previous)
-    report = WriteReport()
-    if not previous >= set(outputs):
-        _save_list(docs, previous | set(outputs))  # before writing: an interruption leaves only listed files
+    report = WriteReport(unchanged=len(kept := set(kept) - set(outputs)))
+    current = set(outputs) | kept
+    if not previous >= current:
+        _save_list(docs, previous | current)  # before writing: an interruption leaves only listed files
     for rel, target in targets.items():
         data = outputs[rel]
-        if _unchanged(target, data, stamps):
+        if _unchanged(target, rel, data, stamps):
             report.unchanged += 1
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
         tmp.write_bytes(data)
         tmp.replace(target)
-        _remember(target, data, stamps)
+        _remember(target, rel, data, stamps)
         report.written.append(rel)
-    for rel in sorted(previous - set(outputs)):
+    for rel in sorted(previous - current):
         target = inside(rel)
         if _ours(target, True):
             target.unlink()
             report.removed.append(rel)
             _prune(target.parent, docs)
-    if previous != set(outputs) or not (docs / LIST_FILE).is_file():
-        _save_list(docs, outputs)
-    for gone in set(stamps) - set(targets.values()):
+    if previous != current or not (docs / LIST_FILE).is_file():
+        _save_list(docs, current)
+    for gone in set(stamps) - current:
         del stamps[gone]
     return report
 
@@ -160,24 +186,23 @@ def _targets(docs: Path, outputs: Mapping[str, bytes], inside: Confined, previou
     return targets
 
 
-def _remember(path: Path, data: bytes, stamps: Stamps) -> None:
-    info = path.stat()
-    stamps[path] = (hash(data), info.st_size, info.st_mtime_ns, info.st_ino)
+def _remember(path: Path, rel: str, data: bytes, stamps: Stamps, sha: bytes | None = None) -> None:
+    now = stamp(path, sha or hashlib.sha256(data).digest())
+    if now is not None:
+        stamps[rel] = now
 
 
-def _unchanged(path: Path, data: bytes, stamps: Stamps) -> bool:
+def _unchanged(path: Path, rel: str, data: bytes, stamps: Stamps) -> bool:
     """Does the file hold `data`? Trusts our own last write while the file's stat is untouched."""
-    try:
-        info = path.stat()
-    except FileNotFoundError:
+    sha = hashlib.sha256(data).digest()
+    now = stamp(path, sha)
+    if now is None or now[1] != len(data):
         return False
-    if info.st_size != len(data):
-        return False
-    if stamps.get(path) == (hash(data), info.st_size, info.st_mtime_ns, info.st_ino):
+    if stamps.get(rel) == now:
         return True
     same = path.read_bytes() == data
     if same:
-        _remember(path, data, stamps)
+        _remember(path, rel, data, stamps, sha)
     return same
 
 

@@ -62,7 +62,7 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
     """Defines on_startup, so `mkdocs serve` keeps one instance (and its build cache) across rebuilds."""
 
     def __init__(self) -> None:
-        self.cache = BuildCache()
+        self.cache: BuildCache | None = None
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         """Nothing to prepare; its presence keeps this instance alive across rebuilds."""
@@ -71,20 +71,15 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         self.root = Path(config.config_file_path).resolve().parent
         docs_dir = Path(config.docs_dir).resolve()
         self.settings = settings_from(self.config)
+        self.cache = self.cache or BuildCache.for_publication(self.root)
         try:
             generated = generate_site(self.root, docs_dir, self.settings, self.cache)
         except BenchledgerError as err:
             raise PluginError("benchledger found problems:\n" + str(err)) from None
-        ledger, self.evaluations, report = generated.ledger, generated.evaluations, generated.written
+        ledger, self.evaluations = generated.ledger, generated.evaluations
         self.grids = generated.grids
         self.receipts = generated.receipts
-        log.info(
-            "benchledger: %s; %d files written, %d unchanged, %d removed",
-            ledger.summary(),
-            len(report.written),
-            report.unchanged,
-            len(report.removed),
-        )
+        log.info("benchledger: %s", generated.summary())
         for path in JAVASCRIPT:
             if path not in [str(s) for s in config.extra_javascript]:
                 config.extra_javascript.append(path)

@@ -8,7 +8,8 @@ import os
 from pathlib import Path
 
 
-def _cache_dir() -> Path:
+def cache_dir() -> Path:
+    """The user's cache folder for benchledger."""
     base = os.environ.get("BENCHLEDGER_CACHE") or os.environ.get("XDG_CACHE_HOME")
     return Path(base) / "benchledger" if base else Path.home() / ".cache" / "benchledger"
 
@@ -19,7 +20,7 @@ def vega_bundle() -> bytes:
     import vl_convert
 
     version = getattr(vl_convert, "__version__", "unknown")
-    path = _cache_dir() / f"vega-embed-{version}.js"
+    path = cache_dir() / f"vega-embed-{version}.js"
     if path.is_file():
         return path.read_bytes()
     data = vl_convert.javascript_bundle().encode()  # type: ignore[call-arg]

@@ -1,0 +1,97 @@
+"""The build cache across processes: a second `benchledger generate` re-renders only the run
+that changed, and nothing it cannot re-verify is reused (a hand-edited or deleted page, a
+corrupt or foreign cache file, --no-cache)."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from helpers import measured_run, publication, write_tree
+
+FIRST, SECOND = "2026-09-01-first", "2026-09-02-second"
+
+
+def generate(root: Path, *args: str, cache: Path) -> str:
+    """`benchledger generate` in a fresh process, as a user runs it; its summary line."""
+    env = {**os.environ, "BENCHLEDGER_BUILD_CACHE": str(cache)}
+    env.pop("BENCHLEDGER_NO_CACHE", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "generator.cli", "generate", "--repo", str(root), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip().splitlines()[-1]
+
+
+@pytest.fixture
+def two_runs(tmp_path: Path) -> Path:
+    return write_tree(tmp_path / "pub", publication(measured_run(FIRST), measured_run(SECOND)))
+
+
+def counts(line: str) -> tuple[int, int]:
+    """(files written, runs rendered) from the summary line."""
+    files, runs = line.split(": ", 1)[1].split("; ")
+    return int(files.split()[0]), int(runs.split()[0])
+
+
+def run_files(root: Path, run_id: str) -> int:
+    return sum(1 for p in (root / "site_src" / "runs" / run_id).rglob("*") if p.is_file())
+
+
+def test_a_second_process_renders_only_the_run_that_changed(two_runs: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    line = generate(two_runs, cache=cache)
+    assert counts(line)[1] == 2 and line.endswith("2 of 2 runs rendered")
+    assert len(list(cache.glob("*.pickle"))) == 1
+    assert counts(generate(two_runs, cache=cache)) == (0, 0)
+    untouched = two_runs / "site_src" / "runs" / SECOND / "index.md"
+    before = untouched.stat().st_mtime_ns
+    results = two_runs / "runs" / FIRST / "results.csv"
+    results.write_text(results.read_text().replace("1,8,104.1,", "1,8,140.1,"))
+    written, rendered = counts(generate(two_runs, cache=cache))
+    assert rendered == 1 and written >= 2  # the run's page and charts, the ledger export
+    assert untouched.stat().st_mtime_ns == before
+    assert "140.1" in (two_runs / "site_src" / "ledger" / "trials.csv").read_text()
+
+
+def test_a_generated_page_edited_or_deleted_by_hand_is_rendered_again(two_runs: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    generate(two_runs, cache=cache)
+    page = two_runs / "site_src" / "runs" / FIRST / "index.md"
+    original = page.read_bytes()
+    page.write_bytes(original.replace(b"\n# ", b"\n# Tampered ", 1))
+    chart = sorted((two_runs / "site_src" / "runs" / SECOND / "charts").glob("*.json"))[0]
+    chart_bytes = chart.read_bytes()
+    chart.unlink()
+    assert counts(generate(two_runs, cache=cache)) == (2, 2)
+    assert page.read_bytes() == original
+    assert chart.read_bytes() == chart_bytes
+
+
+def test_a_corrupt_cache_or_one_from_other_code_is_ignored(two_runs: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    generate(two_runs, cache=cache)
+    (saved,) = cache.glob("*.pickle")
+    saved.write_bytes(b"not a pickle")
+    assert counts(generate(two_runs, cache=cache)) == (0, 2)  # rendered again, same bytes: nothing written
+    assert counts(generate(two_runs, cache=cache)) == (0, 0)  # and saved again
+    _, *kept = pickle.loads(saved.read_bytes())
+    saved.write_bytes(pickle.dumps(("other code", *kept)))
+    assert counts(generate(two_runs, cache=cache)) == (0, 2)
+
+
+def test_no_cache_neither_reads_nor_saves_it(two_runs: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    assert counts(generate(two_runs, "--no-cache", cache=cache))[1] == 2
+    assert not cache.exists()
+    assert counts(generate(two_runs, "--no-cache", cache=cache)) == (0, 2)  # the files on disk are compared
+    assert not cache.exists()
