@@ -5,7 +5,8 @@ conditions x 3 metrics) in a temporary folder and prints, in one run:
 
 - `benchledger build` time (check + generate + MkDocs build),
 - plain `mkdocs build` time of the same already-generated pages (plugin off),
-- their ratio (target <= 1.5), time per run (flat means linear growth),
+- their ratio (target <= 1.5), for the first build and for a second one with nothing
+  changed (`again`: the build cache reuses every page), time per run (flat means linear growth),
 - the site size and the largest page,
 - the weight of one run page (its HTML plus its chart JSON, without the shared
   chart bundle and the downloadable files; target <= 60 KB),
@@ -184,6 +185,7 @@ def measure(runs: int, tmp: Path) -> dict[str, object]:
     make_publication(root, runs)
     (root / "mkdocs.yml").write_text(MKDOCS.format(plugin=", benchledger"))
     full, peak = timed([sys.executable, "-m", "generator.cli", "build", "--repo", str(root)], root)
+    again, _ = timed([sys.executable, "-m", "generator.cli", "build", "--repo", str(root)], root)
     (root / "mkdocs.yml").write_text(MKDOCS.format(plugin=""))  # same pages, plugin off
     plain, _ = timed([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(root / "mkdocs.yml")], root)
     size, largest, name = site_stats(root / "site")
@@ -192,6 +194,7 @@ def measure(runs: int, tmp: Path) -> dict[str, object]:
         "benchledger": full,
         "mkdocs": plain,
         "ratio": full / plain,
+        "again": again / plain,
         "per_run_ms": 1000 * full / runs,
         "peak_mb": peak,
         "site_mb": size / 1e6,
@@ -208,15 +211,15 @@ def main() -> None:
     args = parser.parse_args()
     os.environ["BENCHLEDGER_BUILD_CACHE"] = tempfile.mkdtemp(prefix="benchledger-bench-cache-")
     print(
-        f"{'runs':>6} {'benchledger s':>14} {'mkdocs s':>9} {'ratio':>6} {'ms/run':>7} {'peak MB':>8} {'site MB':>8} "
-        f"{'run page KB':>11} {'largest KB':>10}  largest page"
+        f"{'runs':>6} {'benchledger s':>14} {'mkdocs s':>9} {'ratio':>6} {'again':>6} {'ms/run':>7} {'peak MB':>8} "
+        f"{'site MB':>8} {'run page KB':>11} {'largest KB':>10}  largest page"
     )
     with tempfile.TemporaryDirectory() as tmp:
         last: dict[str, object] = {}
         for runs in (int(s) for s in args.sizes.split(",")):
             r = last = measure(runs, Path(tmp))
             print(
-                f"{r['runs']:>6} {r['benchledger']:>14.2f} {r['mkdocs']:>9.2f} {r['ratio']:>6.2f} "
+                f"{r['runs']:>6} {r['benchledger']:>14.2f} {r['mkdocs']:>9.2f} {r['ratio']:>6.2f} {r['again']:>6.2f} "
                 f"{r['per_run_ms']:>7.1f} {r['peak_mb']:>8.0f} {r['site_mb']:>8.1f} {r['run_page_kb']:>11.1f} "
                 f"{r['largest_kb']:>10.1f}"
                 f"  {r['largest']}",
