@@ -438,3 +438,47 @@ def test_the_runs_index_pages_through_1000_runs(browser: Any, tmp_path: Path) ->
         assert watched.errors == []
         assert watched.hosts <= {url.split("/")[2]}, watched.hosts
         watched.page.close()
+
+
+def test_the_compare_page_shows_a_changed_manifest_key_and_the_ratios_diff_prints(
+    browser: Any, server: str, site: Path, screenshots: Path
+) -> None:
+    result = CliRunner().invoke(app, ["diff", A, B, "--json", "--repo", str(site.parent)])
+    expected = json.loads(result.output)
+    watched = Watched(browser)
+    watched.page.goto(f"{server}/runs/{B}/")
+    watched.page.click("a:has-text('this run with any other')")
+    watched.page.wait_for_url(f"**/compare/?a={B}")
+    assert watched.page.input_value("input[name=a]") == B
+    watched.page.fill("input[name=a]", A)
+    watched.page.fill("input[name=b]", B)
+    watched.page.click("button:has-text('Compare')")
+    watched.page.wait_for_selector("table[data-bl-table='figures']")
+    assert watched.page.url.endswith(f"/compare/?a={A}&b={B}")
+    rows = "rows => rows.map(r => [...r.cells].map(c => c.textContent))"
+    environment = watched.page.eval_on_selector_all("table[data-bl-table='environment'] tbody tr", rows)
+    assert ["kernels.draft_head_gemm", "stock", "lowm"] in environment
+    assert environment == [[d["key"], d["baseline"], d["candidate"]] for d in expected["differences"]]
+    figures = watched.page.eval_on_selector_all("table[data-bl-table='figures'] tbody tr", rows)
+
+    def pct(r: float) -> str:
+        return f"{(r - 1) * 100:+.1f}%"
+
+    assert figures == [
+        [
+            f["metric"],
+            ", ".join(f"{k}={v}" for k, v in f["at"].items()),
+            f"{f['n_baseline']} / {f['n_candidate']}",
+            pct(f["ratio"]),
+            f"[{pct(f['ci_low'])}, {pct(f['ci_high'])}]",
+        ]
+        for f in expected["figures"]
+    ]
+    assert ["tokens_per_second", "concurrency=8", "5 / 5", "-4.2%", "[-7.1%, -1.1%]"] in figures
+    assert f"In a terminal, benchledger diff {A} {B} prints the same figures." in watched.page.inner_text("article")
+    watched.page.screenshot(path=str(screenshots / "compare.png"), full_page=True)
+    watched.page.goto(f"{server}/compare/?a={A}&b=../../etc")
+    watched.page.wait_for_selector(".bl-compare-status:has-text('No run')")
+    assert watched.errors == []
+    assert watched.hosts <= {server.split("/")[2]}, watched.hosts
+    watched.page.close()

@@ -88,7 +88,7 @@ def example(tmp_path: Path) -> Path:
                 source,
                 root / name,
                 ignore=shutil.ignore_patterns(
-                    "runs", "claims", "assets", "ledger", "methods.md", ".benchledger-generated.json"
+                    "runs", "claims", "assets", "ledger", "compare", "methods.md", ".benchledger-generated.json"
                 )
                 if name == "site_src"
                 else None,

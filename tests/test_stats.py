@@ -128,3 +128,11 @@ def test_zscores_ignore_a_shift(values: list[float], shift: float) -> None:
     b = stats.modified_zscores([v + shift for v in values])
     for x, y in zip(a, b, strict=True):
         assert x == pytest.approx(y, rel=1e-6, abs=1e-6) or (math.isinf(x) and math.isinf(y))
+
+
+def test_a_deviation_at_rounding_level_is_not_spread() -> None:
+    """Found by hypothesis: 0.01 and 0.010000000000000002 made a MAD of 1.7e-18 and a z of 4e17."""
+    assert stats.modified_zscores([1.0, 0.010000000000000002, 0.01]) == pytest.approx(
+        stats.modified_zscores([2.0, 1.01, 1.01])
+    )
+    assert stats.modified_zscores([1.0, 0.010000000000000002, 0.01])[0] == pytest.approx(2.39365, rel=1e-5)

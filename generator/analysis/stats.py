@@ -126,10 +126,14 @@ def modified_zscores(values: Values) -> list[float]:
     When the MAD is zero (more than half the trials identical), the mean
     absolute deviation scaled by 1.253314 stands in for it; when that is zero
     too, every value equal to the median scores 0 and any other scores inf.
+    A deviation within floating-point rounding of the values (1e-12 of the
+    largest) counts as zero: 0.01 and 0.010000000000000002 are the same trial.
     """
     arr = _array(values)
     median = float(np.median(arr))
     dev = arr - median
+    rounding = 1e-12 * float(np.max(np.abs(arr)))
+    dev[np.abs(dev) <= rounding] = 0.0
     mad = float(np.median(np.abs(dev)))
     if mad > 0:
         return [float(z) for z in 0.6745 * dev / mad]

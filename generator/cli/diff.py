@@ -26,6 +26,7 @@ def diff(
     """
     import json
 
+    from ..analysis.pairs import side_by_side
     from ..ledger.load import load
 
     ledger = load(repo)
@@ -39,31 +40,6 @@ def diff(
         typer.echo(json.dumps(found, indent=2, default=str))
     else:
         _print(found)
-
-
-def side_by_side(a: Any, b: Any) -> dict[str, Any]:
-    """The differences and figures of `diff`, as plain data."""
-    from ..analysis import stats
-    from ..analysis.comparison import confounds, side
-    from ..ledger.references import shared_conditions
-
-    differences = [{"key": c.key, "baseline": c.baseline, "candidate": c.candidate} for c in confounds(a, b, [])]
-    names = [m for m in [*a.meta.metrics, *a.meta.rates] if m in b.meta.metrics or m in b.meta.rates]
-    figures = []
-    for at in shared_conditions(a, b):
-        for name in names:
-            sa, sb = side(a, name, at), side(b, name, at)
-            row: dict[str, Any] = {"metric": name, "at": at, "n_baseline": sa.n, "n_candidate": sb.n}
-            row |= {"ratio": None, "ci_low": None, "ci_high": None}
-            try:
-                ratio = stats.ratio_interval(sa.values, sb.values)
-            except ValueError:
-                pass  # fewer than two trials a side, or a zero: no ratio interval
-            else:
-                low, high = ratio.bounds(stats.CONFIDENCE)
-                row |= {"ratio": ratio.ratio, "ci_low": low, "ci_high": high}
-            figures.append(row)
-    return {"baseline": a.id, "candidate": b.id, "differences": differences, "figures": figures}
 
 
 def _print(found: dict[str, Any]) -> None:

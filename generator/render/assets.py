@@ -8,8 +8,9 @@ from importlib import resources
 ASSETS = "assets/benchledger"
 VEGA_JS = f"{ASSETS}/vega.js"
 CHARTS_JS = f"{ASSETS}/charts.js"
+COMPARE_JS = f"{ASSETS}/compare.js"
 CSS = f"{ASSETS}/benchledger.css"
-JAVASCRIPT = (VEGA_JS, CHARTS_JS)
+JAVASCRIPT = (VEGA_JS, CHARTS_JS, COMPARE_JS)
 STYLESHEETS = (CSS,)
 
 
@@ -24,5 +25,6 @@ def asset_outputs(vega_bundle: bytes) -> dict[str, bytes]:
     return schemas | {
         VEGA_JS: vega_bundle,
         CHARTS_JS: (own / "charts.js").read_bytes(),
+        COMPARE_JS: (own / "compare.js").read_bytes(),
         CSS: (own / "benchledger.css").read_bytes(),
     }

@@ -20,13 +20,14 @@ from ..ledger.records import Ledger, Run
 from . import attribution_pages, claim_pages, methods_page, run_page
 from . import charts as ch
 from . import text as t
+from .compare_page import COMPARE, RUN_DATA, run_data
 
 RUNS = "runs"
 CLAIMS = "claims"
 METHODS = "methods.md"
 # Every generated path starts with one of these (the same entries as the publication's
 # .gitignore): nothing outside them is ever written or removed by benchledger.
-OWNED = (f"{RUNS}/", f"{CLAIMS}/", METHODS, "assets/benchledger/", "ledger/")
+OWNED = (f"{RUNS}/", f"{CLAIMS}/", METHODS, "assets/benchledger/", "ledger/", f"{COMPARE}/")
 # Raw files are served from the site's origin: anything a browser or MkDocs could
 # interpret (.html, .svg, .md, .js, ...) is published with .txt appended.
 PLAIN_SUFFIXES = {
@@ -104,6 +105,7 @@ def run_outputs(run: Run, receipts: RunReceipts | None = None, confidence: float
     receipts = receipts or RunReceipts("unverified", ())
     page = run_page.run_page(run, summary, blocks, rate_specs, files, receipts, level)
     out[f"{base}/index.md"] = page.encode()
+    out[f"{base}/{RUN_DATA}"] = run_data(run)
     return out
 
 

@@ -162,6 +162,7 @@ def run_page(
         receipts=receipts,
         level=level,
         receipt_state=state_badge(receipts.state, receipts.shown),
+        compare=Markup(f"../../compare/index.md?a={t.path_url(run.id)}"),
         rerun=receipts.reproduction,
         headline=headline(run, summary),
         figure_line=_figure_line,

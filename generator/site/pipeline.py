@@ -15,6 +15,7 @@ from ..errors import BenchledgerError
 from ..ledger.records import RUNS_DIR, Ledger
 from ..render.assets import asset_outputs
 from ..render.attribution_pages import attribution_outputs
+from ..render.compare_page import compare_outputs
 from ..render.ledger_files import ledger_outputs
 from ..render.outputs import claim_outputs, index_outputs
 from .cache import BuildCache
@@ -78,4 +79,5 @@ def render(
     out |= claim_outputs(ledger, evaluations, settings, grids)
     out |= attribution_outputs(ledger, grids, evaluations, settings)
     out |= ledger_outputs(ledger, evaluations, cache.trial_lines)
+    out |= compare_outputs(ledger, settings.confidence)
     return out

@@ -1,0 +1,71 @@
+"""Any two runs side by side, without a claim: what differs in their environment, and the
+ratio B / A with its interval for every figure both have at every condition both measured.
+`benchledger diff` prints it; the compare page computes the same in the browser from each
+run's `pair_data()` (the per-trial values), with t quantiles from `t_table()`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..format.conditions import condition_label
+from ..ledger.records import Run
+from ..ledger.references import shared_conditions
+from . import stats
+from .comparison import MISSING, confounds, environment, side
+
+T_STEPS = 2000  # t quantiles at 1/df = 0, 1/2000, ..., 1: linear in 1/df between them
+
+
+def figure_names(run: Run) -> list[str]:
+    """The run's metrics, then its rates."""
+    return [*run.meta.metrics, *run.meta.rates]
+
+
+def side_by_side(a: Run, b: Run, confidence: float = stats.CONFIDENCE) -> dict[str, Any]:
+    """The differences and figures of `diff`, as plain data."""
+    differences = [{"key": c.key, "baseline": c.baseline, "candidate": c.candidate} for c in confounds(a, b, [])]
+    names = [m for m in figure_names(a) if m in figure_names(b)]
+    figures = []
+    for at in shared_conditions(a, b):
+        for name in names:
+            sa, sb = side(a, name, at), side(b, name, at)
+            row: dict[str, Any] = {"metric": name, "at": at, "n_baseline": sa.n, "n_candidate": sb.n}
+            row |= {"ratio": None, "ci_low": None, "ci_high": None}
+            try:
+                ratio = stats.ratio_interval(sa.values, sb.values)
+            except ValueError:
+                pass  # fewer than two trials a side, or a zero: no ratio interval
+            else:
+                low, high = ratio.bounds(confidence)
+                row |= {"ratio": ratio.ratio, "ci_low": low, "ci_high": high}
+            figures.append(row)
+    return {"baseline": a.id, "candidate": b.id, "differences": differences, "figures": figures}
+
+
+def pair_data(run: Run) -> dict[str, Any]:
+    """What the compare page needs of one run: its environment as shown by `diff` (dotted key
+    -> text) and the per-trial values of every figure at every condition (exclusions applied)."""
+    figures = []
+    for at in shared_conditions(run, run):
+        label = condition_label(at.items())
+        raw = next(iter(run.results.matching(at)))
+        for name in figure_names(run):
+            values = side(run, name, at).values
+            figures.append({"name": name, "at": list(raw), "label": label, "values": list(values)})
+    return {
+        "id": run.id,
+        "title": run.meta.title,
+        "benchmark": run.meta.benchmark,
+        "conditions": list(run.results.conditions),
+        "environment": {key: str(value) for key, value in sorted(environment(run).items())},
+        "absent": MISSING,
+        "figures": figures,
+    }
+
+
+def t_table(confidence: float) -> list[float]:
+    """Two-sided t quantiles at `confidence` for 1/df = k / T_STEPS, k = 0..T_STEPS (df = inf .. 1)."""
+    return [
+        stats.t_quantile(confidence, T_STEPS / k) if k else stats.t_quantile(confidence, float("inf"))
+        for k in range(T_STEPS + 1)
+    ]

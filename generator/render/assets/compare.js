@@ -1,0 +1,169 @@
+/* benchledger: the compare page. A reader picks two runs; the page fetches each run's
+   compare.json from this site and shows what differs in their environment and B / A with
+   its interval for every figure both have, as `benchledger diff A B` does: Welch's t on the
+   log scale, t quantiles from the build's table (scipy), linear in 1/df. Every text from a
+   run goes into the page as text, never as markup. */
+(function () {
+  "use strict";
+  var RUN_ID = /^[a-z0-9][a-z0-9._-]*$/;
+
+  function element(tag, text, attrs) {
+    var node = document.createElement(tag);
+    if (text !== undefined && text !== null) { node.textContent = String(text); }
+    Object.keys(attrs || {}).forEach(function (key) { node.setAttribute(key, attrs[key]); });
+    return node;
+  }
+  function table(head, rows, kind) {
+    var wrap = element("div", null, { "class": "bl-scroll" });
+    var t = element("table", null, { "data-bl-table": kind });
+    var tr = element("tr");
+    head.forEach(function (h) { tr.appendChild(element("th", h)); });
+    t.appendChild(element("thead")).appendChild(tr);
+    var body = t.appendChild(element("tbody"));
+    rows.forEach(function (cells) {
+      var row = element("tr");
+      cells.forEach(function (c) { row.appendChild(element("td", c)); });
+      body.appendChild(row);
+    });
+    wrap.appendChild(t);
+    return wrap;
+  }
+  function pct(ratio) {
+    var v = (ratio - 1) * 100;
+    return (v < 0 ? "-" : "+") + Math.abs(v).toFixed(1) + "%";  /* Python's f"{v:+.1f}%" */
+  }
+  function fetchJson(url) {
+    var target = new URL(url, window.location.href);
+    if (target.origin !== window.location.origin) { return Promise.reject(new Error("not this site")); }
+    return fetch(target.href).then(function (response) {
+      if (!response.ok) { throw new Error(response.status + " " + target.pathname); }
+      return response.json();
+    });
+  }
+  function tQuantile(listing, df) {
+    var steps = listing.t_steps, u = isFinite(df) ? 1 / df : 0;
+    var x = Math.min(u, 1) * steps, k = Math.floor(x), f = x - k;
+    var low = listing.t[k], high = listing.t[Math.min(k + 1, steps)];
+    return low + (high - low) * f;
+  }
+  function logStats(values) {
+    var logs = values.map(Math.log), n = logs.length;
+    var mean = logs.reduce(function (a, b) { return a + b; }, 0) / n;
+    var ss = logs.reduce(function (a, b) { return a + (b - mean) * (b - mean); }, 0);
+    return { n: n, mean: mean, variance: ss / (n - 1) };
+  }
+  function ratio(listing, a, b) {
+    /* Welch on the log scale, as stats.ratio_interval and Ratio.bounds. */
+    if (a.length < 2 || b.length < 2) { return null; }
+    if (a.concat(b).some(function (v) { return !(v > 0); })) { return null; }
+    var sa = logStats(a), sb = logStats(b);
+    var va = sa.variance / sa.n, vb = sb.variance / sb.n, diff = sb.mean - sa.mean;
+    var se = Math.sqrt(va + vb);
+    if (se === 0) { return { ratio: Math.exp(diff), low: Math.exp(diff), high: Math.exp(diff) }; }
+    var df = (va + vb) * (va + vb) / (va * va / (sa.n - 1) + vb * vb / (sb.n - 1));
+    var half = tQuantile(listing, df) * se;
+    return { ratio: Math.exp(diff), low: Math.exp(diff - half), high: Math.exp(diff + half) };
+  }
+  function differences(a, b) {
+    var keys = Object.keys(a.environment).concat(Object.keys(b.environment));
+    keys = keys.filter(function (k, i) { return keys.indexOf(k) === i; }).sort();
+    return keys.map(function (k) {
+      var left = k in a.environment ? a.environment[k] : a.absent;
+      var right = k in b.environment ? b.environment[k] : b.absent;
+      return [k, left, right];
+    }).filter(function (row) { return row[1] !== row[2]; });
+  }
+  function figures(listing, a, b) {
+    var rows = [];
+    if (JSON.stringify(a.conditions) !== JSON.stringify(b.conditions)) { return rows; }
+    var theirs = {};
+    b.figures.forEach(function (f) { theirs[f.name + "\u0000" + JSON.stringify(f.at)] = f; });
+    a.figures.forEach(function (f) {
+      var other = theirs[f.name + "\u0000" + JSON.stringify(f.at)];
+      if (!other) { return; }
+      var r = ratio(listing, f.values, other.values);
+      rows.push([
+        f.name, f.label, f.values.length + " / " + other.values.length,
+        r ? pct(r.ratio) : "\u2013", r ? "[" + pct(r.low) + ", " + pct(r.high) + "]" : "no interval"
+      ]);
+    });
+    return rows;
+  }
+  function show(out, listing, a, b) {
+    out.textContent = "";
+    var diffs = differences(a, b);
+    out.appendChild(element("h2", "Environment"));
+    if (diffs.length) {
+      out.appendChild(element("p", "What differs between " + a.id + " (A) and " + b.id + " (B):"));
+      out.appendChild(table(["key", "A", "B"], diffs, "environment"));
+    } else {
+      out.appendChild(element("p", "The recorded manifests and setups of " + a.id + " and " + b.id + " match."));
+    }
+    out.appendChild(element("h2", "B / A"));
+    var rows = figures(listing, a, b);
+    if (!rows.length) {
+      out.appendChild(element("p", "No figure in common: the runs share no metric at a shared condition."));
+      return;
+    }
+    out.appendChild(element("p", "For every figure both runs have (" + listing.level +
+      " intervals, one condition at a time):"));
+    out.appendChild(table(["metric", "condition", "n (A / B)", "B / A", "interval"], rows, "figures"));
+  }
+  function picker(label, name, list, value) {
+    var wrap = element("label", label + " ");
+    var input = element("input", null, { name: name, list: "bl-compare-runs", size: "34", autocomplete: "off" });
+    input.value = value || "";
+    wrap.appendChild(input);
+    return wrap;
+  }
+  function setup(root) {
+    if (root.getAttribute("data-bl-ready")) { return; }
+    root.setAttribute("data-bl-ready", "pending");
+    fetchJson(root.getAttribute("data-bl-runs")).then(function (listing) {
+      var known = {};
+      var options = element("datalist", null, { id: "bl-compare-runs" });
+      listing.runs.forEach(function (r) {
+        known[r[0]] = true;
+        options.appendChild(element("option", r[1] + " (" + r[2] + ")", { value: r[0] }));
+      });
+      var params = new URLSearchParams(window.location.search);
+      var form = element("form", null, { "class": "bl-compare-form" });
+      form.appendChild(picker("A (baseline)", "a", listing, params.get("a")));
+      form.appendChild(picker("B (candidate)", "b", listing, params.get("b")));
+      form.appendChild(element("button", "Compare", { type: "submit", "class": "md-button" }));
+      var status = element("p", null, { "class": "bl-compare-status", role: "status" });
+      var out = element("div", null, { "class": "bl-compare-result" });
+      root.textContent = "";
+      [options, form, status, out].forEach(function (n) { root.appendChild(n); });
+      function go() {
+        var a = form.elements.a.value.trim(), b = form.elements.b.value.trim();
+        out.textContent = "";
+        if (!a || !b) { status.textContent = "Pick two runs."; return; }
+        var bad = [a, b].filter(function (id) { return !RUN_ID.test(id) || !known[id]; });
+        if (bad.length) { status.textContent = "No run " + bad[0] + " in this publication."; return; }
+        status.textContent = "Loading\u2026";
+        var url = new URL(window.location.href);
+        url.search = "?a=" + encodeURIComponent(a) + "&b=" + encodeURIComponent(b);
+        window.history.replaceState(null, "", url.href);
+        Promise.all([a, b].map(function (id) { return fetchJson("../runs/" + id + "/compare.json"); }))
+          .then(function (runs) {
+            status.textContent = "";
+            show(out, listing, runs[0], runs[1]);
+            root.setAttribute("data-bl-ready", "yes");
+          })
+          .catch(function (error) { status.textContent = "Could not load the runs (" + error.message + ")."; });
+      }
+      form.addEventListener("submit", function (event) { event.preventDefault(); go(); });
+      if (params.get("a") && params.get("b")) { go(); } else { root.setAttribute("data-bl-ready", "yes"); }
+    }).catch(function (error) {
+      root.setAttribute("data-bl-ready", "failed");
+      root.textContent = "The run list could not be loaded (" + error.message + "); use benchledger diff A B.";
+    });
+  }
+  function start() {
+    Array.prototype.forEach.call(document.querySelectorAll("div.bl-compare[data-bl-runs]"), setup);
+  }
+  if (window.document$ && window.document$.subscribe) { window.document$.subscribe(start); }
+  else if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", start); }
+  else { start(); }
+})();

@@ -1,0 +1,52 @@
+"""The compare page: a reader picks any two runs and sees what differs in their environment
+and B / A with its interval for every shared figure, as `benchledger diff A B` prints it.
+
+Nothing is pre-rendered per pair (a benchmark of 1,000 runs has half a million pairs): each
+run publishes `compare.json` (its environment and per-trial values, `pairs.pair_data`), and
+the bundled compare.js fetches the two chosen runs from this site and computes Welch's ratio
+interval on the log scale. Its t quantiles come from scipy at build time (`pairs.t_table`),
+interpolated linearly in 1/df (relative error under 1e-6)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from markupsafe import Markup
+
+from ..analysis.pairs import T_STEPS, pair_data, t_table
+from ..ledger.records import Ledger, Run
+from . import text as t
+from .templating import generated_mark, render
+
+COMPARE = "compare"
+RUN_DATA = "compare.json"  # beside each run's page
+
+
+def _json(data: Any) -> bytes:
+    return (json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":")) + "\n").encode()
+
+
+def run_data(run: Run) -> bytes:
+    """runs/<id>/compare.json."""
+    return _json(pair_data(run))
+
+
+def compare_outputs(ledger: Ledger, confidence: float) -> dict[str, bytes]:
+    """compare/index.md and compare/runs.json: the runs to pick from (newest first) and the t table."""
+    runs = sorted(ledger.runs.values(), key=lambda r: (r.meta.date, r.id), reverse=True)
+    listing = {
+        "level": t.level(confidence),
+        "t_steps": T_STEPS,
+        "t": [round(q, 9) for q in t_table(confidence)],
+        "runs": [[r.id, r.meta.title, r.meta.benchmark] for r in runs],
+    }
+    example = runs[:2]
+    page = render(
+        "compare.md.j2",
+        mark=Markup(generated_mark("the runs")),
+        level=t.level(confidence),
+        example=" ".join(r.id for r in reversed(example)) if len(example) == 2 else None,
+        count=len(runs),
+    )
+    return {f"{COMPARE}/index.md": page.encode(), f"{COMPARE}/runs.json": _json(listing)}

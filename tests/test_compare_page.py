@@ -1,0 +1,41 @@
+"""The compare page's data: the run list with its t table, and each run's compare.json,
+which the browser turns into what `benchledger diff` prints (tests/test_browser.py checks
+the two agree to the printed digit)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from helpers import MANIFEST, generate, measured_run, publication, write_tree
+
+A, B = "2026-09-01-first", "2026-09-02-second"
+
+
+def test_the_run_list_is_newest_first_with_t_quantiles_from_scipy(tmp_path: Path) -> None:
+    root = write_tree(tmp_path, publication(measured_run(A, title="<b>First</b>"), measured_run(B)))
+    listing = json.loads(generate(root)["compare/runs.json"])
+    assert listing["runs"] == [  # titles stay text: compare.js puts them in the page with textContent
+        [B, f"Run {B}", "spec-decode-throughput"],
+        [A, "<b>First</b>", "spec-decode-throughput"],
+    ]
+    assert listing["level"] == "95%" and listing["t_steps"] == 2000 and len(listing["t"]) == 2001
+    assert listing["t"][0] == pytest.approx(1.959964, abs=1e-6)  # df = inf: the normal quantile
+    assert listing["t"][-1] == pytest.approx(12.706205, abs=1e-6)  # df = 1
+    assert listing["t"][1000] == pytest.approx(4.302653, abs=1e-6)  # df = 2
+
+
+def test_each_run_publishes_its_environment_and_trial_values(tmp_path: Path) -> None:
+    b = measured_run(B, setup={"draft_vocab": 16000}, excluded=[{"trial": 2, "reason": "thermal throttle"}])
+    b[f"runs/{B}/manifest.yaml"] = MANIFEST.replace("draft_head_gemm: stock", "draft_head_gemm: lowm")
+    root = write_tree(tmp_path, publication(measured_run(A), b))
+    data = json.loads(generate(root)[f"runs/{B}/compare.json"])
+    assert data["environment"]["kernels.draft_head_gemm"] == "lowm"
+    assert data["environment"]["setup.draft_vocab"] == "16000"
+    assert data["conditions"] == ["concurrency"]
+    first = data["figures"][0]
+    assert (first["name"], first["at"], first["label"]) == ("tokens_per_second", ["1"], "concurrency=1")
+    assert first["values"] == [31.2, 31.0, 30.9, 31.4]  # trial 2 (30.8) is excluded
+    page = generate(root)["compare/index.md"].decode()
+    assert 'data-bl-runs="runs.json"' in page and "benchledger diff" in page
