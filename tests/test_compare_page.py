@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from helpers import MANIFEST, generate, measured_run, publication, write_tree
 
 A, B = "2026-09-01-first", "2026-09-02-second"
