@@ -444,7 +444,8 @@ def test_the_compare_page_shows_a_changed_manifest_key_and_the_ratios_diff_print
     browser: Any, server: str, site: Path, screenshots: Path
 ) -> None:
     result = CliRunner().invoke(app, ["diff", A, B, "--json", "--repo", str(site.parent)])
-    expected = json.loads(result.output)
+    assert result.exit_code == 0, result.output
+    expected = json.loads(result.stdout)  # stdout alone: a warning on stderr is not part of the JSON
     watched = Watched(browser)
     watched.page.goto(f"{server}/runs/{B}/")
     watched.page.click("a:has-text('this run with any other')")

@@ -83,6 +83,8 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         for path in JAVASCRIPT:
             if path not in [str(s) for s in config.extra_javascript]:
                 config.extra_javascript.append(path)
+        if "md_in_html" not in config.markdown_extensions:  # generated pages fold details in <details>
+            config.markdown_extensions.append("md_in_html")
         for path in STYLESHEETS:
             if path not in config.extra_css:
                 config.extra_css.append(path)
