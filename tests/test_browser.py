@@ -53,9 +53,10 @@ nav:
 """
 
 
-def report(title: str, claims: list[dict[str, Any]], limits: list[str]) -> str:
+def report(title: str, claims: list[dict[str, Any]], limits: list[str], swept: bool = True) -> str:
     meta = {"title": title, "date": "2026-09-06", "claims": claims, "limits": limits}
-    return "---\n" + yaml.safe_dump(meta, sort_keys=False) + "---\n\n<!-- claims -->\n\nProse.\n"
+    sweep = f"<!-- sweep tokens_per_second: {A}, {B} -->" if swept else ""
+    return "---\n" + yaml.safe_dump(meta, sort_keys=False) + f"---\n\n<!-- claims -->\n\nProse.\n\n{sweep}\n"
 
 
 def claims(statement: str = "The shortlist is faster.") -> list[dict[str, Any]]:
@@ -254,7 +255,7 @@ def test_hostile_text_stays_inert_and_literal(browser: Any, tmp_path: Path, scre
         b,
         extra={
             "mkdocs.yml": MKDOCS,
-            "site_src/reports/seed.md": report(f"Report {HOSTILE}", hostile_claims, [f"Limit {HOSTILE}"]),
+            "site_src/reports/seed.md": report(f"Report {HOSTILE}", hostile_claims, [f"Limit {HOSTILE}"], swept=False),
         },
     )
     root = write_tree(tmp_path / "pub", files)
@@ -379,6 +380,14 @@ def test_a_sweep_chart_draws_the_interval_as_a_band(browser: Any, server: str) -
     bands = watched.page.eval_on_selector(sweep, count, "area mark")
     points = watched.page.eval_on_selector(sweep, count, "point")
     assert bands == 1 and points == 2  # one band, a point at concurrency 1 and 8
+    watched.page.goto(f"{server}/reports/seed/")  # the report's <!-- sweep --> directive: both runs, one chart
+    watched.charts_drawn()
+    sweep = "div.bl-chart[data-bl-spec*='ledger/sweeps/seed/1.json']"
+    bands = watched.page.eval_on_selector(sweep, count, "area mark")
+    points = watched.page.eval_on_selector(sweep, count, "point")
+    assert bands == 2 and points == 4  # a band per run, each at concurrency 1 and 8
+    assert f"candidate: {B}" not in watched.page.inner_text("article")  # series are named by run id alone
+    assert B in (watched.page.text_content("article details") or "")  # folded, yet in the page
     assert watched.errors == []
     watched.page.close()
 

@@ -114,6 +114,16 @@ class Run:
 
 
 @dataclass(frozen=True)
+class SweepDirective:
+    """`<!-- sweep METRIC: RUN, RUN -->` in a report's Markdown: a sweep chart of those runs."""
+
+    text: str  # the directive as written, which the chart replaces
+    line: int  # in the report file
+    figure: str  # a metric or rate of the runs
+    runs: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Report:
     slug: str  # path under the reports folder without .md: "play-1", or "2026/play-1" in a sub-folder
     path: str  # repository-relative
@@ -121,6 +131,7 @@ class Report:
     body: str  # the Markdown after the front matter
     digest: str
     lines: Lines = field(default_factory=dict, compare=False)
+    sweeps: tuple[SweepDirective, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -3,19 +3,20 @@
 One located problem per mistake: a missing run (with the closest ids), a path
 given for a run id, a metric missing from a run, an `at` that selects no rows
 (with the values that exist), runs of different benchmarks, duplicate ids,
-`corrects:` naming nothing, correction cycles, a malformed `claimed`.
+`corrects:` naming nothing, correction cycles, a malformed `claimed`; and the sweep
+directives of report bodies (`<!-- sweep METRIC: RUN, RUN -->`).
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 from ..errors import Problem
 from ..format.claimed import parse_claimed
 from ..format.conditions import condition_key, condition_value
 from ..format.models import Claim
-from .records import Ledger, Report, Run
+from .records import Ledger, Report, Run, SweepDirective
 from .yamlio import line_for
 
 
@@ -98,9 +99,68 @@ def shared_conditions(baseline: Run, candidate: Run) -> list[dict[str, object]]:
     ]
 
 
+MAX_SWEEP_RUNS = 12
+
+
+def swept_condition(runs: Sequence[Run]) -> str | None:
+    """The first condition every run has (in the same order), numeric in each, taking two
+    values or more among them: the x axis of their sweep chart."""
+    conditions = runs[0].results.conditions if runs else ()
+    if any(run.results.conditions != conditions for run in runs):
+        return None
+    for k, name in enumerate(conditions):
+        values = {at[k] for run in runs for at in run.results.condition_values()}
+        if len(values) >= 2 and all(isinstance(condition_value(v), int | float) for v in values):
+            return name
+    return None
+
+
 def check_references(ledger: Ledger) -> list[Problem]:
-    """Every problem with the claims of the ledger's reports."""
-    return validate_claims(ledger.runs, ledger.reports, ledger.failed_runs)
+    """Every problem with the claims and the sweep directives of the ledger's reports."""
+    problems = validate_claims(ledger.runs, ledger.reports, ledger.failed_runs)
+    for report in ledger.reports:
+        for directive in report.sweeps:
+            problems += _sweep_problems(report, directive, ledger.runs, ledger.failed_runs)
+    return problems
+
+
+def _sweep_problems(
+    report: Report, directive: SweepDirective, runs: Mapping[str, Run], failed: frozenset[str]
+) -> list[Problem]:
+    def problem(message: str) -> Problem:
+        return Problem(report.path, directive.line, "sweep", message)
+
+    example = "write <!-- sweep tokens_per_second: RUN_A, RUN_B --> (a metric or rate, then run ids)"
+    if not directive.figure or not directive.runs:
+        return [problem(f"{directive.text!r} names no metric or no run; {example}")]
+    if len(directive.runs) > MAX_SWEEP_RUNS:
+        return [problem(f"names {len(directive.runs)} runs; a sweep chart reads with at most {MAX_SWEEP_RUNS}")]
+    out = [
+        problem(f"run {ref!r} does not exist; give the folder name under runs/")
+        for ref in directive.runs
+        if ref not in runs and ref not in failed
+    ]
+    found = [runs[ref] for ref in directive.runs if ref in runs]
+    out += [
+        problem(f"run {run.id!r} has no metric or rate {directive.figure!r}; it has {', '.join(_figures(run))}")
+        for run in found
+        if directive.figure not in _figures(run)
+    ]
+    measured = [run for run in found if not run.reported]
+    if not out and len(found) == len(directive.runs):
+        if not measured:
+            out.append(problem("every run it names is reported (no trials, no interval); name measured runs"))
+        elif swept_condition(measured) is None:
+            message = (
+                "the runs share no numeric condition (concurrency, request rate...) taking two values or more, "
+                "or their conditions differ; name runs measured over the same sweep"
+            )
+            out.append(problem(message))
+    return out
+
+
+def _figures(run: Run) -> list[str]:
+    return [*run.meta.metrics, *run.meta.rates]
 
 
 Located = tuple[Report, int, Claim]  # a claim, its report and its index in the front matter

@@ -9,11 +9,12 @@ from types import MappingProxyType
 
 from ..errors import BenchledgerError, Problem
 from ..format.models import ReportMeta
-from .records import Report
+from .records import Report, SweepDirective
 from .runs import decode
 from .yamlio import Lines, parse_yaml, validate
 
 FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?\r?\n)?---[ \t]*\r?\n?", re.S)
+SWEEP = re.compile(r"^[ \t]*<!--[ \t]*sweep[ \t]+(?P<figure>[^:\n]*?)[ \t]*:(?P<runs>[^\n]*?)-->[ \t]*$", re.M)
 
 
 def load_report(root: Path, path: Path, folder: Path) -> tuple[Report | None, list[Problem]]:
@@ -37,7 +38,16 @@ def load_report(root: Path, path: Path, folder: Path) -> tuple[Report | None, li
     body = text[match.end() :]
     digest = hashlib.sha256(text.encode()).hexdigest()
     slug = path.relative_to(folder).with_suffix("").as_posix()
-    return Report(slug, rel, meta, body, digest, MappingProxyType(lines)), []
+    sweeps = tuple(
+        SweepDirective(
+            found.group(0),
+            text.count("\n", 0, match.end() + found.start()) + 1,
+            found.group("figure").strip(),
+            tuple(r.strip() for r in found.group("runs").split(",") if r.strip()),
+        )
+        for found in SWEEP.finditer(body)
+    )
+    return Report(slug, rel, meta, body, digest, MappingProxyType(lines), sweeps), []
 
 
 def _front_matter(text: str, rel: str) -> tuple[object, Lines]:

@@ -88,6 +88,13 @@ class TrialsBlock:
     table: Markup
 
 
+@dataclass(frozen=True)
+class SweepBlock:
+    spec: str
+    caption: str
+    table: Markup
+
+
 def side_figures(label: str, s: Side | None, unit: str | None, level: str) -> list[tuple[str, str]]:
     if s is None:
         return []
@@ -228,8 +235,10 @@ def claim_page(
     trial_specs: Mapping[str, str],
     settings: Settings,
     grids: Sequence[Markup] = (),
+    sweep: SweepBlock | None = None,
 ) -> str:
-    """The claim and its corrections side by side, with the forest plot, trials, confounds, limits."""
+    """The claim and its corrections side by side, with the forest plot, the sweep of both sides,
+    trials, confounds, limits."""
     first = chain[0]
     roles = ["Original claim"] + [Markup("Correction of ") + t.text(ev.claim.corrects or "") for ev in chain[1:]]
     intro = (
@@ -275,6 +284,7 @@ def claim_page(
         forest_rows=rows,
         min_effect=f"±{settings.min_effect:.1%}",
         trials=trials,
+        sweep=sweep,
         confounds=confounds,
         limits=limits,
         sources=sources,

@@ -15,9 +15,8 @@ from ..analysis.comparison import Settings
 from ..analysis.receipts import RunReceipts
 from ..analysis.stats import CONFIDENCE
 from ..analysis.summaries import MetricAt, RateAt, label_of, summarize_run
-from ..format.conditions import condition_value
 from ..ledger.records import Ledger, Run
-from . import attribution_pages, claim_pages, methods_page, run_page
+from . import attribution_pages, claim_pages, methods_page, run_page, sweeps
 from . import charts as ch
 from . import text as t
 from .compare_page import COMPARE, RUN_DATA, run_data
@@ -27,7 +26,7 @@ CLAIMS = "claims"
 METHODS = "methods.md"
 # Every generated path starts with one of these (the same entries as the publication's
 # .gitignore): nothing outside them is ever written or removed by benchledger.
-OWNED = (f"{RUNS}/", f"{CLAIMS}/", METHODS, "assets/benchledger/", "ledger/", f"{COMPARE}/")
+OWNED = (f"{RUNS}/", f"{CLAIMS}/", METHODS, "assets/benchledger/", "ledger/", f"{COMPARE}/")  # ledger/sweeps too
 # Raw files are served from the site's origin: anything a browser or MkDocs could
 # interpret (.html, .svg, .md, .js, ...) is published with .txt appended.
 PLAIN_SUFFIXES = {
@@ -93,7 +92,7 @@ def run_outputs(run: Run, receipts: RunReceipts | None = None, confidence: float
     blocks = [
         block
         for name in run.meta.metrics
-        if (block := _metric_charts(run, name, summary.at(name), level, out)) is not None
+        if (block := _metric_charts(run, name, summary.at(name), confidence, out)) is not None
     ]
     rate_specs = _rate_charts(run, summary.rates, level, out)
     files = []
@@ -109,35 +108,17 @@ def run_outputs(run: Run, receipts: RunReceipts | None = None, confidence: float
     return out
 
 
-def _sweep(run: Run, at_metric: list[MetricAt]) -> tuple[str, list[dict[str, object]]] | None:
-    """The first condition whose values are all numbers, when it takes two values or more:
-    the metric's mean and interval against it, one series per value of the other conditions."""
-    conditions = run.results.conditions
-    for k, name in enumerate(conditions):
-        values = {m.at[k] for m in at_metric}
-        if len(values) < 2 or not all(isinstance(condition_value(v), int | float) for v in values):
-            continue
-        rows: list[dict[str, object]] = []
-        for m in at_metric:
-            if m.summary is None:
-                continue
-            rest = ", ".join(f"{c}={v}" for j, (c, v) in enumerate(zip(conditions, m.at, strict=True)) if j != k)
-            row = {"x": float(m.at[k]), "series": rest or name, "mean": m.summary.mean, "n": m.summary.n}
-            rows.append(row | {"low": m.summary.ci_low, "high": m.summary.ci_high})
-        return (name, rows) if rows else None
-    return None
-
-
 def _order(run: Run) -> tuple[str, ...]:
     return tuple(label_of(run, at) for at in run.results.condition_values())
 
 
 def _metric_charts(
-    run: Run, name: str, at_metric: list[MetricAt], level: str, out: dict[str, bytes]
+    run: Run, name: str, at_metric: list[MetricAt], confidence: float, out: dict[str, bytes]
 ) -> run_page.ChartBlock | None:
     """A metric's charts (written into `out`) and the block that shows them on the run page."""
     if not at_metric:
         return None
+    level = t.level(confidence)
     metric = run.meta.metrics[name]
     table = run_page.per_trial_table(run, name, at_metric, level)
     at_metric, per_point = binned(at_metric)
@@ -158,11 +139,10 @@ def _metric_charts(
             "trials": (trials, TRIALS.format(level=level) + note),
             "sequence": (ch.spec(ch.sequence_chart, labels, ch.sequence_rows(points)), SEQUENCE + note),
         }
-        swept = _sweep(run, at_metric)
+        swept = sweeps.sweep([("", run)], name, confidence)
         if swept is not None:
-            condition, rows = swept
-            data = ch.spec(ch.sweep_chart, (name, metric.unit, condition, level), rows)
-            specs["sweep"] = (data, SWEEP.format(condition=condition, level=level))
+            data = sweeps.sweep_spec(swept, name, metric.unit, level)
+            specs["sweep"] = (data, SWEEP.format(condition=swept.condition, level=level))
     refs = []
     for kind, (data, caption) in specs.items():
         path = f"charts/{name}-{kind}.json"
@@ -225,9 +205,36 @@ def claim_outputs(
             + t.text(attribution_pages.sentence(g))
             for g in {g.attribution.id: g for ev in links for g in attribution_pages.related(ev, grids)}.values()
         ]
-        page = claim_pages.claim_page(links, forest, trial_specs, settings, taken_apart)
+        swept = _claim_sweep(ledger, links[0], settings.confidence, out, base)
+        page = claim_pages.claim_page(links, forest, trial_specs, settings, taken_apart, swept)
         out[f"{base}/index.md"] = page.encode()
     return out
+
+
+def _claim_sweep(
+    ledger: Ledger, ev: Evaluation, confidence: float, out: dict[str, bytes], base: str
+) -> claim_pages.SweepBlock | None:
+    """Both sides of a comparison claim on one sweep chart (written into `out`), when they share
+    a numeric condition: where the claim's condition sits among the others."""
+    claim = ev.claim
+    if claim.kind != "comparison" or not claim.metric or not claim.baseline or not claim.candidate:
+        return None
+    b, c = ledger.runs.get(claim.baseline), ledger.runs.get(claim.candidate)
+    if b is None or c is None:
+        return None
+    found = sweeps.sweep([(f"baseline: {b.id}", b), (f"candidate: {c.id}", c)], claim.metric, confidence)
+    if found is None:
+        return None
+    level = t.level(confidence)
+    out[f"{base}/charts/sweep.json"] = sweeps.sweep_spec(
+        found, claim.metric, sweeps.unit_of([b, c], claim.metric), level
+    )
+    judged = "; ".join(cond.label for cond in ev.conditions) or "every shared condition"
+    caption = (
+        f"{claim.metric} against {found.condition} for both sides: the mean as a line, its {level} interval "
+        f"as a band. The claim is judged at {judged}."
+    )
+    return claim_pages.SweepBlock("charts/sweep.json", caption, Markup(sweeps.sweep_table(found, claim.metric, level)))
 
 
 def _side_rows(ev: Evaluation) -> list[dict[str, object]]:

@@ -18,6 +18,7 @@ from ..render.attribution_pages import attribution_outputs
 from ..render.compare_page import compare_outputs
 from ..render.ledger_files import ledger_outputs
 from ..render.outputs import claim_outputs, index_outputs
+from ..render.sweeps import report_sweep_outputs
 from .cache import BuildCache
 from .files import WriteReport, write
 from .vega import vega_bundle
@@ -80,4 +81,5 @@ def render(
     out |= attribution_outputs(ledger, grids, evaluations, settings)
     out |= ledger_outputs(ledger, evaluations, cache.trial_lines)
     out |= compare_outputs(ledger, settings.confidence)
+    out |= report_sweep_outputs(ledger, settings.confidence)
     return out

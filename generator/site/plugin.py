@@ -26,6 +26,7 @@ from ..render.attribution_pages import grids_panel
 from ..render.claim_pages import insert_panel, limits_panel, report_panel
 from ..render.glance import MARKER, glance
 from ..render.outputs import OWNED
+from ..render.sweeps import insert_sweeps
 from ..render.templating import GENERATED_PREFIX
 from .cache import BuildCache
 from .pipeline import generate_site
@@ -135,6 +136,10 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         report = next((r for r in self.ledger.reports if r.path == path), None)
         if report is None:
             return markdown
+        if report.sweeps:
+            markdown = insert_sweeps(
+                markdown, self.ledger, report, self.settings.confidence, "../" * page.url.count("/")
+            )
         evaluations = [self.evaluations[claim.id] for claim in report.meta.claims]
         grids = [g for g in self.grids if g.report == report.slug]
         up = "../" * (report.slug.count("/") + 1)

@@ -1,0 +1,116 @@
+"""Sweep charts: a figure against a numeric condition (concurrency, request rate, prompt
+length), its mean as a line and its interval as a band, for one run (its page), for the two
+sides of a claim (the claim's page) or for several runs a report names with
+`<!-- sweep METRIC: RUN, RUN -->`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..analysis.comparison import side
+from ..format.conditions import condition_label, condition_value
+from ..ledger.records import Ledger, Report, Run, SweepDirective
+from ..ledger.references import swept_condition
+from . import charts as ch
+from . import text as t
+
+
+@dataclass(frozen=True)
+class Sweep:
+    condition: str
+    rows: tuple[dict[str, object], ...]  # x, series, mean, n, low, high
+
+
+def sweep(runs: Sequence[tuple[str, Run]], figure: str, confidence: float) -> Sweep | None:
+    """The figure's mean and interval against the swept condition, one series per run (named by
+    its label) and per value of the other conditions. Reported runs have no interval: they are
+    left out, and so is a run without the figure."""
+    measured = [(label, run) for label, run in runs if not run.reported and figure in _figures(run)]
+    name = swept_condition([run for _, run in measured])
+    if name is None:
+        return None
+    rows: list[dict[str, object]] = []
+    for label, run in measured:
+        k = run.results.conditions.index(name)
+        for at in run.results.condition_values():
+            mapping = {c: condition_value(v) for c, v in zip(run.results.conditions, at, strict=True)}
+            summary = side(run, figure, mapping, confidence).summary
+            if summary is None:
+                continue
+            rest = condition_label((c, v) for j, (c, v) in enumerate(mapping.items()) if j != k)
+            series = ", ".join(part for part in (label, "" if rest == "all" else rest) if part) or figure
+            rows.append(
+                {"x": float(at[k]), "series": series, "mean": summary.mean, "n": summary.n}
+                | {"low": summary.ci_low, "high": summary.ci_high}
+            )
+    return Sweep(name, tuple(rows)) if rows else None
+
+
+def _figures(run: Run) -> list[str]:
+    return [*run.meta.metrics, *run.meta.rates]
+
+
+def unit_of(runs: Sequence[Run], figure: str) -> str | None:
+    """The figure's unit in the first run that declares it as a metric (rates have none)."""
+    return next((run.meta.metrics[figure].unit for run in runs if figure in run.meta.metrics), None)
+
+
+def sweep_spec(found: Sweep, figure: str, unit: str | None, level: str) -> bytes:
+    return ch.spec(ch.sweep_chart, (figure, unit, found.condition, level), list(found.rows))
+
+
+def sweep_table(found: Sweep, figure: str, level: str) -> str:
+    """The numbers behind the chart, as a Markdown table."""
+    head = f"| Series | {t.text(found.condition)} | n | {t.text(figure)}: mean [{level} CI] |"
+    lines = [head, "| --- | ---: | ---: | --- |"]
+    for row in found.rows:
+        x, mean, low, high = (row[k] for k in ("x", "mean", "low", "high"))
+        assert isinstance(x, float) and isinstance(mean, float)
+        interval = f" [{t.number(low)}, {t.number(high)}]" if isinstance(low, float) and isinstance(high, float) else ""
+        lines.append(f"| {t.text(row['series'])} | {t.number(x)} | {row['n']} | {t.number(mean)}{interval} |")
+    return "\n".join(lines)
+
+
+SWEEPS = "ledger/sweeps"  # ledger/sweeps/<report slug>/<k>.json: the k-th sweep directive's chart
+
+
+def report_sweep_outputs(ledger: Ledger, confidence: float) -> dict[str, bytes]:
+    """The chart of every sweep directive in the reports (checked by `check`)."""
+    out = {}
+    level = t.level(confidence)
+    for report in ledger.reports:
+        for k, (directive, found) in enumerate(report_sweeps(ledger, report, confidence), 1):
+            if found is not None:
+                unit = unit_of([ledger.runs[r] for r in directive.runs], directive.figure)
+                out[f"{SWEEPS}/{report.slug}/{k}.json"] = sweep_spec(found, directive.figure, unit, level)
+    return out
+
+
+def report_sweeps(ledger: Ledger, report: Report, confidence: float) -> list[tuple[SweepDirective, Sweep | None]]:
+    return [
+        (d, sweep([(r, ledger.runs[r]) for r in d.runs if r in ledger.runs], d.figure, confidence))
+        for d in report.sweeps
+    ]
+
+
+def insert_sweeps(markdown: str, ledger: Ledger, report: Report, confidence: float, up: str) -> str:
+    """Each sweep directive of the report replaced by its chart and its numbers; `up` climbs
+    from the page's URL to the site root."""
+    level = t.level(confidence)
+    for k, (directive, found) in enumerate(report_sweeps(ledger, report, confidence), 1):
+        if found is None:
+            continue
+        spec = t.text(f"{up}{SWEEPS}/{report.slug}/{k}.json")
+        caption = t.text(
+            f"{directive.figure} against {found.condition}: the mean as a line, its {level} interval as a band, "
+            f"one line per run."
+        )
+        block = (
+            f'<figure class="bl-figure"><div class="bl-chart" data-bl-spec="{spec}" role="img" '
+            f'aria-label="sweep chart of {t.text(directive.figure)}"></div><figcaption>{caption}</figcaption></figure>'
+            '\n\n<details class="bl-details" markdown="1">\n<summary>The numbers behind the sweep</summary>\n\n'
+            f"{sweep_table(found, directive.figure, level)}\n\n</details>\n"
+        )
+        markdown = markdown.replace(directive.text, block, 1)
+    return markdown
