@@ -263,10 +263,14 @@ def test_hostile_text_stays_inert_and_literal(browser: Any, tmp_path: Path, scre
     assert "Traceback" not in result.output and result.exit_code == 0, result.output
     url, httpd = serve(build(root))
     try:
-        for path in ("runs/", f"runs/{B}/", "claims/", "claims/shortlist-c8/", "reports/seed/"):
+        compare = f"compare/?a={A}&b={B}"
+        for path in ("runs/", f"runs/{B}/", "claims/", "claims/shortlist-c8/", "reports/seed/", compare):
             watched = Watched(browser)
             watched.page.goto(f"{url}/{path}")
             watched.charts_drawn()
+            if path == compare:  # the hostile title, setup value and condition label arrive as JSON, shown as text
+                watched.page.wait_for_selector("table[data-bl-table='figures']")
+                assert f"Title {HOSTILE}" in (watched.page.text_content("datalist") or "")
             assert watched.page.evaluate("() => window.pwned") is None, path
             assert "<script>window.pwned=1</script>" in watched.page.inner_text("body"), path
             assert watched.hosts <= {url.split("/")[2]}, (path, watched.hosts)  # nothing third-party loaded
