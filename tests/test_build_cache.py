@@ -95,3 +95,10 @@ def test_no_cache_neither_reads_nor_saves_it(two_runs: Path, tmp_path: Path) -> 
     assert not cache.exists()
     assert counts(generate(two_runs, "--no-cache", cache=cache)) == (0, 2)  # the files on disk are compared
     assert not cache.exists()
+
+
+def test_a_cache_folder_that_cannot_be_written_only_costs_time(two_runs: Path, tmp_path: Path) -> None:
+    blocked = tmp_path / "blocked"
+    blocked.write_text("a file where the cache folder should be")
+    assert counts(generate(two_runs, cache=blocked / "builds"))[1] == 2
+    assert counts(generate(two_runs, cache=blocked / "builds")) == (0, 2)  # nothing saved: rendered again

@@ -66,8 +66,12 @@ class CompiledTemplates(jinja2.FileSystemBytecodeCache):
             folder.mkdir(parents=True, exist_ok=True)
         super().__init__(str(folder))
 
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        with contextlib.suppress(OSError):  # a folder that cannot be read only costs time
+            super().load_bytecode(bucket)
+
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        with contextlib.suppress(OSError):  # a folder that cannot be written only costs time
+        with contextlib.suppress(OSError):
             super().dump_bytecode(bucket)
 
 
@@ -139,7 +143,8 @@ class BuildCache:
         try:
             with path.open("rb") as fh:
                 version, parsed, rendered, written, trial_lines, templates = pickle.load(fh)  # our folder
-            if version == code_version():
+            parts = (parsed, rendered, written, trial_lines, templates)
+            if version == code_version() and all(isinstance(part, dict) for part in parts):
                 cache = cls(parsed, rendered, written, trial_lines, path)
                 charts.TEMPLATES.update(templates)
         except Exception:  # an unreadable cache only makes this build slower
@@ -151,9 +156,9 @@ class BuildCache:
         """Write the cache for the next process (atomically); a failure only costs time."""
         if self.path is None:
             return
+        tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
             with tmp.open("wb") as fh:
                 state = (code_version(), self.parsed, self.rendered, self.written, self.trial_lines, charts.TEMPLATES)
                 pickle.dump(state, fh, protocol=5)
@@ -161,5 +166,6 @@ class BuildCache:
             for old in self.path.parent.glob("*.pickle"):
                 if old.stat().st_mtime < time.time() - FORGET_AFTER_S:
                     old.unlink()  # a publication not built for a month
-        except OSError:
-            pass
+        except Exception:  # a full disk, a read-only folder: the next build is only slower
+            with contextlib.suppress(OSError):
+                tmp.unlink()

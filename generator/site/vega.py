@@ -3,6 +3,7 @@ vl-convert), generated once per vl-convert version and cached in the user's cach
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 from pathlib import Path
@@ -24,8 +25,12 @@ def vega_bundle() -> bytes:
     if path.is_file():
         return path.read_bytes()
     data = vl_convert.javascript_bundle().encode()  # type: ignore[call-arg]
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_bytes(data)
-    tmp.replace(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_bytes(data)
+        tmp.replace(path)
+    except OSError:  # a cache folder that cannot be written: the next build makes the bundle again
+        with contextlib.suppress(OSError):
+            tmp.unlink()
     return data
