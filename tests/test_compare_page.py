@@ -8,7 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from generator.cli import app
 from helpers import MANIFEST, generate, measured_run, publication, write_tree
 
 A, B = "2026-09-01-first", "2026-09-02-second"
@@ -40,3 +42,22 @@ def test_each_run_publishes_its_environment_and_trial_values(tmp_path: Path) -> 
     assert first["values"] == [31.2, 31.0, 30.9, 31.4]  # trial 2 (30.8) is excluded
     page = generate(root)["compare/index.md"].decode()
     assert 'data-bl-runs="runs.json"' in page and "benchledger diff" in page
+
+
+def test_environment_values_compare_as_diff_compares_them(tmp_path: Path) -> None:
+    """8 and 8.0 are the same setup value to `benchledger diff` (Python's ==), so the page's
+    equality keys match too; 8 and "8" are not."""
+    root = write_tree(
+        tmp_path,
+        publication(
+            measured_run(A, setup={"threads": 8, "flag": True, "label": "8"}),
+            measured_run(B, setup={"threads": 8.0, "flag": 1, "label": 8}),
+        ),
+    )
+    out = generate(root)
+    a, b = (json.loads(out[f"runs/{r}/compare.json"])["equal_as"] for r in (A, B))
+    assert a["setup.threads"] == b["setup.threads"] and a["setup.flag"] == b["setup.flag"]
+    assert a["setup.label"] != b["setup.label"]
+    result = CliRunner().invoke(app, ["diff", A, B, "--json", "--repo", str(root)])
+    keys = [d["key"] for d in json.loads(result.stdout)["differences"]]
+    assert "setup.label" in keys and "setup.threads" not in keys and "setup.flag" not in keys

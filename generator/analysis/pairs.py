@@ -5,6 +5,7 @@ run's `pair_data()` (the per-trial values), with t quantiles from `t_table()`.""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ..format.conditions import condition_label
@@ -58,9 +59,18 @@ def pair_data(run: Run) -> dict[str, Any]:
         "benchmark": run.meta.benchmark,
         "conditions": list(run.results.conditions),
         "environment": {key: str(value) for key, value in sorted(environment(run).items())},
+        "equal_as": {key: _equal_as(value) for key, value in sorted(environment(run).items())},
         "absent": MISSING,
         "figures": figures,
     }
+
+
+def _equal_as(value: object) -> str:
+    """A key under which two values are equal exactly when `confounds` finds them equal
+    (Python's ==: 8 equals 8.0 and True equals 1)."""
+    if isinstance(value, bool | int | float) and not (isinstance(value, float) and value != value):
+        return f"n:{float(value)!r}"
+    return "j:" + json.dumps(value, sort_keys=True, default=str)
 
 
 def t_table(confidence: float) -> list[float]:

@@ -67,11 +67,12 @@
   function differences(a, b) {
     var keys = Object.keys(a.environment).concat(Object.keys(b.environment));
     keys = keys.filter(function (k, i) { return keys.indexOf(k) === i; }).sort();
-    return keys.map(function (k) {
-      var left = k in a.environment ? a.environment[k] : a.absent;
-      var right = k in b.environment ? b.environment[k] : b.absent;
-      return [k, left, right];
-    }).filter(function (row) { return row[1] !== row[2]; });
+    /* equal_as: Python's equality, so 8 and 8.0 match as they do for benchledger diff */
+    return keys.filter(function (k) {
+      return !(k in a.equal_as && k in b.equal_as && a.equal_as[k] === b.equal_as[k]);
+    }).map(function (k) {
+      return [k, k in a.environment ? a.environment[k] : a.absent, k in b.environment ? b.environment[k] : b.absent];
+    });
   }
   function figures(listing, a, b) {
     var rows = [];
