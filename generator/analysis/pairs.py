@@ -17,15 +17,10 @@ from .comparison import MISSING, confounds, environment, side
 T_STEPS = 2000  # t quantiles at 1/df = 0, 1/2000, ..., 1: linear in 1/df between them
 
 
-def figure_names(run: Run) -> list[str]:
-    """The run's metrics, then its rates."""
-    return [*run.meta.metrics, *run.meta.rates]
-
-
 def side_by_side(a: Run, b: Run, confidence: float = stats.CONFIDENCE) -> dict[str, Any]:
     """The differences and figures of `diff`, as plain data."""
     differences = [{"key": c.key, "baseline": c.baseline, "candidate": c.candidate} for c in confounds(a, b, [])]
-    names = [m for m in figure_names(a) if m in figure_names(b)]
+    names = [m for m in a.figures if m in b.figures]
     figures = []
     for at in shared_conditions(a, b):
         for name in names:
@@ -47,19 +42,19 @@ def pair_data(run: Run) -> dict[str, Any]:
     """What the compare page needs of one run: its environment as shown by `diff` (dotted key
     -> text) and the per-trial values of every figure at every condition (exclusions applied)."""
     figures = []
-    for at in shared_conditions(run, run):
+    for raw in run.results.condition_values():
+        at = run.results.mapping(raw)
         label = condition_label(at.items())
-        raw = next(iter(run.results.matching(at)))
-        for name in figure_names(run):
-            values = side(run, name, at).values
-            figures.append({"name": name, "at": list(raw), "label": label, "values": list(values)})
+        for name in run.figures:
+            figures.append({"name": name, "at": list(raw), "label": label, "values": list(side(run, name, at).values)})
+    environment_of = sorted(environment(run).items())
     return {
         "id": run.id,
         "title": run.meta.title,
         "benchmark": run.meta.benchmark,
         "conditions": list(run.results.conditions),
-        "environment": {key: str(value) for key, value in sorted(environment(run).items())},
-        "equal_as": {key: _equal_as(value) for key, value in sorted(environment(run).items())},
+        "environment": {key: str(value) for key, value in environment_of},
+        "equal_as": {key: _equal_as(value) for key, value in environment_of},
         "absent": MISSING,
         "figures": figures,
     }

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from ..format.conditions import condition_label, condition_value
+from ..format.conditions import condition_label
 from ..ledger.records import Results, Run
 from . import stats
 from .summaries import rate_trials
@@ -53,7 +53,7 @@ def figures(original: Run, rerun: Results, margin: float | None = None) -> list[
     for at in original.results.condition_values():
         if at not in theirs:
             continue
-        where = {c: condition_value(v) for c, v in zip(original.results.conditions, at, strict=True)}
+        where = original.results.mapping(at)
         mine_rows, their_rows = original.results.select(at), rerun.select(at)
         for name in original.meta.metrics:
             a = [r.values[name] for r in mine_rows if name in r.values]

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import Problem
-from ..format.conditions import condition_key, same_condition
+from ..format.conditions import condition_key, condition_value, same_condition
 from ..format.models import Claim, ManifestFile, ReceiptFile, ReportMeta, RunFile
 
 RUNS_DIR = "runs"
@@ -54,6 +54,10 @@ class Results:
             for values in self.condition_values()
             if all(name in index and same_condition(want, values[index[name]]) for name, want in at.items())
         ]
+
+    def mapping(self, at: tuple[str, ...]) -> dict[str, object]:
+        """A condition tuple as {condition: value}, numbers as numbers (what `at:` holds)."""
+        return {name: condition_value(v) for name, v in zip(self.conditions, at, strict=True)}
 
     def select(self, at: tuple[str, ...], excluded: bool = False) -> list[Row]:
         """Rows at one condition tuple, in trial order; excluded rows only when asked."""
@@ -111,6 +115,11 @@ class Run:
     @property
     def reported(self) -> bool:
         return self.meta.source.kind == "reported"
+
+    @property
+    def figures(self) -> list[str]:
+        """Its metrics, then its rates: every name a claim, a sweep or a comparison may use."""
+        return [*self.meta.metrics, *self.meta.rates]
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,7 @@ def _run_problems(
     run = runs[ref]
     metric = claim.metric
     if metric is not None and metric not in run.meta.metrics and metric not in run.meta.rates:
-        known = ", ".join([*run.meta.metrics, *run.meta.rates])
+        known = ", ".join(run.figures)
         yield Problem(
             report.path,
             _where(report, i, "metric")[0],
@@ -91,12 +91,7 @@ def shared_conditions(baseline: Run, candidate: Run) -> list[dict[str, object]]:
     if baseline.results.conditions != candidate.results.conditions:
         return []
     theirs = set(candidate.results.condition_values())
-    names = baseline.results.conditions
-    return [
-        {name: condition_value(v) for name, v in zip(names, at, strict=True)}
-        for at in baseline.results.condition_values()
-        if at in theirs
-    ]
+    return [baseline.results.mapping(at) for at in baseline.results.condition_values() if at in theirs]
 
 
 MAX_SWEEP_RUNS = 12
@@ -142,9 +137,9 @@ def _sweep_problems(
     ]
     found = [runs[ref] for ref in directive.runs if ref in runs]
     out += [
-        problem(f"run {run.id!r} has no metric or rate {directive.figure!r}; it has {', '.join(_figures(run))}")
+        problem(f"run {run.id!r} has no metric or rate {directive.figure!r}; it has {', '.join(run.figures)}")
         for run in found
-        if directive.figure not in _figures(run)
+        if directive.figure not in run.figures
     ]
     measured = [run for run in found if not run.reported]
     if not out and len(found) == len(directive.runs):
@@ -157,10 +152,6 @@ def _sweep_problems(
             )
             out.append(problem(message))
     return out
-
-
-def _figures(run: Run) -> list[str]:
-    return [*run.meta.metrics, *run.meta.rates]
 
 
 Located = tuple[Report, int, Claim]  # a claim, its report and its index in the front matter

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..analysis.comparison import side
-from ..format.conditions import condition_label, condition_value
+from ..format.conditions import condition_label
 from ..ledger.records import Ledger, Report, Run, SweepDirective
 from ..ledger.references import swept_condition
 from . import charts as ch
@@ -26,7 +26,7 @@ def sweep(runs: Sequence[tuple[str, Run]], figure: str, confidence: float) -> Sw
     """The figure's mean and interval against the swept condition, one series per run (named by
     its label) and per value of the other conditions. Reported runs have no interval: they are
     left out, and so is a run without the figure."""
-    measured = [(label, run) for label, run in runs if not run.reported and figure in _figures(run)]
+    measured = [(label, run) for label, run in runs if not run.reported and figure in run.figures]
     name = swept_condition([run for _, run in measured])
     if name is None:
         return None
@@ -34,7 +34,7 @@ def sweep(runs: Sequence[tuple[str, Run]], figure: str, confidence: float) -> Sw
     for label, run in measured:
         k = run.results.conditions.index(name)
         for at in run.results.condition_values():
-            mapping = {c: condition_value(v) for c, v in zip(run.results.conditions, at, strict=True)}
+            mapping = run.results.mapping(at)
             summary = side(run, figure, mapping, confidence).summary
             if summary is None:
                 continue
@@ -45,10 +45,6 @@ def sweep(runs: Sequence[tuple[str, Run]], figure: str, confidence: float) -> Sw
                 | {"low": summary.ci_low, "high": summary.ci_high}
             )
     return Sweep(name, tuple(rows)) if rows else None
-
-
-def _figures(run: Run) -> list[str]:
-    return [*run.meta.metrics, *run.meta.rates]
 
 
 def unit_of(runs: Sequence[Run], figure: str) -> str | None:
