@@ -140,14 +140,15 @@ def write(
         _save_list(docs, previous | current)  # before writing: an interruption leaves only listed files
     for rel, target in targets.items():
         data = outputs[rel]
-        if _unchanged(target, rel, data, stamps):
+        sha = hashlib.sha256(data).digest()
+        if _unchanged(target, rel, data, sha, stamps):
             report.unchanged += 1
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
         tmp.write_bytes(data)
         tmp.replace(target)
-        _remember(target, rel, data, stamps)
+        _remember(target, rel, sha, stamps)
         report.written.append(rel)
     for rel in sorted(previous - current):
         target = inside(rel)
@@ -186,15 +187,15 @@ def _targets(docs: Path, outputs: Mapping[str, bytes], inside: Confined, previou
     return targets
 
 
-def _remember(path: Path, rel: str, data: bytes, stamps: Stamps, sha: bytes | None = None) -> None:
-    now = stamp(path, sha or hashlib.sha256(data).digest())
+def _remember(path: Path, rel: str, sha: bytes, stamps: Stamps) -> None:
+    now = stamp(path, sha)
     if now is not None:
         stamps[rel] = now
 
 
-def _unchanged(path: Path, rel: str, data: bytes, stamps: Stamps) -> bool:
-    """Does the file hold `data`? Trusts our own last write while the file's stat is untouched."""
-    sha = hashlib.sha256(data).digest()
+def _unchanged(path: Path, rel: str, data: bytes, sha: bytes, stamps: Stamps) -> bool:
+    """Does the file hold `data` (whose sha256 is `sha`)? Trusts our own last write while the
+    file's stat is untouched."""
     now = stamp(path, sha)
     if now is None or now[1] != len(data):
         return False
@@ -202,7 +203,7 @@ def _unchanged(path: Path, rel: str, data: bytes, stamps: Stamps) -> bool:
         return True
     same = path.read_bytes() == data
     if same:
-        _remember(path, rel, data, stamps, sha)
+        _remember(path, rel, sha, stamps)
     return same
 
 
