@@ -102,3 +102,13 @@ def test_a_cache_folder_that_cannot_be_written_only_costs_time(two_runs: Path, t
     blocked.write_text("a file where the cache folder should be")
     assert counts(generate(two_runs, cache=blocked / "builds"))[1] == 2
     assert counts(generate(two_runs, cache=blocked / "builds")) == (0, 2)  # nothing saved: rendered again
+
+
+def test_no_cache_lasts_only_for_its_command(two_runs: Path) -> None:
+    from typer.testing import CliRunner
+
+    from generator.cli import app
+
+    result = CliRunner().invoke(app, ["generate", "--repo", str(two_runs), "--no-cache"])
+    assert result.exit_code == 0 and result.output.strip().endswith("2 of 2 runs rendered")
+    assert "BENCHLEDGER_NO_CACHE" not in os.environ  # a later build of this process (serve, tests) uses the cache

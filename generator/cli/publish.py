@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import shutil
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -88,11 +90,22 @@ NoCache = Annotated[
 ]
 
 
-def _no_cache(no_cache: bool) -> None:
-    if no_cache:
-        from ..site.cache import NO_CACHE
+@contextlib.contextmanager
+def _cache_choice(no_cache: bool) -> Iterator[None]:
+    """--no-cache for this command only: set for the plugin (and a builder run as a subprocess),
+    then restored, so a later command of the same process (serve, tests) uses the cache."""
+    from ..site.cache import NO_CACHE
 
-        os.environ[NO_CACHE] = "1"  # also for a builder run as a subprocess
+    before = os.environ.get(NO_CACHE)
+    if no_cache:
+        os.environ[NO_CACHE] = "1"
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(NO_CACHE, None)
+        else:
+            os.environ[NO_CACHE] = before
 
 
 @app.command()
@@ -102,10 +115,10 @@ def generate(repo: Repo = Path("."), no_cache: NoCache = False) -> None:
     For builders that run no MkDocs plugins (zensical) or to inspect the pages;
     `build` and `serve` do this by themselves.
     """
-    _no_cache(no_cache)
-    find_config(repo)
-    _check(repo, quiet=True, allow_stale=True)
-    typer.echo(_generate(repo).summary())
+    with _cache_choice(no_cache):
+        find_config(repo)
+        _check(repo, quiet=True, allow_stale=True)
+        typer.echo(_generate(repo).summary())
 
 
 def builder_executable(tool: str) -> str | None:
@@ -145,7 +158,11 @@ def build(
 
     Pages of runs that did not change since the last build are reused from it (the build
     cache, keyed by the runs' file hashes and benchledger's code; --no-cache renders all)."""
-    _no_cache(no_cache)
+    with _cache_choice(no_cache):
+        _build(repo, strict, site_dir, builder, verbose)
+
+
+def _build(repo: Path, strict: bool, site_dir: Path | None, builder: str, verbose: bool) -> None:
     if builder not in BUILDERS:
         fail(f"--builder {builder!r}: expected one of {', '.join(BUILDERS)}")
     config_file = find_config(repo)
