@@ -5,12 +5,12 @@ sides of a claim (the claim's page) or for several runs a report names with
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..analysis.comparison import side
 from ..format.conditions import condition_label
-from ..ledger.records import Ledger, Report, Run, SweepDirective
+from ..ledger.records import Ledger, Run, SweepDirective
 from ..ledger.references import swept_condition
 from . import charts as ch
 from . import text as t
@@ -71,42 +71,57 @@ def sweep_table(found: Sweep, figure: str, level: str) -> str:
 SWEEPS = "ledger/sweeps"  # ledger/sweeps/<report slug>/<k>.json: the k-th sweep directive's chart
 
 
-def report_sweep_outputs(ledger: Ledger, confidence: float) -> dict[str, bytes]:
-    """The chart of every sweep directive in the reports (checked by `check`)."""
+@dataclass(frozen=True)
+class ReportSweep:
+    """A report's sweep directive, drawn: where its chart goes and what it shows."""
+
+    directive: SweepDirective
+    path: str  # of its chart, under docs_dir
+    found: Sweep
+
+
+def report_sweeps(ledger: Ledger, confidence: float) -> dict[str, tuple[ReportSweep, ...]]:
+    """The sweep directives of every report (checked by `check`) that have something to draw,
+    by report path."""
     out = {}
-    level = t.level(confidence)
     for report in ledger.reports:
-        for k, (directive, found) in enumerate(report_sweeps(ledger, report, confidence), 1):
+        placed = []
+        for k, d in enumerate(report.sweeps, 1):
+            found = sweep([(r, ledger.runs[r]) for r in d.runs if r in ledger.runs], d.figure, confidence)
             if found is not None:
-                unit = unit_of([ledger.runs[r] for r in directive.runs], directive.figure)
-                out[f"{SWEEPS}/{report.slug}/{k}.json"] = sweep_spec(found, directive.figure, unit, level)
+                placed.append(ReportSweep(d, f"{SWEEPS}/{report.slug}/{k}.json", found))
+        if placed:
+            out[report.path] = tuple(placed)
     return out
 
 
-def report_sweeps(ledger: Ledger, report: Report, confidence: float) -> list[tuple[SweepDirective, Sweep | None]]:
-    return [
-        (d, sweep([(r, ledger.runs[r]) for r in d.runs if r in ledger.runs], d.figure, confidence))
-        for d in report.sweeps
-    ]
+def report_sweep_outputs(
+    ledger: Ledger, placed: Mapping[str, Sequence[ReportSweep]], confidence: float
+) -> dict[str, bytes]:
+    """The chart of every drawn sweep directive."""
+    out = {}
+    for s in (s for sweeps in placed.values() for s in sweeps):
+        figure = s.directive.figure
+        unit = unit_of([ledger.runs[r] for r in s.directive.runs if r in ledger.runs], figure)
+        out[s.path] = sweep_spec(s.found, figure, unit, t.level(confidence))
+    return out
 
 
-def insert_sweeps(markdown: str, ledger: Ledger, report: Report, confidence: float, up: str) -> str:
-    """Each sweep directive of the report replaced by its chart and its numbers; `up` climbs
-    from the page's URL to the site root."""
+def insert_sweeps(markdown: str, placed: Sequence[ReportSweep], confidence: float, up: str) -> str:
+    """Each drawn sweep directive of a report replaced by its chart and its numbers; `up`
+    climbs from the page's URL to the site root."""
     level = t.level(confidence)
-    for k, (directive, found) in enumerate(report_sweeps(ledger, report, confidence), 1):
-        if found is None:
-            continue
-        spec = t.text(f"{up}{SWEEPS}/{report.slug}/{k}.json")
+    for s in placed:
+        figure = s.directive.figure
         caption = t.text(
-            f"{directive.figure} against {found.condition}: the mean as a line, its {level} interval as a band, "
+            f"{figure} against {s.found.condition}: the mean as a line, its {level} interval as a band, "
             f"one line per run."
         )
         block = (
-            f'<figure class="bl-figure"><div class="bl-chart" data-bl-spec="{spec}" role="img" '
-            f'aria-label="sweep chart of {t.text(directive.figure)}"></div><figcaption>{caption}</figcaption></figure>'
+            f'<figure class="bl-figure"><div class="bl-chart" data-bl-spec="{t.text(up + s.path)}" role="img" '
+            f'aria-label="sweep chart of {t.text(figure)}"></div><figcaption>{caption}</figcaption></figure>'
             '\n\n<details class="bl-details" markdown="1">\n<summary>The numbers behind the sweep</summary>\n\n'
-            f"{sweep_table(found, directive.figure, level)}\n\n</details>\n"
+            f"{sweep_table(s.found, figure, level)}\n\n</details>\n"
         )
-        markdown = markdown.replace(directive.text, block, 1)
+        markdown = markdown.replace(s.directive.text, block, 1)
     return markdown

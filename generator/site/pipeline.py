@@ -18,7 +18,7 @@ from ..render.attribution_pages import attribution_outputs
 from ..render.compare_page import compare_outputs
 from ..render.ledger_files import ledger_outputs
 from ..render.outputs import claim_outputs, index_outputs
-from ..render.sweeps import report_sweep_outputs
+from ..render.sweeps import ReportSweep, report_sweep_outputs, report_sweeps
 from .cache import BuildCache
 from .files import WriteReport, write
 from .vega import vega_bundle
@@ -32,6 +32,7 @@ class Generated:
     grids: tuple[Grid, ...] = ()
     receipts: Mapping[str, RunReceipts] = field(default_factory=dict)
     reused: int = 0  # runs whose pages the build cache verified as current, so not rendered
+    sweeps: Mapping[str, tuple[ReportSweep, ...]] = field(default_factory=dict)  # report path -> its drawn sweeps
 
     def summary(self) -> str:
         """One line: the ledger, what was written, and what the build cache saved."""
@@ -53,13 +54,14 @@ def generate_site(root: Path, docs_dir: Path, settings: Settings, cache: BuildCa
     reproduced = {run_id: r.reproduction.state for run_id, r in checked.receipts.items() if r.reproduction}
     evaluations = evaluate_all(checked.ledger, settings, states, reproduced)
     grids = tuple(attribute_all(checked.ledger, settings))
-    outputs = render(checked.ledger, checked.receipts, evaluations, settings, cache, grids, docs_dir.resolve())
+    sweeps = report_sweeps(checked.ledger, settings.confidence)
+    outputs = render(checked.ledger, checked.receipts, evaluations, settings, cache, grids, docs_dir.resolve(), sweeps)
     cache.prune(set(checked.ledger.runs))
     kept = cache.kept(outputs)
     written = write(docs_dir, outputs, cache.written, kept)
     cache.save()
     reused = sum(1 for run_id in checked.ledger.runs if f"{RUNS_DIR}/{run_id}/index.md" in kept)
-    return Generated(checked.ledger, evaluations, written, grids, checked.receipts, reused)
+    return Generated(checked.ledger, evaluations, written, grids, checked.receipts, reused, sweeps)
 
 
 def render(
@@ -70,6 +72,7 @@ def render(
     cache: BuildCache,
     grids: tuple[Grid, ...] = (),
     docs: Path | None = None,
+    sweeps: Mapping[str, tuple[ReportSweep, ...]] | None = None,
 ) -> dict[str, bytes]:
     """Every generated file of the publication, keyed by its path under docs_dir, but the
     pages of runs whose files in `docs` the cache verified as current (`cache.kept()`)."""
@@ -81,5 +84,6 @@ def render(
     out |= attribution_outputs(ledger, grids, evaluations, settings)
     out |= ledger_outputs(ledger, evaluations, cache.trial_lines)
     out |= compare_outputs(ledger, settings.confidence)
-    out |= report_sweep_outputs(ledger, settings.confidence)
+    sweeps = report_sweeps(ledger, settings.confidence) if sweeps is None else sweeps
+    out |= report_sweep_outputs(ledger, sweeps, settings.confidence)
     return out

@@ -80,6 +80,7 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         ledger, self.evaluations = generated.ledger, generated.evaluations
         self.grids = generated.grids
         self.receipts = generated.receipts
+        self.sweeps = generated.sweeps
         log.info("benchledger: %s", generated.summary())
         for path in JAVASCRIPT:
             if path not in [str(s) for s in config.extra_javascript]:
@@ -136,10 +137,9 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         report = next((r for r in self.ledger.reports if r.path == path), None)
         if report is None:
             return markdown
-        if report.sweeps:
-            markdown = insert_sweeps(
-                markdown, self.ledger, report, self.settings.confidence, "../" * page.url.count("/")
-            )
+        if report.path in self.sweeps:
+            up = "../" * page.url.count("/")  # from the page's URL: the charts' data-bl-spec is not rewritten
+            markdown = insert_sweeps(markdown, self.sweeps[report.path], self.settings.confidence, up)
         evaluations = [self.evaluations[claim.id] for claim in report.meta.claims]
         grids = [g for g in self.grids if g.report == report.slug]
         up = "../" * (report.slug.count("/") + 1)
