@@ -110,17 +110,16 @@ def publication(*runs: dict[str, str], extra: dict[str, str] | None = None) -> d
 
 def generate(root: Path) -> dict[str, bytes]:
     """Every generated file of the publication at `root`, rendered in memory (nothing written)."""
-    from generator.analysis.attribution import attribute_all
     from generator.analysis.audit import audit
-    from generator.analysis.claims import evaluate_all
+    from generator.analysis.claims import evaluate_publication
     from generator.analysis.comparison import Settings
     from generator.site.cache import BuildCache
     from generator.site.pipeline import render
 
     checked = audit(root, stale_is_error=False)
     states = {run_id: r.state for run_id, r in checked.receipts.items()}
-    evaluations = evaluate_all(checked.ledger, Settings(), states)
-    grids = tuple(attribute_all(checked.ledger, Settings()))
+    reproduced = {run_id: r.reproduction.state for run_id, r in checked.receipts.items() if r.reproduction}
+    evaluations, grids = evaluate_publication(checked.ledger, Settings(), states, reproduced)
     return render(checked.ledger, checked.receipts, evaluations, Settings(), BuildCache(), grids)
 
 

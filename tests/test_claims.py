@@ -324,7 +324,11 @@ def test_a_rate_claim_shows_percentage_points_beside_the_ratio(tmp_path: Path) -
     root = write_tree(tmp_path, publication(low, high, extra={"site_src/reports/rates.md": report}))
     pages = generate(root)
     page = pages["claims/acceptance-up/index.md"].decode()
-    assert "&#43;218.1&#37; &#40;&#43;49.5 pp, 22.7&#37; → 72.2&#37;&#41;" in page
+    # points first, both rates as percents, the ratio second and labelled as a ratio
+    assert "&#43;49.5 pp &#40;22.7&#37; → 72.2&#37;&#41;&#59; ratio 3.181 &#91;3.154, 3.208&#93;" in page
+    assert "mean of per&#45;trial rates 22.7&#37; &#91;22.5&#37;, 22.9&#37;&#93;" in page
+    assert "0.227" not in page  # never the rate as a fraction
+    assert "218.1" not in page  # a relative change beside percentages reads as points
     assert "&#43;49.5 pp" in pages["claims/index.md"].decode()
 
 

@@ -64,8 +64,11 @@ def test_a_rerun_of_the_same_command_reproduces_and_keeps_its_trials(pub: Path) 
     assert rerun["differences"] == []
     assert cli("build", "--strict", "--repo", str(pub))[0] == 0
     page = page_text(pub, f"runs/{RUN}/index.html")
-    assert "verified · reproduced" in page and "Rerun: reproduced, by Ana Verifier" in page
-    assert "verified · reproduced" in page_text(pub, "runs/index.html")
+    # an unsigned receipt of trials the tool measured reproduces the run; it verifies nothing
+    assert "Run status: reproduced by Ana Verifier." in page and "Rerun: reproduced, by Ana Verifier" in page
+    assert "files unchanged; an unsigned rerun by a tool does not verify the run" in page
+    assert "reproduced by Ana Verifier" in page_text(pub, "runs/index.html")
+    assert "verified" not in page_text(pub, "runs/index.html").replace("unverified", "")
 
 
 def test_a_slower_rerun_is_not_reproduced_and_names_the_figure(pub: Path, monkeypatch: pytest.MonkeyPatch) -> None:

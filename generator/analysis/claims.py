@@ -14,9 +14,15 @@ from ..format.claimed import Claimed, parse_claimed
 from ..format.models import Claim
 from ..ledger.records import Ledger, Report, Run
 from ..ledger.references import shared_conditions
+from .attribution import Grid, attribute_all
 from .comparison import ClaimComparison, Comparison, Confound, Settings, Side, compare, side, unit_of
+from .credit import CreditCheck, with_credits
 from .receipts import RunState
 from .verdicts import Verdict
+
+# Verdicts that credit the claim's change with a gain: a grid that finds the credit wrong
+# (misattributed) or inseparable (interacts) overrules them on every page.
+CREDITING: tuple[Verdict, ...] = ("supported", "overstated")
 
 
 @dataclass(frozen=True)
@@ -36,6 +42,21 @@ class Evaluation:
     receipts: tuple[tuple[str, RunState], ...] = ()  # (run id, its receipt state)
     reproduced: tuple[tuple[str, str], ...] = ()  # (run id, reproduced / partly / not), for rerun runs
     sources: tuple[tuple[str, str], ...] = ()  # (run id, who measured it: "measured here", "republished from X")
+    credits: tuple[CreditCheck, ...] = ()  # what attribution grids holding both runs say of the credit
+
+    @property
+    def overruled(self) -> CreditCheck | None:
+        """The grid that finds the claim's credit misattributed or inseparable, when the claim's
+        own verdict credits its change with a gain."""
+        if self.verdict not in CREDITING:
+            return None
+        return next((c for c in self.credits if c.overrules), None)
+
+    @property
+    def headline(self) -> str:
+        """The verdict counts and filters file the claim under: the grid's, when it overrules."""
+        found = self.overruled
+        return found.verdict if found is not None else self.verdict
 
     @property
     def only(self) -> Comparison | None:
@@ -61,6 +82,7 @@ class Evaluation:
             out.append("no trial data")
         if self.verdict == "supported" and any(c.understated for c in self.conditions):
             out.append("understated")
+        out += [f"credit {c.verdict} by grid {c.grid}" for c in self.credits if c.verdict != "supported"]
         out += self.comparison.flags if self.comparison else []
         states = {state for _, state in self.receipts}
         if "stale" in states:
@@ -193,6 +215,18 @@ def evaluate_all(
         claim.id: evaluate(report, claim, ledger, settings, states, fixes, reproduced)
         for report, claim in ledger.claims
     }
+
+
+def evaluate_publication(
+    ledger: Ledger,
+    settings: Settings,
+    states: Mapping[str, RunState] | None = None,
+    reproduced: Mapping[str, str] | None = None,
+) -> tuple[dict[str, Evaluation], tuple[Grid, ...]]:
+    """Every claim judged, every attribution grid judged, and each claim with what the grids
+    holding its runs say of its credit: what the site and `benchledger export` both publish."""
+    grids = tuple(attribute_all(ledger, settings))
+    return with_credits(evaluate_all(ledger, settings, states, reproduced), grids), grids
 
 
 def chain(claim_id: str, ledger: Ledger) -> list[str]:

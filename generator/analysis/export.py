@@ -43,6 +43,8 @@ CLAIM_COLUMNS = (
     "n_candidate",
     "corrects",
     "flags",
+    "credit_verdict",
+    "credit_grid",
 )
 
 
@@ -102,6 +104,8 @@ def claim_rows(evaluations: Mapping[str, Evaluation]) -> list[dict[str, Any]]:
             "verdict": ev.verdict,
             "corrects": c.corrects or "",
             "flags": "; ".join(ev.flags),
+            "credit_verdict": "; ".join(c.verdict for c in ev.credits),
+            "credit_grid": "; ".join(c.grid for c in ev.credits),
         }
         for cond in ev.conditions or (None,):
             found = {

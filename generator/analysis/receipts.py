@@ -43,6 +43,7 @@ class ReceiptStatus:
     signed: bool | None = None  # None: no .sig beside the receipt
     signature_problem: str | None = None
     dating_problem: str | None = None  # the receipt's date cannot be true
+    measured: bool = False  # written by `benchledger rerun`, with the trials it measured kept beside it
 
     @property
     def good(self) -> bool:
@@ -56,6 +57,14 @@ class ReceiptStatus:
     @property
     def state(self) -> str:
         return "stale" if self.stale else "verified"
+
+    @property
+    def standing(self) -> str:
+        """The state as the run page's receipts table says it: an unsigned measured rerun's files
+        may match, but it makes nothing verified (`vouches`)."""
+        if self.stale or vouches(self):
+            return self.state
+        return "files unchanged; an unsigned rerun by a tool does not verify the run"
 
     @property
     def signature(self) -> str:
@@ -97,8 +106,20 @@ class RunReceipts:
 
     @property
     def shown(self) -> str:
-        """The label, and whether a kept rerun reproduced the run: "verified · reproduced"."""
-        return f"{self.label} · {self.reproduction.state}" if self.reproduction else self.label
+        """The label, and whether a kept rerun reproduced the run and by whom: "verified ·
+        reproduced by Ada"; a run no person vouched for shows the rerun alone ("partly
+        reproduced by benchledger test bed (rerun)"), never "verified"."""
+        if self.reproduction is None:
+            return self.label
+        by = f"{self.reproduction.state} by {self.reproduction.verifier}"
+        return by if self.state == "unverified" else f"{self.label} · {by}"
+
+    @property
+    def kind(self) -> str:
+        """What the run's badge is coloured by: its state, or its rerun's when no person vouched."""
+        if self.state == "unverified" and self.reproduction is not None:
+            return self.reproduction.state
+        return self.state
 
     @property
     def label(self) -> str:
@@ -162,15 +183,17 @@ def receipt_status(run: Run, found: Receipt, signers: Sequence[Signer], clock: C
         signed,
         problem,
         dating,
+        measured=receipt.rerun is not None,
     )
 
 
 def run_receipts(run: Run, signers: Sequence[Signer], clock: Clock) -> RunReceipts:
-    """The run's state: unverified, verified, dual-verified (two different people), or stale."""
+    """The run's state: unverified, verified, dual-verified (two different people), or stale.
+    Only receipts that vouch count (`vouches`); the newest good rerun is kept either way."""
     statuses = tuple(receipt_status(run, r, signers, clock) for r in run.receipts)
     covered = {f for r in run.receipts for f in r.data.files}
     not_covered = tuple(f for f in hashed_files(run.blobs) if f not in covered) if run.receipts else ()
-    good = [s for s in statuses if s.good]
+    good = [s for s in statuses if s.good and vouches(s)]
     if any(s.stale for s in statuses):
         state: RunState = "stale"
     elif len({person(s.verifier) for s in good}) >= 2:
@@ -180,6 +203,15 @@ def run_receipts(run: Run, signers: Sequence[Signer], clock: Clock) -> RunReceip
     else:
         state = "unverified"
     return RunReceipts(state, statuses, not_covered, _reproduced(run, statuses))
+
+
+def vouches(status: ReceiptStatus) -> bool:
+    """Does the receipt make the run verified? A person's statement does (a review, a
+    recomputation, a rerun they describe). A receipt `benchledger rerun` wrote with the trials
+    it measured is the tool's measurement: it vouches only when signed, which ties it to a
+    named person through allowed_signers; unsigned, it shows as reproduced (or not) by its
+    verifier, never as verified."""
+    return not status.measured or status.signed is True
 
 
 def _reproduced(run: Run, statuses: Sequence[ReceiptStatus]) -> Reproduced | None:

@@ -243,7 +243,7 @@ def export(
     and interval. The built site publishes the same tables under ledger/.
     """
     from ..analysis.audit import audit
-    from ..analysis.claims import evaluate_all
+    from ..analysis.claims import evaluate_publication
     from ..render.ledger_files import export_files
 
     if format not in ("csv", "json"):
@@ -252,7 +252,8 @@ def export(
     if checked.errors:
         fail(checked.errors)
     states = {run_id: r.state for run_id, r in checked.receipts.items()}
-    evaluations = evaluate_all(checked.ledger, verdict_settings(repo, None, None), states)
+    reproduced = {run_id: r.reproduction.state for run_id, r in checked.receipts.items() if r.reproduction}
+    evaluations, _ = evaluate_publication(checked.ledger, verdict_settings(repo, None, None), states, reproduced)
     files = export_files(checked.ledger, evaluations, format)
     existing = [out / name for name in files if (out / name).exists()]
     if existing and not force:

@@ -3,7 +3,7 @@ and the claims panel of a report. Renderers return strings."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from markupsafe import Markup
@@ -22,32 +22,61 @@ def badge(verdict: str) -> Markup:
     return Markup(f'<span class="bl-verdict bl-verdict--{slug}">{t.text(verdict)}</span>')
 
 
-def interval_text(c: Comparison) -> str:
-    """A condition's measured effect with its interval, in percent."""
+def verdict_badges(ev: Evaluation) -> Markup:
+    """The claim's verdict, and beside it the verdict of a grid that overrules its credit
+    ("supported · misattributed"): a claim whose credit a grid finds wrong never shows
+    "supported" alone. `data-bl-headline` is what the ledger's filter and counts file it under."""
+    shown = badge(ev.verdict)
+    if (grid := ev.overruled) is not None:
+        shown += Markup(" · ") + badge(grid.verdict)
+    slug = ev.headline.replace(" ", "-")
+    return Markup(f'<span class="bl-verdicts" data-bl-headline="{slug}">{shown}</span>')
+
+
+def credit_lines(ev: Evaluation, up: str) -> list[Markup]:
+    """One line per grid that holds both runs of the claim: its verdict on the credit, in
+    words, linking the grid's page (`up` climbs from the page to the claims folder)."""
+    return [
+        badge(c.verdict)
+        + Markup(" ")
+        + t.text(c.sentence[:1].upper() + c.sentence[1:])
+        + Markup(" (")
+        + t.link(f"grid {c.grid}", f"{up}{c.grid}/")
+        + Markup(").")
+        for c in ev.credits
+    ]
+
+
+def interval_text(c: Comparison, simultaneous: bool = False) -> str:
+    """A condition's measured effect with its interval: in percent for a metric; for a rate,
+    the difference in percentage points and both rates first, then the ratio, labelled as one
+    (a "+138.6%" beside percentages reads as points). A Bonferroni interval says its level."""
     if c.ratio is None:
         return "–"
-    shown = pct(c.ratio) + points(c)
+    rates = _rates(c)
+    shown = f"{rates}; ratio {c.ratio:.3f}" if rates else pct(c.ratio)
     if c.ci_low is None or c.ci_high is None:
         return f"{shown} (reported figures, no interval)"
     if c.ci_low == c.ci_high:
         return f"{shown} (no run-to-run variation measured: no interval)"
-    note = ", from published mean, SD and n" if c.source == "summaries" else ""
-    return f"{shown} [{pct(c.ci_low)}, {pct(c.ci_high)}{note}]"
+    notes = [f"{c.confidence * 100:.4g}% simultaneous (Bonferroni)"] if simultaneous else []
+    notes += ["from published mean, SD and n"] if c.source == "summaries" else []
+    bounds = f"{c.ci_low:.3f}, {c.ci_high:.3f}" if rates else f"{pct(c.ci_low)}, {pct(c.ci_high)}"
+    return f"{shown} [{bounds}]" + (f" ({'; '.join(notes)})" if notes else "")
 
 
-def points(c: Comparison) -> str:
-    """For a rate, the difference in percentage points and both rates, which read more naturally
-    than a ratio ("+49.5 pp, 22.7% → 72.2%" beside "+218.1%")."""
+def _rates(c: Comparison) -> str:
+    """For a rate, the difference in percentage points and both rates ("+49.5 pp, 22.7% → 72.2%")."""
     base, cand = c.baseline.proportion, c.candidate.proportion
     if base is None or cand is None:
         return ""
-    return f" ({(cand - base) * 100:+.1f} pp, {base:.1%} → {cand:.1%})"
+    return f"{(cand - base) * 100:+.1f} pp ({base:.1%} → {cand:.1%})"
 
 
 def effect(ev: Evaluation) -> str:
     """The measured effect: its interval, or one line per condition of a several-condition claim."""
     if len(ev.conditions) > 1:
-        return "; ".join(f"{c.label}: {interval_text(c)}" for c in ev.conditions)
+        return "; ".join(f"{c.label}: {interval_text(c, simultaneous=True)}" for c in ev.conditions)
     return interval_text(ev.only) if ev.only else "–"
 
 
@@ -62,7 +91,7 @@ def claims_index(evaluations: Mapping[str, Evaluation], grids_panel: str = "") -
         {
             "date": ev.claim.date or "–",
             "link": Markup(f"[{t.text(ev.claim.statement)}]({ev.claim.id}/index.md)"),
-            "badge": badge(ev.verdict),
+            "badge": verdict_badges(ev),
             "measured": effect(ev),
             "claimed": ev.claim.claimed or "–",
             "flags": flags(ev),
@@ -71,7 +100,7 @@ def claims_index(evaluations: Mapping[str, Evaluation], grids_panel: str = "") -
     ]
     counts: dict[str, int] = {}
     for ev in ordered:
-        counts[ev.verdict] = counts.get(ev.verdict, 0) + 1
+        counts[ev.headline] = counts.get(ev.headline, 0) + 1
     return render(
         "claims_index.md.j2",
         mark=Markup(generated_mark("the reports' front matter")),
@@ -98,11 +127,12 @@ class SweepBlock:
 def side_figures(label: str, s: Side | None, unit: str | None, level: str) -> list[tuple[str, str]]:
     if s is None:
         return []
-    u = f" {unit}" if unit else ""
-    figure = t.number(s.values[0]) if s.values else "–"
+    u = "" if s.is_rate or not unit else f" {unit}"
+    shown: Callable[[float | None], str] = t.percent if s.is_rate else t.number  # a rate: never a fraction
+    figure = shown(s.values[0]) if s.values else "–"
     if s.published is not None:
         sd, n = s.published
-        return [(label, f"{s.run}: published mean {figure}{u}, SD {t.number(sd)}, n = {n}")]
+        return [(label, f"{s.run}: published mean {figure}{u}, SD {shown(sd)}, n = {n}")]
     if s.reported:
         return [(label, f"{s.run}: {figure}{u}, trials not reported")]
     if s.summary is None:
@@ -111,11 +141,12 @@ def side_figures(label: str, s: Side | None, unit: str | None, level: str) -> li
     if s.summary.constant:
         ci = " (every trial identical: no run-to-run variation was measured; deterministic workload?)"
     elif s.summary.ci_low is not None:
-        ci = f" [{t.number(s.summary.ci_low)}, {t.number(s.summary.ci_high)}]"
-    out = [(label, f"{s.run}: mean {t.number(s.summary.mean)}{ci}{u}, n = {s.summary.n}")]
+        ci = f" [{shown(s.summary.ci_low)}, {shown(s.summary.ci_high)}]"
+    mean = "mean of per-trial rates" if s.is_rate else "mean"
+    out = [(label, f"{s.run}: {mean} {shown(s.summary.mean)}{ci}{u}, n = {s.summary.n}")]
     if s.excluded:
-        shown = ", ".join(f"trial {trial} ({reason})" for trial, _, reason in s.excluded)
-        out.append((f"{label}, excluded", shown))
+        left_out = ", ".join(f"trial {trial} ({reason})" for trial, _, reason in s.excluded)
+        out.append((f"{label}, excluded", left_out))
     if s.pooled is not None and s.pooled.pooled is not None:
         p = s.pooled
         wilson = f"Wilson {level} {t.percent(p.wilson_low)} – {t.percent(p.wilson_high)}"
@@ -132,8 +163,9 @@ def comparison_figures(ev: Evaluation, level: str) -> list[tuple[str, str]]:
         where = f" at {c.label}" if len(cmp.conditions) > 1 else ""
         figures += side_figures(f"Baseline{where}", c.baseline, cmp.unit, level)
         figures += side_figures(f"Candidate{where}", c.candidate, cmp.unit, level)
-        measured = interval_text(c) + (f" ({c.verdict})" if where else "")
-        figures.append((f"Measured{where}", measured))
+        measured = interval_text(c, simultaneous=bool(where)) + (f" ({c.verdict})" if where else "")
+        said = "Reported" if c.baseline.reported or c.candidate.reported else "Measured"
+        figures.append((f"{said}{where}", measured))
         if c.trials_needed:
             figures.append((f"Trials needed per side{where}", str(c.trials_needed)))
         if c.restored is not None:
@@ -172,12 +204,13 @@ def card(ev: Evaluation, role: Markup | str, level: str) -> dict[str, object]:
     if c.source is not None:
         links.append(str(t.link(c.source.citation, t.url(c.source.url))))
     return {
-        "slug": ev.verdict.replace(" ", "-"),
+        "slug": ev.headline.replace(" ", "-"),
         "role": role,
         "date": c.date,
         "id": c.id,
         "statement": t.lines(c.statement),
-        "badge": badge(ev.verdict),
+        "badge": verdict_badges(ev),
+        "credits": credit_lines(ev, "../"),
         "flags": ev.flags,
         "figures": figures,
         "reason": ev.reason,
@@ -196,17 +229,22 @@ def trials_table(ev: Evaluation) -> Markup:
     for c in ev.conditions:
         where = [str(t.text(c.label))] * several
         for name, s in (("baseline", c.baseline), ("candidate", c.candidate)):
+            shown = _rate_percent if s.is_rate else t.number
             for k, (trial, value) in enumerate(zip(s.trials, s.values, strict=True)):
                 if k == MAX_SIDE_TRIALS:
                     more = f"{len(s.values) - k:,} more trials in the run's results.csv"
                     lines.append("| " + " | ".join([*where, name, t.text(s.run), "…", more]) + " |")
                     break
-                shown = "reported" if trial is None else str(trial)
-                lines.append("| " + " | ".join([*where, name, t.text(s.run), shown, t.number(value)]) + " |")
+                said = "reported" if trial is None else str(trial)
+                lines.append("| " + " | ".join([*where, name, t.text(s.run), said, shown(value)]) + " |")
             for trial, value, reason in s.excluded:
-                struck = f"~~{t.number(value)}~~ (excluded: {t.text(reason)})"
+                struck = f"~~{shown(value)}~~ (excluded: {t.text(reason)})"
                 lines.append("| " + " | ".join([*where, name, t.text(s.run), f"~~{trial}~~", struck]) + " |")
     return Markup("\n".join(lines) + "\n")
+
+
+def _rate_percent(value: float | None) -> str:
+    return t.percent(value, 2)
 
 
 def forest_rows(chain: Sequence[Evaluation]) -> list[dict[str, str]]:
@@ -299,7 +337,7 @@ def report_panel(evaluations: Sequence[Evaluation], slug: str = "") -> str:
         return ""
     up = "../" * (slug.count("/") + 1)
     rows = "".join(
-        f"| [{t.text(ev.claim.statement)}]({up}claims/{ev.claim.id}/index.md) | {badge(ev.verdict)} | "
+        f"| [{t.text(ev.claim.statement)}]({up}claims/{ev.claim.id}/index.md) | {verdict_badges(ev)} | "
         f"{t.text(effect(ev))} | {t.text(flags(ev))} |\n"
         for ev in evaluations
     )

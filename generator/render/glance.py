@@ -10,10 +10,9 @@ from collections.abc import Mapping, Sequence
 from ..analysis.attribution import Grid
 from ..analysis.claims import Evaluation
 from ..analysis.receipts import RunReceipts
-from ..analysis.verdicts import VERDICTS
 from ..ledger.records import Ledger
 from . import text as t
-from .claim_pages import badge
+from .claim_pages import badge, verdict_badges
 
 MARKER = "<!-- at a glance -->"
 SHOWN = 5  # newest items per list
@@ -27,12 +26,13 @@ def glance(
     up: str,
 ) -> str:
     """The panel as Markdown; `up` climbs from the page to the site root."""
-    counts = {v: sum(ev.verdict == v for ev in evaluations.values()) for v in VERDICTS}
     total = len(evaluations)
     parts = [
         f"**{total} claim{'s' if total != 1 else ''}** in {len(ledger.reports)} reports, over {len(ledger.runs)} runs."
     ]
     if total:
+        parts = [found(evaluations, len(ledger.reports), len(ledger.runs))]
+        counts = {v: sum(ev.headline == v for ev in evaluations.values()) for v in HEADLINES}
         cells = " ".join(
             f"[{badge(v)} {n}]({up}claims/index.md#verdict={v.replace(' ', '-')})" for v, n in counts.items() if n
         )
@@ -42,6 +42,35 @@ def glance(
     parts += _grids(grids, up)
     parts += _reports(ledger, up)
     return "\n\n" + "\n\n".join(parts) + "\n\n"
+
+
+# The order a reader is told what the claims came to: what holds, what does not, what cannot tell.
+HEADLINES: tuple[str, ...] = (
+    "supported",
+    "contradicted",
+    "overstated",
+    "misattributed",
+    "interacts",
+    "within noise",
+    "inconclusive",
+    "no trial data",
+)
+WORDS = {"supported": "hold", "misattributed": "credited to the wrong factor", "interacts": "credit not separable"}
+
+
+def found(evaluations: Mapping[str, Evaluation], reports: int, runs: int) -> str:
+    """What the publication found, in one sentence: "**15 claims**: 4 hold, 3 contradicted, ...;
+    2 corrected." Counts follow each claim's headline: a supported claim whose credit a grid
+    judges misattributed counts as credited to the wrong factor, never as holding."""
+    total = len(evaluations)
+    counts = [(sum(ev.headline == v for ev in evaluations.values()), v) for v in HEADLINES]
+    said = ", ".join(f"{n} {WORDS.get(v, v)}" for n, v in counts if n)
+    corrected = sum(bool(ev.corrected_by) for ev in evaluations.values())
+    fixed = f"; {corrected} corrected" if corrected else ""
+    return (
+        f"**{total} claim{'s' if total != 1 else ''}**: {said}{fixed}. "
+        f"From {reports} report{'s' if reports != 1 else ''} over {runs} run{'s' if runs != 1 else ''}."
+    )
 
 
 def _more(items: int) -> str:
@@ -63,7 +92,7 @@ def _corrections(evaluations: Mapping[str, Evaluation], up: str) -> list[str]:
     )
     lines = [
         f"- [{t.text(ev.claim.statement)}]({up}claims/{ev.claim.id}/index.md) corrects "
-        f"[{t.text(ev.claim.corrects)}]({up}claims/{ev.claim.corrects}/index.md) {badge(ev.verdict)}"
+        f"[{t.text(ev.claim.corrects)}]({up}claims/{ev.claim.corrects}/index.md) {verdict_badges(ev)}"
         for ev in fixes
     ]
     return _listed("Latest corrections", lines)
@@ -72,12 +101,10 @@ def _corrections(evaluations: Mapping[str, Evaluation], up: str) -> list[str]:
 def _runs(ledger: Ledger, receipts: Mapping[str, RunReceipts], up: str) -> list[str]:
     """How many runs are stale, unverified, verified, reproduced; and the stale ones by name."""
     states: dict[str, int] = {}
-    for run_id in ledger.runs:
+    for run_id in ledger.runs:  # each run counted once, as the runs index shows it
         r = receipts.get(run_id)
-        state = r.state if r else "unverified"
+        state = _state(r) if r else "unverified"
         states[state] = states.get(state, 0) + 1
-        if r and r.reproduction:
-            states[r.reproduction.state] = states.get(r.reproduction.state, 0) + 1
     if not states:
         return []
     counts = ", ".join(f"{n} {state}" for state, n in sorted(states.items()))
@@ -87,6 +114,13 @@ def _runs(ledger: Ledger, receipts: Mapping[str, RunReceipts], up: str) -> list[
         names = ", ".join(f"[{t.text(r)}]({up}runs/{r}/index.md)" for r in stale[:SHOWN])
         out += f" Stale receipts{_more(len(stale))}: {names}."
     return [out]
+
+
+def _state(r: RunReceipts) -> str:
+    """A run's state for the counts: its receipts' state, and its rerun's, without the verifier."""
+    if r.reproduction is None:
+        return r.state
+    return r.reproduction.state if r.state == "unverified" else f"{r.state} and {r.reproduction.state}"
 
 
 def _grids(grids: Sequence[Grid], up: str) -> list[str]:

@@ -273,6 +273,6 @@ def _forest_rows(comparisons: list[Evaluation]) -> list[dict[str, object]]:
 
 def index_outputs(ledger: Ledger, receipts: Mapping[str, RunReceipts]) -> dict[str, bytes]:
     """The runs index."""
-    states = {run_id: (r.state, r.shown) for run_id, r in receipts.items()}
+    states = {run_id: (r.kind, r.shown) for run_id, r in receipts.items()}
     pages = run_page.runs_index(list(ledger.runs.values()), states)
     return {f"{RUNS}/{path}": text.encode() for path, text in pages.items()}

@@ -161,7 +161,7 @@ def run_page(
         published=any(m.published for m in summary.metrics),
         receipts=receipts,
         level=level,
-        receipt_state=state_badge(receipts.state, receipts.shown),
+        receipt_state=state_badge(receipts.kind, receipts.shown),
         compare=Markup(f"../../compare/index.md?a={t.path_url(run.id)}"),
         rerun=receipts.reproduction,
         headline=headline(run, summary),
@@ -217,7 +217,8 @@ def source_text(run: Run) -> Markup:
 
 def state_badge(state: str, label: str | None = None) -> Markup:
     """A receipt state's badge; `state` is one of a fixed set, `label` what it says."""
-    return Markup(f'<span class="bl-receipt bl-receipt--{state}">{t.text(label or state)}</span>')
+    slug = state.replace(" ", "-")
+    return Markup(f'<span class="bl-receipt bl-receipt--{slug}">{t.text(label or state)}</span>')
 
 
 PER_PAGE = 500  # runs per index page: 10,000 runs stay far under 500 KB a page

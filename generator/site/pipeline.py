@@ -6,9 +6,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..analysis.attribution import Grid, attribute_all
+from ..analysis.attribution import Grid
 from ..analysis.audit import audit
-from ..analysis.claims import Evaluation, evaluate_all
+from ..analysis.claims import Evaluation, evaluate_publication
 from ..analysis.comparison import Settings
 from ..analysis.receipts import RunReceipts
 from ..errors import BenchledgerError
@@ -52,8 +52,7 @@ def generate_site(root: Path, docs_dir: Path, settings: Settings, cache: BuildCa
         raise BenchledgerError(checked.errors)
     states = {run_id: r.state for run_id, r in checked.receipts.items()}
     reproduced = {run_id: r.reproduction.state for run_id, r in checked.receipts.items() if r.reproduction}
-    evaluations = evaluate_all(checked.ledger, settings, states, reproduced)
-    grids = tuple(attribute_all(checked.ledger, settings))
+    evaluations, grids = evaluate_publication(checked.ledger, settings, states, reproduced)
     sweeps = report_sweeps(checked.ledger, settings.confidence)
     outputs = render(checked.ledger, checked.receipts, evaluations, settings, cache, grids, docs_dir.resolve(), sweeps)
     cache.prune(set(checked.ledger.runs))

@@ -62,8 +62,8 @@
         b.classList.toggle("md-button--primary", b === button);
       });
       Array.prototype.forEach.call(table.querySelectorAll("tbody tr"), function (row) {
-        var badge = row.querySelector(".bl-verdict");
-        var verdict = badge ? badge.textContent.trim() : "";
+        var held = row.querySelector("[data-bl-headline]");
+        var verdict = held ? held.getAttribute("data-bl-headline").replace(/-/g, " ") : "";
         row.hidden = wanted !== "all" && verdict !== wanted;
       });
     });

@@ -1,0 +1,94 @@
+"""What an attribution grid says about the credit a comparison claim gives.
+
+A comparison claim credits its gain to the keys it `varies`. When both of its runs are cells
+of a grid judged on the same metric at one of the claim's conditions, the grid has measured
+every factor separately, and its verdict on the factor the claim credits is carried to the
+claim: a claim the grid judges misattributed is never shown as "supported" alone.
+
+Pure: takes evaluations and judged grids, returns the evaluations with their credit checks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from ..format.conditions import same_condition
+
+if TYPE_CHECKING:
+    from .attribution import Grid, GridVerdict
+    from .claims import Evaluation
+
+
+@dataclass(frozen=True)
+class CreditCheck:
+    """One grid's judgement of the factor a claim credits."""
+
+    grid: str  # the attribution's id (its page is claims/<id>/)
+    statement: str  # the attribution's statement
+    verdict: GridVerdict  # the grid's verdict on this claim's credit
+    credited: tuple[str, ...]  # the grid's factors the claim credits (through `varies`)
+    earned: str | None  # the factor the grid credits, if any
+    sentence: str  # in words, e.g. "the grid credits draft, not threads"
+
+    @property
+    def overrules(self) -> bool:
+        """The grid finds the credit wrong, or not separable: the claim's own verdict must not
+        stand alone."""
+        return self.verdict in ("misattributed", "interacts")
+
+
+def check_credit(ev: Evaluation, grid: Grid) -> CreditCheck | None:
+    """The grid's judgement of the claim's credit, when the grid holds both of the claim's runs
+    on its metric at one of its conditions; None when the grid does not bear on the claim."""
+    claim, a = ev.claim, grid.attribution
+    if claim.kind != "comparison" or claim.metric != a.metric:
+        return None
+    if not {claim.baseline, claim.candidate} <= set(a.runs):
+        return None
+    if not any(_same_at(c.at, a.at) for c in ev.conditions):
+        return None
+    credited = tuple(f for f, key in a.factors.items() if _varied(key, claim.varies))
+    verdict, sentence = _judged(grid, credited)
+    return CreditCheck(a.id, a.statement, verdict, credited, grid.earned, sentence)
+
+
+def _same_at(at: Mapping[str, object], grid_at: Mapping[str, object]) -> bool:
+    """Is the claim's condition the grid's (8 matches '8' and '8.0')?"""
+    return set(at) == set(grid_at) and all(same_condition(grid_at[k], str(at[k])) for k in at)
+
+
+def _varied(key: str, varies: Sequence[str]) -> bool:
+    return any(key == v or key.startswith(v + ".") for v in varies)
+
+
+def _judged(grid: Grid, credited: tuple[str, ...]) -> tuple[GridVerdict, str]:
+    """The grid's own verdict when it judges the factor the claim credits; otherwise the same
+    question asked of the grid's effects: which factor earned the gain."""
+    names = " and ".join(credited) or "none of the grid's factors"
+    if grid.verdict in ("no trial data", "interacts"):
+        words = "has too few trials to tell" if grid.verdict == "no trial data" else "finds the factors interact"
+        return grid.verdict, f"the grid {words}: the credit to {names} cannot be separated"
+    if credited == (grid.attribution.credits,) and grid.verdict != "supported":
+        return grid.verdict, _sentence(grid.verdict, grid.earned, names)
+    if grid.earned is None:
+        return "inconclusive", f"the grid credits no single factor, so the credit to {names} is not established"
+    if grid.earned in credited:
+        return "supported", f"the grid also credits {grid.earned}"
+    return "misattributed", f"the grid credits {grid.earned}, not {names}"
+
+
+def _sentence(verdict: GridVerdict, earned: str | None, names: str) -> str:
+    if verdict == "misattributed" and earned is not None:
+        return f"the grid credits {earned}, not {names}"
+    return f"the grid cannot tell whether {names} earned the gain"
+
+
+def with_credits(evaluations: Mapping[str, Evaluation], grids: Sequence[Grid]) -> dict[str, Evaluation]:
+    """Each evaluation with the checks of every grid that bears on its claim."""
+    out = {}
+    for claim_id, ev in evaluations.items():
+        checks = tuple(found for g in grids if (found := check_credit(ev, g)) is not None)
+        out[claim_id] = replace(ev, credits=checks) if checks else ev
+    return out

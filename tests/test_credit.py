@@ -1,0 +1,129 @@
+"""A claim a grid takes apart wears the grid's verdict on its credit wherever its own verdict
+shows: its card, the claims ledger, the front page's counts, claims.json. The example
+publication's grid-threads-credit is the first seed's failure re-enacted: a real gain
+credited to the wrong change."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import yaml
+
+from generator.analysis.audit import audit
+from generator.analysis.claims import evaluate_publication
+from generator.analysis.comparison import Settings
+from generator.render.glance import glance
+from helpers import MANIFEST, generate, publication, run_yaml, write_tree
+
+EXAMPLE = Path(__file__).parents[1]
+SUPPORTED = '<span class="bl-verdict bl-verdict--supported">supported</span>'
+MISATTRIBUTED = '<span class="bl-verdict bl-verdict--misattributed">misattributed</span>'
+
+
+def _example() -> tuple[dict[str, bytes], str]:
+    checked = audit(EXAMPLE, stale_is_error=False)
+    evaluations, grids = evaluate_publication(checked.ledger, Settings())
+    front = glance(checked.ledger, evaluations, checked.receipts, grids, "")
+    return generate(EXAMPLE), front
+
+
+def _row(page: str, claim_id: str) -> str:
+    (row,) = [line for line in page.splitlines() if f"({claim_id}/index.md)" in line]
+    return row
+
+
+def test_the_misattributed_credit_shows_on_the_card_the_ledger_and_the_front_page() -> None:
+    pages, front = _example()
+    card = pages["claims/grid-threads-credit/index.md"].decode()
+    assert f'data-bl-headline="misattributed">{SUPPORTED} · {MISATTRIBUTED}</span>' in card
+    assert "The grid credits draft, not threads" in card
+    assert '<a href="../grid-who-earned-it/">grid grid&#45;who&#45;earned&#45;it</a>' in card
+    assert '<li class="bl-card bl-card--misattributed">' in card  # the card is coloured by the grid
+
+    ledger = pages["claims/index.md"].decode()
+    row = _row(ledger, "grid-threads-credit")
+    assert f"{SUPPORTED} · {MISATTRIBUTED}" in row
+    assert "credit misattributed by grid grid&#45;who&#45;earned&#45;it" in row
+    assert 'data-bl-verdict="misattributed">misattributed (1)</button>' in ledger
+    # a supported claim without a grid keeps its badge alone
+    assert f'data-bl-headline="supported">{SUPPORTED}</span>' in _row(ledger, "testbed-throughput-nmax2-vs-nmax12")
+
+    first = front.strip().splitlines()[0]
+    assert first == (
+        "**15 claims**: 3 hold, 3 contradicted, 1 overstated, 1 credited to the wrong factor, 1 inconclusive, "
+        "6 no trial data; 2 corrected. From 5 reports over 18 runs."
+    )
+    assert "claims/index.md#verdict=misattributed" in front
+
+    (row,) = [r for r in json.loads(pages["ledger/claims.json"]) if r["claim"] == "grid-threads-credit"]
+    assert (row["verdict"], row["credit_verdict"], row["credit_grid"]) == (
+        "supported",
+        "misattributed",
+        "grid-who-earned-it",
+    )
+
+
+def test_the_front_page_counts_each_run_once() -> None:
+    _, front = _example()
+    (line,) = [p for p in front.split("\n\n") if p.startswith("**Runs**")]
+    counts = [int(n) for n in re.findall(r"(\d+) [a-z]", line.split("(all runs)")[0])]
+    assert sum(counts) == 18  # the runs index lists 18 runs
+    assert line.startswith("**Runs**: 1 partly reproduced, 17 unverified")  # a tool's rerun verifies nothing
+
+
+METRICS = {"tokens_per_second": {"unit": "tok/s", "better": "higher"}}
+CELLS = {  # kernel +18%, shortlist +1%: the kernel earned the gain
+    ("stock", "full"): [100.0, 101.0, 99.0, 100.5, 99.5, 100.2],
+    ("lowm", "full"): [118.0, 119.0, 117.0, 118.5, 117.5, 118.2],
+    ("stock", "short"): [101.0, 102.0, 100.0, 101.5, 100.5, 101.2],
+    ("lowm", "short"): [119.2, 120.2, 118.2, 119.7, 118.7, 119.4],
+}
+
+
+def _grid_publication(tmp_path: Path, varies: str) -> dict[str, bytes]:
+    files: dict[str, str] = {}
+    ids = {}
+    for (kernel, vocab), values in CELLS.items():
+        run_id = ids[kernel, vocab] = f"2026-09-01-{kernel}-{vocab}"
+        rows = "".join(f"{i},1,{v}\n" for i, v in enumerate(values, start=1))
+        setup = {"kernel": kernel, "vocab": vocab}
+        files[f"runs/{run_id}/run.yaml"] = run_yaml(run_id, setup=setup, metrics=METRICS, rates={}, benchmark="g")
+        files[f"runs/{run_id}/manifest.yaml"] = MANIFEST
+        files[f"runs/{run_id}/results.csv"] = "trial,concurrency,tokens_per_second\n" + rows
+    claim = {
+        "id": "the-claim",
+        "statement": "The change raises throughput.",
+        "metric": "tokens_per_second",
+        "baseline": ids["stock", "full"],
+        "candidate": ids["lowm", "short"],
+        "at": {"concurrency": 1},
+        "varies": [varies],
+    }
+    grid = {
+        "id": "the-grid",
+        "statement": "Who earned it?",
+        "metric": "tokens_per_second",
+        "at": {"concurrency": 1},
+        "factors": {"kernel": "setup.kernel", "vocab": "setup.vocab"},
+        "runs": list(ids.values()),  # the base cell first; issue 22 makes the order irrelevant
+    }
+    front = {"title": "Grid", "claims": [claim], "attributions": [grid]}
+    report = {"site_src/reports/grid.md": "---\n" + yaml.safe_dump(front, sort_keys=False) + "---\n\n# Grid\n"}
+    return generate(write_tree(tmp_path, publication(extra=files | report)))
+
+
+def test_a_credit_the_grid_confirms_keeps_supported_alone(tmp_path: Path) -> None:
+    pages = _grid_publication(tmp_path, "setup.kernel")
+    card = pages["claims/the-claim/index.md"].decode()
+    assert f'data-bl-headline="supported">{SUPPORTED}</span>' in card
+    assert "The grid also credits kernel" in card
+    assert MISATTRIBUTED not in card
+
+
+def test_a_credit_to_the_other_factor_is_misattributed(tmp_path: Path) -> None:
+    pages = _grid_publication(tmp_path, "setup.vocab")
+    card = pages["claims/the-claim/index.md"].decode()
+    assert f"{SUPPORTED} · {MISATTRIBUTED}" in card
+    assert "The grid credits kernel, not vocab" in card
