@@ -155,3 +155,34 @@ def test_reenacted_seed_claim_flags_the_build_by_itself(tmp_path: Path) -> None:
     assert "unmatched conditions" in page and "Correction of testbed&#45;drafting&#45;native" in page
     matched = page.split("## Unmatched conditions in testbed&#45;drafting&#45;matched")[1]
     assert matched.lstrip().startswith("None:")
+
+
+def test_init_ships_a_review_workflow_and_a_run_on_request_workflow(tmp_path: Path) -> None:
+    import yaml
+
+    from generator import __version__
+
+    folder = tmp_path / "pub"
+    assert cli("init", str(folder))[0] == 0
+    workflows = folder / ".github" / "workflows"
+    review = yaml.safe_load((workflows / "review.yml").read_text())
+    assert list(review[True]) == ["pull_request"]  # YAML 1.1 reads `on` as True
+    steps = review["jobs"]["review"]["steps"]
+    assert steps[0] == {"uses": "actions/checkout@v4", "with": {"fetch-depth": 0}}
+    assert steps[2]["run"] == f'pip install "benchledger=={__version__}" -r requirements-site.txt'
+    assert 'benchledger review --base "origin/$BASE_REF" --head HEAD > review.md' in steps[3]["run"]
+    assert steps[3]["env"] == {"BASE_REF": "${{ github.base_ref }}"}  # never pasted into the script
+    assert '>> "$GITHUB_STEP_SUMMARY"' in steps[3]["run"]
+    assert "--edit-last" in steps[4]["run"]
+
+    request = yaml.safe_load((workflows / "run-on-request.yml").read_text())
+    assert set(request[True]["workflow_dispatch"]["inputs"]) == {"base_url", "model", "concurrency", "trials", "title"}
+    job = request["jobs"]["run"]
+    assert job["runs-on"] == ["self-hosted", "benchledger"]
+    measure = next(s for s in job["steps"] if s.get("name") == "measure")
+    assert "${{" not in measure["run"]  # inputs arrive through the environment only
+    assert 'benchledger run openai --base-url "$BASE_URL"' in measure["run"]
+    assert "benchledger check" in measure["run"]
+    assert "gh pr create" in job["steps"][-1]["run"]
+    lock = (folder / "requirements-site.txt").read_text()
+    assert all(f"\n{name}==" in lock for name in ("statsmodels", "patsy", "pandas"))

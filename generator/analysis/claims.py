@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..format.claimed import Claimed, parse_claimed
 from ..format.models import Claim
@@ -16,7 +16,7 @@ from ..ledger.records import Ledger, Report, Run
 from ..ledger.references import shared_conditions
 from .attribution import Grid, attribute_all
 from .comparison import ClaimComparison, Comparison, Confound, Settings, Side, compare, side, unit_of
-from .credit import CreditCheck, with_credits
+from .credit import CreditCheck, check_credit
 from .receipts import RunState
 from .verdicts import Verdict
 
@@ -227,6 +227,15 @@ def evaluate_publication(
     holding its runs say of its credit: what the site and `benchledger export` both publish."""
     grids = tuple(attribute_all(ledger, settings))
     return with_credits(evaluate_all(ledger, settings, states, reproduced), grids), grids
+
+
+def with_credits(evaluations: Mapping[str, Evaluation], grids: tuple[Grid, ...]) -> dict[str, Evaluation]:
+    """Each evaluation with the checks of every grid that bears on its claim."""
+    out = {}
+    for claim_id, ev in evaluations.items():
+        checks = tuple(found for g in grids if (found := check_credit(ev.claim, ev.conditions, g)) is not None)
+        out[claim_id] = replace(ev, credits=checks) if checks else ev
+    return out
 
 
 def chain(claim_id: str, ledger: Ledger) -> list[str]:

@@ -5,20 +5,18 @@ of a grid judged on the same metric at one of the claim's conditions, the grid h
 every factor separately, and its verdict on the factor the claim credits is carried to the
 claim: a claim the grid judges misattributed is never shown as "supported" alone.
 
-Pure: takes evaluations and judged grids, returns the evaluations with their credit checks.
+Pure: takes a claim, its judged conditions and a judged grid.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 from ..format.conditions import same_condition
-
-if TYPE_CHECKING:
-    from .attribution import Grid, GridVerdict
-    from .claims import Evaluation
+from ..format.models import Claim
+from .attribution import Grid, GridVerdict
+from .records import Comparison
 
 
 @dataclass(frozen=True)
@@ -39,15 +37,15 @@ class CreditCheck:
         return self.verdict in ("misattributed", "interacts")
 
 
-def check_credit(ev: Evaluation, grid: Grid) -> CreditCheck | None:
+def check_credit(claim: Claim, conditions: Sequence[Comparison], grid: Grid) -> CreditCheck | None:
     """The grid's judgement of the claim's credit, when the grid holds both of the claim's runs
-    on its metric at one of its conditions; None when the grid does not bear on the claim."""
-    claim, a = ev.claim, grid.attribution
+    on its metric at one of the claim's judged `conditions`; None when it does not bear on it."""
+    a = grid.attribution
     if claim.kind != "comparison" or claim.metric != a.metric:
         return None
     if not {claim.baseline, claim.candidate} <= set(a.runs):
         return None
-    if not any(_same_at(c.at, a.at) for c in ev.conditions):
+    if not any(_same_at(c.at, a.at) for c in conditions):
         return None
     credited = tuple(f for f, key in a.factors.items() if _varied(key, claim.varies))
     verdict, sentence = _judged(grid, credited)
@@ -83,12 +81,3 @@ def _sentence(verdict: GridVerdict, earned: str | None, names: str) -> str:
     if verdict == "misattributed" and earned is not None:
         return f"the grid credits {earned}, not {names}"
     return f"the grid cannot tell whether {names} earned the gain"
-
-
-def with_credits(evaluations: Mapping[str, Evaluation], grids: Sequence[Grid]) -> dict[str, Evaluation]:
-    """Each evaluation with the checks of every grid that bears on its claim."""
-    out = {}
-    for claim_id, ev in evaluations.items():
-        checks = tuple(found for g in grids if (found := check_credit(ev, g)) is not None)
-        out[claim_id] = replace(ev, credits=checks) if checks else ev
-    return out

@@ -26,6 +26,9 @@ TOOLCHAIN = (
     "pydantic",
     "scipy",
     "numpy",
+    "statsmodels",
+    "patsy",
+    "pandas",
     "markdown-it-py",
     "sshsig",
     "cryptography",
@@ -41,6 +44,8 @@ LAYOUT = {
     "index.md": "site_src/index.md",
     "example.md": "site_src/reports/example.md",
     "publish.yml": ".github/workflows/publish.yml",
+    "review.yml": ".github/workflows/review.yml",
+    "run-on-request.yml": ".github/workflows/run-on-request.yml",
     "gitignore": ".gitignore",
     "gitattributes": ".gitattributes",
     "allowed_signers": "allowed_signers",
@@ -75,8 +80,8 @@ def _files(install: str) -> dict[str, bytes]:
                 out[f"{prefix}{entry.name}"] = entry.read_bytes()
 
     walk(root / "runs", "runs/")
-    workflow = ".github/workflows/publish.yml"
-    out[workflow] = out[workflow].replace(b"__INSTALL__", f'"{install}"'.encode())
+    for workflow in (target for target in LAYOUT.values() if target.startswith(".github/workflows/")):
+        out[workflow] = out[workflow].replace(b"__INSTALL__", f'"{install}"'.encode())
     out["requirements-site.txt"] = toolchain_lock().encode()
     return out
 

@@ -17,6 +17,7 @@ from .common import shown
 from .compare import compare
 from .diff import diff
 from .importing import import_results
+from .review import review
 from .run import run_app
 
 app = typer.Typer(
@@ -35,6 +36,7 @@ app.add_typer(run_app, name="run")
 app.command()(compare)
 app.command()(diff)
 app.command("import")(import_results)
+app.command()(review)
 
 
 def main() -> None:
