@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -186,3 +187,26 @@ def test_init_ships_a_review_workflow_and_a_run_on_request_workflow(tmp_path: Pa
     assert "gh pr create" in job["steps"][-1]["run"]
     lock = (folder / "requirements-site.txt").read_text()
     assert all(f"\n{name}==" in lock for name in ("statsmodels", "patsy", "pandas"))
+
+
+def test_a_new_report_joins_the_navigation_newest_first(tmp_path: Path) -> None:
+    folder = tmp_path / "pub"
+    code, out = cli("init", str(folder))
+    assert code == 0 and "README.md walks through runs, claims, reports" in out
+    assert "## Add a claim and a report" in (folder / "README.md").read_text()
+    (folder / "site_src" / "reports" / "newer.md").write_text(
+        "---\ntitle: A newer report\ndate: 2026-02-01\n---\n\n# A newer report\n"
+    )
+    code, out = cli("build", "--repo", str(folder), "--strict")
+    assert code == 0, out
+    page = (folder / "site" / "index.html").read_text()
+    nav = re.findall(r'<a href="([^"]+)" class="md-nav__link">\s*<span class="md-ellipsis">\s*([^<]+?)\s*</span>', page)
+    titles = [title for _, title in nav]
+    assert titles.index("A newer report") < titles.index("Example: a speedup and its correction")
+    assert titles[titles.index("Example: a speedup and its correction") + 1 :][:4] == [
+        "Claims",
+        "Runs",
+        "Compare",
+        "Methods",
+    ]
+    assert 'data-md-color-scheme="slate"' in page or "Dark mode" in page  # the palette toggle

@@ -49,6 +49,7 @@ LAYOUT = {
     "gitignore": ".gitignore",
     "gitattributes": ".gitattributes",
     "allowed_signers": "allowed_signers",
+    "README.md": "README.md",
 }
 
 

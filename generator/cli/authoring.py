@@ -138,7 +138,10 @@ def init(
     typer.echo(f"Created a publication in {folder} ({len(written)} files). Next:")
     typer.echo(f"  cd {folder}")
     typer.echo("  benchledger serve              # preview at http://127.0.0.1:8000 with live reload")
+    typer.echo("  benchledger run openai --base-url URL --title '...'   # add a run (or: run command, import)")
+    typer.echo("  edit site_src/reports/example.md   # declare your claims; new reports join the navigation")
     typer.echo("  git init && git add . && git commit -m 'benchledger publication' && git push")
+    typer.echo("README.md walks through runs, claims, reports, pull-request reviews and runs on request.")
 
 
 @app.command()

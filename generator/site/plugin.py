@@ -29,6 +29,7 @@ from ..render.outputs import OWNED
 from ..render.sweeps import insert_sweeps
 from ..render.templating import GENERATED_PREFIX
 from .cache import BuildCache
+from .navigation import auto_nav
 from .pipeline import generate_site
 
 log = logging.getLogger("mkdocs.plugins.benchledger")
@@ -95,6 +96,8 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
             config.theme["font"] = False
         self.ledger = ledger
         self.docs_rel = docs_dir.relative_to(self.root).as_posix()
+        if not config.nav:  # reports appear as they are added, newest first; a written nav is kept
+            config.nav = auto_nav(ledger, docs_dir, self.docs_rel)
         os.environ["SOURCE_DATE_EPOCH"] = USER_EPOCH or str(build_epoch(ledger))  # for MkDocs' sitemap
         return config
 

@@ -1,0 +1,30 @@
+"""The navigation of a publication whose mkdocs.yml lists no `nav`: home, the reports newest
+first, the generated pages, then every other hand-written page, so that a new report appears
+without editing mkdocs.yml. A `nav` the publisher wrote is never changed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..ledger.records import Ledger
+
+GENERATED = [("Claims", "claims/index.md"), ("Runs", "runs/index.md"), ("Compare", "compare/index.md")]
+SKIPPED = {"reports", "runs", "claims", "compare", "assets", "ledger"}  # folders placed above or not pages
+
+
+def auto_nav(ledger: Ledger, docs: Path, docs_rel: str) -> list[Any]:
+    """The nav as mkdocs.yml would write it (a list of `{title: path}` and plain paths)."""
+    nav: list[Any] = [{"Home": "index.md"}] if (docs / "index.md").is_file() else []
+    reports = sorted(ledger.reports, key=lambda r: (str(r.meta.date or ""), r.slug), reverse=True)
+    if reports:
+        nav.append({"Reports": [r.path.removeprefix(docs_rel + "/") for r in reports]})
+    nav += [{title: path} for title, path in GENERATED if (docs / path).is_file()]
+    if (docs / "methods.md").is_file():
+        nav.append({"Methods": "methods.md"})
+    nav += [p.name for p in sorted(docs.glob("*.md")) if p.name not in ("index.md", "methods.md")]
+    for folder in sorted(p for p in docs.iterdir() if p.is_dir() and not p.is_symlink()):
+        pages = sorted(p.relative_to(docs).as_posix() for p in folder.rglob("*.md") if not p.is_symlink())
+        if folder.name not in SKIPPED and not folder.name.startswith((".", "_")) and pages:
+            nav.append({folder.name.replace("-", " ").replace("_", " ").capitalize(): pages})
+    return nav
