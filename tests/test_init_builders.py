@@ -169,7 +169,7 @@ def test_init_ships_a_review_workflow_and_a_run_on_request_workflow(tmp_path: Pa
     review = yaml.safe_load((workflows / "review.yml").read_text())
     assert list(review[True]) == ["pull_request"]  # YAML 1.1 reads `on` as True
     steps = review["jobs"]["review"]["steps"]
-    assert steps[0] == {"uses": "actions/checkout@v4", "with": {"fetch-depth": 0}}
+    assert steps[0] == {"uses": "actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683", "with": {"fetch-depth": 0}}
     assert steps[2]["run"] == f'pip install "benchledger=={__version__}" -r requirements-site.txt'
     assert 'benchledger review --base "origin/$BASE_REF" --head HEAD > review.md' in steps[3]["run"]
     assert steps[3]["env"] == {"BASE_REF": "${{ github.base_ref }}"}  # never pasted into the script
@@ -185,6 +185,9 @@ def test_init_ships_a_review_workflow_and_a_run_on_request_workflow(tmp_path: Pa
     assert 'benchledger run openai --base-url "$BASE_URL"' in measure["run"]
     assert "benchledger check" in measure["run"]
     assert "gh pr create" in job["steps"][-1]["run"]
+    for name in ("publish.yml", "review.yml", "run-on-request.yml"):  # actions pinned by commit, tag in a comment
+        uses = re.findall(r"uses: (\S+)(.*)", (workflows / name).read_text())
+        assert uses and all(re.fullmatch(r"[\w./-]+@[0-9a-f]{40}", ref) and "# v" in note for ref, note in uses), name
     lock = (folder / "requirements-site.txt").read_text()
     assert all(f"\n{name}==" in lock for name in ("statsmodels", "patsy", "pandas"))
 
