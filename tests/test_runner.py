@@ -305,3 +305,49 @@ def test_stream_parser_counts_a_large_read_in_bulk() -> None:
     parser = StreamParser(0.0, absorbed.append, oa._content)
     assert parser.feed(line * 1000 + tail, 0.5)
     assert parser.chunks == 1000 and parser.ttft_s == 0.5 and absorbed[0]["timings"]["predicted_n"] == 1000
+
+
+def test_run_command_declares_units_and_directions_and_check_warns_without(tmp_path: Path) -> None:
+    program = [sys.executable, "-c", PROGRAM]
+    args = [
+        "run",
+        "command",
+        "--trials",
+        "2",
+        "--warmup",
+        "0",
+        "--out",
+        str(tmp_path / "runs"),
+        "--id",
+        "2026-11-29-decl",
+    ]
+    args += ["--metric", "tokens_per_second=([0-9.]+) tok/s", "--json-metric", "score=r.score"]
+    result = CliRunner().invoke(
+        app, [*args, "--unit", "tokens_per_second=tok/s", "--better", "tokens_per_second=higher", "--", *program]
+    )
+    assert result.exit_code == 0, result.output
+    metrics = yaml.safe_load((tmp_path / "runs" / "2026-11-29-decl" / "run.yaml").read_text())["metrics"]
+    assert metrics["tokens_per_second"] == {"unit": "tok/s", "better": "higher"}
+    assert metrics["score"] == {}
+    (tmp_path / "mkdocs.yml").write_text("site_name: t\ndocs_dir: site_src\nplugins: [benchledger]\n")
+    checked = CliRunner().invoke(app, ["check", "--repo", str(tmp_path)])
+    assert checked.exit_code == 0
+    assert (
+        "Warning: runs/2026-11-29-decl/run.yaml: metrics.score: has neither unit nor better: claims cannot judge it "
+        "and readers cannot tell what it counts; add e.g. {unit: tok/s, better: higher}"
+    ) in checked.output
+    assert "tokens_per_second: has neither" not in checked.output
+
+
+@pytest.mark.parametrize(
+    ("flag", "message"),
+    [
+        ("--better=tokens_per_second=faster", "--better 'tokens_per_second=faster': the direction is higher or lower"),
+        ("--unit=nope=tok/s", "--unit/--better name 'nope', which no --metric or --json-metric reads"),
+    ],
+)
+def test_run_command_refuses_bad_declarations(tmp_path: Path, flag: str, message: str) -> None:
+    args = ["run", "command", "--out", str(tmp_path), "--metric", "tokens_per_second=([0-9.]+)", flag, "--", "true"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 1
+    assert message in result.output

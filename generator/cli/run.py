@@ -125,6 +125,10 @@ def run_command(
     metric: Annotated[list[str] | None, typer.Option(help="NAME=REGEX read from stdout (first group).")] = None,
     json_metric: Annotated[list[str] | None, typer.Option(help="NAME=dotted.path into JSON on stdout.")] = None,
     timeout: Annotated[float | None, typer.Option(help="Seconds allowed per execution.")] = None,
+    unit: Annotated[list[str] | None, typer.Option(help="NAME=UNIT of a parsed metric, e.g. tps=tok/s.")] = None,
+    better: Annotated[
+        list[str] | None, typer.Option(help="NAME=higher|lower: which way a parsed metric improves.")
+    ] = None,
     setup: Setup = None,
     manifest_extra: ManifestExtra = None,
     title: Title = None,
@@ -136,7 +140,10 @@ def run_command(
     """Run any command repeatedly: wall time per execution as wall_seconds, plus parsed figures.
 
     A failed execution is recorded and retried; the run stops after 3 failures in a row.
-    Example: benchledger run command --trials 10 --metric tokens_per_second='([0-9.]+) tok/s' -- ./bench
+    Example: benchledger run command --trials 10 --metric tokens_per_second='([0-9.]+) tok/s'
+    --unit tokens_per_second=tok/s --better tokens_per_second=higher -- ./bench
+
+    A metric without --better is shown but never judged: claims need to know which way is better.
     """
     params = {k: v for k, v in locals().items() if k != "command"}
     from rich.console import Console
@@ -145,6 +152,25 @@ def run_command(
 
     common = _common(params, "command", command)
     try:
-        run(common, command, trials, warmup, metric or [], json_metric or [], timeout, Console(stderr=True))
+        declared = _declared(unit or [], better or [])
+        console = Console(stderr=True)
+        run(common, command, trials, warmup, metric or [], json_metric or [], timeout, console, declared=declared)
     except BenchledgerError as err:
         fail(err.problems)
+
+
+def _declared(units: list[str], directions: list[str]) -> dict[str, dict[str, str]]:
+    """--unit NAME=UNIT and --better NAME=higher|lower as each metric's declaration."""
+    from ..format.keys import parse_assignment
+
+    out: dict[str, dict[str, str]] = {}
+    for flag, items, key in (("--unit", units, "unit"), ("--better", directions, "better")):
+        for item in items:
+            parsed = parse_assignment(item)
+            if parsed is None or not str(parsed[1]).strip():
+                fail(f"{flag} {item!r}: write NAME={'UNIT, e.g. tps=tok/s' if key == 'unit' else 'higher or lower'}")
+            name, value = parsed[0], str(parsed[1]).strip()
+            if key == "better" and value not in ("higher", "lower"):
+                fail(f"{flag} {item!r}: the direction is higher or lower, e.g. {name}=higher")
+            out.setdefault(name, {})[key] = value
+    return out

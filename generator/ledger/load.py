@@ -15,7 +15,7 @@ from ..errors import BenchledgerError, Problem
 from .git import commit_times
 from .records import DOCS_DIR, REPORTS_DIR, RUNS_DIR, Ledger, Report, Run
 from .reports import load_report
-from .runs import ParsedRuns, decode, load_run
+from .runs import ParsedRuns, decode, load_run, undeclared_metrics
 
 
 def load(root: Path | str, docs_dir: str = DOCS_DIR, cache: ParsedRuns | None = None) -> Ledger:
@@ -54,6 +54,7 @@ def _runs(root: Path, problems: list[Problem], cache: ParsedRuns | None) -> tupl
             problems.extend(found)
             if run is not None:
                 runs[run.id] = run
+                problems.extend(undeclared_metrics(run))
             else:
                 failed.add(entry.name)
         else:

@@ -80,6 +80,23 @@ def load_run(folder: Path, cache: ParsedRuns | None = None) -> tuple[Run | None,
     return run, problems
 
 
+def undeclared_metrics(run: Run) -> list[Problem]:
+    """A warning per metric declared with neither a unit nor a direction: shown, never judged,
+    and read without knowing what it counts."""
+    return [
+        Problem(
+            f"{run.path}/run.yaml",
+            None,
+            f"metrics.{name}",
+            "has neither unit nor better: claims cannot judge it and readers cannot tell what it counts; "
+            "add e.g. {unit: tok/s, better: higher}",
+            "warning",
+        )
+        for name, metric in run.meta.metrics.items()
+        if metric.unit is None and metric.better is None
+    ]
+
+
 def parse_run(
     folder: Path, blobs: dict[str, bytes], walked: list[Problem], digest: str
 ) -> tuple[Run | None, list[Problem]]:

@@ -7,6 +7,7 @@ import datetime as dt
 import json
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -356,8 +357,11 @@ def run_command(
     json_paths: list[str],
     timeout: float | None,
     console: Console,
+    *,
+    declared: Mapping[str, Mapping[str, str]] | None = None,
 ) -> Path:
-    """Run a command repeatedly and write the run folder."""
+    """Run a command repeatedly and write the run folder. `declared` gives a parsed metric its
+    unit and direction (`{"tokens_per_second": {"unit": "tok/s", "better": "higher"}}`)."""
     if not command:
         raise BenchledgerError(Problem("command", None, None, "give the command after --, e.g. -- ./bench --flag"))
     ok_timeout = timeout is None or (math.isfinite(timeout) and 0 < timeout <= 86_400)
@@ -365,6 +369,11 @@ def run_command(
     extra = _check_manifest(common)
     cmd.check_executable(command[0])
     found = cmd.extractors(regexes, json_paths)
+    unknown = sorted(set(declared or {}) - {e.name for e in found})
+    if unknown:
+        names = ", ".join(e.name for e in found) or "none"
+        message = f"--unit/--better name {unknown[0]!r}, which no --metric or --json-metric reads (they read: {names})"
+        raise BenchledgerError(Problem("--unit", None, None, message))
     date, title, run_id = common.identity(Path(command[0]).name)
     writer = RunWriter(common.out, run_id, common.force)
     log: list[dict[str, Any]] = []
@@ -372,7 +381,7 @@ def run_command(
     with kept_on_crash(writer, console):
         outcome = run_plan([{}], trials, warmup, lambda _: 1, "executions", measure, writer, console)
         metrics: dict[str, Any] = {"wall_seconds": {"unit": "s", "better": "lower"}}
-        metrics |= {e.name: {} for e in found}
+        metrics |= {e.name: dict((declared or {}).get(e.name, {})) for e in found}
         failures = sum(1 for entry in log if entry["error"])
         extra_notes = (
             [f"{failures} failed execution(s) were retried and not counted as trials; see raw/executions.jsonl."]
