@@ -40,6 +40,8 @@ ROOT = Path(__file__).parents[1]
         ((0.80, 0.95), (0.82, 0.93), -1, None, "supported", False),
         ((0.9997, 1.006), (1.0, 1.005), 1, None, "within noise", False),  # +0.3% inside the 1% smallest change
         ((0.97, 1.04), (0.975, 1.035), 1, None, "within noise", False),
+        ((1.003, 1.009), (1.004, 1.008), 1, None, "inconclusive", False),  # a difference, too small to call
+        ((0.95, 0.998), (0.96, 0.995), 0, None, "inconclusive", False),  # a difference the interval establishes
         ((0.90, 1.30), (0.93, 1.25), 1, None, "inconclusive", False),
         ((1.05, 1.20), (1.06, 1.18), 0, None, "inconclusive", False),  # no direction: never supported
     ],
@@ -212,7 +214,9 @@ def test_no_difference_claimed_is_judged_by_equivalence(tmp_path: Path) -> None:
     ev = evaluations(root)["shortlist-c8"]
     assert (
         ev.reason
-        == "Supported: the 90% interval runs from -0.8% to +0.8%, inside the ±1.0% margin (two one-sided tests)."
+        == "Supported (two one-sided tests): the 90% interval runs from -0.8% to +0.8%, inside the ±1.0% margin, "
+        "the smallest change worth calling. Run-to-run noise, for context: CV 0.7%, so a single run cannot show "
+        "a change much smaller than that; the margin does not grow with it."
     )
     root = repo_with(tmp_path / "b", [claim(claimed="within 1%")])  # -4.2% [-7.1%, -1.1%] against +-1%
     assert evaluations(root)["shortlist-c8"].verdict == "contradicted"
