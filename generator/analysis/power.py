@@ -38,13 +38,17 @@ class Settling:
     power: float
 
 
+COLUMNS = 16  # independent estimates per draw: a 2^4 grid has 15 effects
+
+
 @functools.lru_cache(maxsize=1)
 def draws() -> tuple[Any, Any]:
-    """Standard normal draws and uniform draws (for the chi-square of the spread), seeded."""
+    """Standard normal draws (DRAWS x COLUMNS) and uniform draws (for the chi-square of the
+    spread), seeded."""
     import numpy as np
 
     rng = np.random.default_rng(SEED)
-    return rng.standard_normal(DRAWS), rng.uniform(0.0005, 0.9995, DRAWS)
+    return rng.standard_normal((DRAWS, COLUMNS)), rng.uniform(0.0005, 0.9995, DRAWS)
 
 
 def spread_factor(df: float) -> Any:
@@ -91,7 +95,7 @@ def comparison_settling(
     """Trials per side at which a comparison's verdict would be decided with 80% probability."""
     import numpy as np
 
-    z, _ = draws()
+    z = draws()[0][:, 0]
     inconclusive = VERDICTS.index("inconclusive")
 
     def best_at(n: int) -> tuple[str | None, float]:
