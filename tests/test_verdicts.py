@@ -366,3 +366,182 @@ def test_the_example_publication_nmax4_claim_is_overstated() -> None:
     ev = evaluate_all(load(ROOT), Settings())["testbed-throughput-nmax4-vs-nmax3"]
     assert ev.verdict == "overstated"
     assert ev.reason.startswith("Overstated: claimed -16%, the data allow at most -7.7% (the 95% interval")
+
+
+# --- margins that never grow with noise, trials that settle (issue 22) ---------------------
+
+
+def wilson(count: int, total: int) -> tuple[float, float]:
+    """The 95% Wilson interval of a simulated rate."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    low, high = proportion_confint(count, total, alpha=0.05, method="wilson")
+    return float(low), float(high)
+
+
+def _lognormal_pair(rng: np.random.Generator, n: int, cv: float, ratio: float) -> tuple[np.ndarray, np.ndarray]:
+    sigma = math.sqrt(math.log1p(cv**2))
+    return rng.lognormal(3, sigma, n), rng.lognormal(3 + math.log(ratio), sigma, n)
+
+
+def no_difference_support(n: int, cv: float, ratio: float, replications: int = 2000) -> int:
+    """How often "0%" is supported when the true ratio is `ratio`, with the margin compare() uses."""
+    from generator.analysis.comparison import Question
+
+    margin = Question(Settings(), 0.95, 1, parse_claimed("0%"), None).margin
+    rng = np.random.default_rng(int(cv * 1000) * 100 + n)
+    supported = 0
+    for _ in range(replications):
+        r = stats.ratio_interval(*_lognormal_pair(rng, n, cv, ratio))
+        supported += verdicts.judge_equivalence(r.bounds(0.95), r.bounds(0.90), margin).verdict == "supported"
+    return supported
+
+
+NO_DIFFERENCE_AT_THE_MARGIN = {  # (n, CV) -> "0%" supported of 2,000 when the truth is +1%, the margin
+    (5, 0.02): 2,
+    (5, 0.05): 0,
+    (5, 0.20): 0,
+    (10, 0.02): 0,
+    (10, 0.05): 0,
+    (10, 0.20): 0,
+    (30, 0.02): 71,
+    (30, 0.05): 0,
+    (30, 0.20): 0,
+}
+
+
+@pytest.mark.parametrize("n", [5, 10, 30])
+def test_no_difference_at_the_margin_is_rarely_supported_and_never_more_with_noise(n: int) -> None:
+    """A "0%" claim's margin is min_effect (1%), whatever the CV. With the truth on the margin
+    (+1%), support stays under 5% (the Wilson interval's upper end) at CV 2%, 5% and 20%,
+    and never rises with the CV (the old margin, max(CV, min_effect), gave 27% at CV 20%)."""
+    rates = []
+    for cv in (0.02, 0.05, 0.20):
+        supported = no_difference_support(n, cv, 1.01)
+        assert supported == NO_DIFFERENCE_AT_THE_MARGIN[n, cv]
+        low, high = wilson(supported, 2000)
+        assert high <= 0.05, (n, cv, supported, low, high)
+        rates.append(supported)
+    assert rates == sorted(rates, reverse=True)  # noisier data never make "no difference" easier
+
+
+@pytest.mark.parametrize("n", [10, 30, 60])
+def test_a_ten_percent_difference_at_cv_20_is_never_called_no_difference(n: int) -> None:
+    """The audit's case: +10% at CV 20% was "0%"-supported 27% of the time at n = 10, 57% at
+    30, 77% at 50 under the noise-sized margin; with min_effect as the margin, never."""
+    supported = no_difference_support(n, 0.20, 1.10, replications=500)
+    assert supported == 0
+    assert wilson(supported, 500)[1] <= 0.01
+
+
+def test_the_margin_of_no_difference_is_min_effect_on_the_page(tmp_path: Path) -> None:
+    """A noisy pair of runs: "0%" keeps the 1% margin (or the claim's own min_effect), and the
+    CV is shown as context."""
+    noisy = SLOWER.replace("97.5", "117.0").replace("99.1", "84.0")
+    root = repo_with(
+        tmp_path, [claim(claimed="0%"), claim(id="own", claimed="0%", min_effect=0.03)], candidate_results=noisy
+    )
+    found = evaluations(root)
+    ev, own = found["shortlist-c8"], found["own"]
+    assert ev.comparison is not None and own.comparison is not None
+    assert (ev.comparison.margin, own.comparison.margin, own.min_effect) == (0.01, 0.03, 0.03)
+    assert ev.only is not None and ev.only.noise is not None and ev.only.noise > 0.05
+    assert "the ±1.0% margin, the smallest change worth calling" in ev.reason
+    assert f"Run-to-run noise, for context: CV {ev.only.noise:.1%}" in ev.reason
+
+
+def test_within_noise_needs_the_interval_to_contain_no_difference() -> None:
+    """+1.5% [+0.4%, +2.6%] against a band of 5%: a difference the interval establishes, too
+    small to call, is inconclusive, never "within noise"."""
+    found = verdicts.judge((1.004, 1.026), (1.006, 1.024), 1, None, min_effect=0.03, band=0.05)
+    assert found.verdict == "inconclusive"
+    assert verdicts.judge((0.996, 1.026), (1.0, 1.024), 1, None, min_effect=0.03, band=0.05).verdict == "within noise"
+
+
+@pytest.mark.parametrize(
+    ("ci", "tost", "direction", "claimed", "margin"),
+    [
+        ((0.80, 0.95), (0.82, 0.93), 1, 1.2, None),
+        ((1.057, 1.093), (1.06, 1.09), 1, 1.20, None),
+        ((0.923, 0.976), (0.928, 0.971), -1, 0.84, None),
+        ((1.05, 1.20), (1.06, 1.18), 1, None, None),
+        ((0.97, 1.04), (0.975, 1.035), 1, None, None),
+        ((1.004, 1.026), (1.006, 1.024), 1, None, None),
+        ((0.90, 1.30), (0.93, 1.25), 0, None, None),
+        ((0.975, 1.012), (0.981, 1.009), 0, None, 0.02),
+        ((1.03, 1.06), (1.035, 1.055), 0, None, 0.02),
+        ((0.99, 1.03), (0.995, 1.025), 0, None, 0.02),
+    ],
+)
+def test_the_simulated_rule_is_the_rule(
+    ci: tuple[float, float], tost: tuple[float, float], direction: int, claimed: float | None, margin: float | None
+) -> None:
+    """judge_many, which the trials-needed search applies to simulated draws, gives judge's verdicts."""
+    one = verdicts.judge(ci, tost, direction, claimed, 0.01, 0.04) if margin is None else None
+    expected = one.verdict if one else verdicts.judge_equivalence(ci, tost, margin or 0.0).verdict
+    code = verdicts.judge_many(
+        ci, tost, direction=direction, claimed_ratio=claimed, min_effect=0.01, band=0.04, margin=margin
+    )
+    assert verdicts.VERDICTS[int(code)] == expected
+
+
+SETTLING = [  # name, true ratio, CV, claimed kind, recommended n, its simulated power, settled of 1,000
+    ("a +3% gain at CV 5%, direction claim", 1.03, 0.05, "direction", 104, "supported", 824),
+    ("ik_llama.cpp t32 kf16/kq80: +1.3% at CV 1.3%", 1.013, 0.013, "direction", 305, "supported", 773),
+    ('"±5%" with no true difference at CV 10%', 1.0, 0.10, "±5%", 71, "supported", 825),
+]
+
+
+@pytest.mark.parametrize(("name", "ratio", "cv", "kind", "n", "outcome", "settled"), SETTLING)
+def test_trials_needed_settle_the_verdict(
+    name: str, ratio: float, cv: float, kind: str, n: int, outcome: str, settled: int
+) -> None:
+    """The recommended trials per side, from 5 trials measured at the true effect and spread:
+    1,000 fresh replications at that n reach a decided verdict at least 70% of the time (the
+    Wilson interval's lower end), and the recommendation exceeds the trials present."""
+    from generator.analysis.power import comparison_settling
+
+    sigma = math.sqrt(math.log1p(cv**2))
+    margin = 0.05 if kind == "±5%" else None
+    direction = 1 if margin is None else 0
+    found = comparison_settling(
+        math.log(ratio),
+        sigma,
+        5,
+        0.95,
+        direction=direction,
+        claimed_ratio=None,
+        min_effect=0.01,
+        band=max(cv, 0.01),
+        margin=margin,
+    )
+    assert (found.trials, found.outcome) == (n, outcome)
+    rng = np.random.default_rng(7)
+    decided = 0
+    for _ in range(1000):
+        r = stats.ratio_interval(*_lognormal_pair(rng, n, cv, ratio))
+        if margin is None:
+            verdict = verdicts.judge(r.bounds(0.95), r.bounds(0.90), direction, None, 0.01, max(cv, 0.01)).verdict
+        else:
+            verdict = verdicts.judge_equivalence(r.bounds(0.95), r.bounds(0.90), margin).verdict
+        decided += verdict != "inconclusive"
+    assert decided == settled
+    assert wilson(decided, 1000)[0] >= 0.70
+
+
+def test_an_estimate_on_the_margin_will_not_be_settled_by_more_trials(tmp_path: Path) -> None:
+    from generator.analysis.power import comparison_settling
+
+    found = comparison_settling(
+        math.log(1.05), 0.05, 5, 0.95, direction=0, claimed_ratio=None, min_effect=0.01, band=0.05, margin=0.05
+    )
+    assert found.trials is None
+
+
+def test_trials_needed_are_never_the_trials_already_there(tmp_path: Path) -> None:
+    from generator.analysis.power import comparison_settling
+
+    found = comparison_settling(
+        math.log(1.2), 0.05, 10, 0.95, direction=1, claimed_ratio=None, min_effect=0.01, band=0.05, margin=None
+    )
+    assert found.trials == 11
