@@ -545,3 +545,50 @@ def test_trials_needed_are_never_the_trials_already_there(tmp_path: Path) -> Non
         math.log(1.2), 0.05, 10, 0.95, direction=1, claimed_ratio=None, min_effect=0.01, band=0.05, margin=None
     )
     assert found.trials == 11
+
+
+def test_a_varies_key_in_neither_run_is_a_located_error(tmp_path: Path) -> None:
+    root = repo_with(tmp_path, [claim(varies=["setup.draft_vocb", "kernels"])])
+    result = CliRunner().invoke(app, ["check", "--repo", str(root)])
+    assert result.exit_code == 1
+    assert (
+        "site_src/reports/seed.md:14: claims.0.varies.0: 'setup.draft_vocb' is in neither "
+        f"'{A}' nor '{B}' (manifest or setup); the closest key they have is 'setup.draft_vocab': correct the key, "
+        "or remove it"
+    ) in result.output, result.output
+    assert "varies.1" not in result.output  # a section above existing keys varies every key under it
+    args = ["compare", A, B, "--metric", "tokens_per_second", "--at", "concurrency=8", "--repo", str(root)]
+    args += ["--varies", "setup.vocab"]
+    refused = CliRunner().invoke(app, args)
+    assert refused.exit_code == 1 and "--varies: 'setup.vocab' is in neither" in refused.output, refused.output
+
+
+LLAMA_BENCH = "trial,n_prompt,n_gen,tokens_per_second\n" + "".join(
+    f"{t},{p},{g},{v * (1 + 0.01 * t)}\n" for t in range(1, 5) for p, g, v in ((512, 0, 900.0), (0, 128, 40.0))
+)
+
+
+def test_compare_at_takes_one_condition_tuple_per_option(tmp_path: Path) -> None:
+    """llama-bench's two tests, pp512 (n_gen 0) and tg128 (n_prompt 0), named as two conditions;
+    the old form (a key repeated: a cartesian product) keeps working."""
+    metrics = {"tokens_per_second": {"unit": "tok/s", "better": "higher"}}
+    runs = {}
+    for run_id in (A, B):
+        meta = yaml.safe_load(measured_run(run_id)[f"runs/{run_id}/run.yaml"])
+        meta |= {"conditions": ["n_prompt", "n_gen"], "metrics": metrics, "rates": {}}
+        files = measured_run(run_id) | {
+            f"runs/{run_id}/run.yaml": yaml.safe_dump(meta),
+            f"runs/{run_id}/results.csv": LLAMA_BENCH,
+        }
+        runs[run_id] = {path: text for path, text in files.items() if not path.endswith("requests.csv")}
+    root = write_tree(tmp_path / "pub", publication(*runs.values()))
+    args = ["compare", A, B, "--metric", "tokens_per_second", "--repo", str(root), "--json"]
+    two = CliRunner().invoke(app, [*args, "--at", "n_prompt=512,n_gen=0", "--at", "n_prompt=0,n_gen=128"])
+    assert two.exit_code == 0, two.output
+    assert json.loads(two.output)["at"] == [{"n_prompt": 512, "n_gen": 0}, {"n_prompt": 0, "n_gen": 128}]
+    one = json.loads(CliRunner().invoke(app, [*args, "--at", "n_prompt=512", "--at", "n_gen=0"]).output)
+    assert one["at"] == {"n_prompt": 512, "n_gen": 0}
+    product = CliRunner().invoke(app, [*args, "--at", "n_prompt=512", "--at", "n_prompt=0", "--at", "n_gen=0"])
+    assert product.exit_code == 1 and "{'n_prompt': 0, 'n_gen': 0} selects no rows" in product.output
+    bad = CliRunner().invoke(app, [*args, "--at", "n_prompt=512,0"])
+    assert bad.exit_code == 1 and "one condition's keys joined by commas (--at n_prompt=512,n_gen=0)" in bad.output

@@ -12,7 +12,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from ..format.claimed import Claimed
-from ..format.keys import flatten
 from ..ledger.records import Row, Run
 from . import stats, wording
 from .power import Settling, comparison_settling
@@ -26,13 +25,7 @@ __all__ = ["ClaimComparison", "Comparison", "Confound", "Settings", "Side", "com
 
 def environment(run: Run) -> dict[str, object]:
     """The run's manifest and setup as dotted keys, as compared between runs."""
-    manifest = run.manifest.model_dump(mode="json", by_alias=True, exclude_none=True)
-    manifest.pop("schema", None)
-    manifest.pop("captured", None)
-    out = flatten(manifest) if manifest else {}
-    out.update(flatten(run.meta.setup, "setup") if run.meta.setup else {})
-    out["warmup_trials"] = run.meta.warmup_trials
-    return out
+    return run.environment()
 
 
 def confounds(baseline: Run, candidate: Run, varies: Sequence[str]) -> tuple[Confound, ...]:
