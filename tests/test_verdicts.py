@@ -236,8 +236,24 @@ def test_trials_needed_answer_the_open_question(tmp_path: Path) -> None:
     root = repo_with(tmp_path, [claim()], candidate_results=SLOWER.replace("97.5", "109.0"))
     ev = evaluations(root)["shortlist-c8"]
     assert ev.only is not None and ev.verdict == "inconclusive"
-    assert ev.only.trials_needed is not None and ev.only.trials_needed > 5
-    assert f"About {ev.only.trials_needed} trials per side would settle it." in ev.reason
+    assert (ev.only.trials_needed, ev.only.settles_as) == (155, "contradicted")
+    assert ev.reason.endswith("About 155 trials per side would settle it, most likely as contradicted.")
+
+
+def test_an_estimate_on_a_bound_says_more_trials_will_not_settle_it(tmp_path: Path) -> None:
+    """-4.183% measured against a claimed ±4.183%: no number of trials moves the interval off
+    the margin it straddles."""
+    root = repo_with(tmp_path, [claim(claimed="within 4.183%")])
+    ev = evaluations(root)["shortlist-c8"]
+    assert ev.only is not None and ev.verdict == "inconclusive" and ev.only.trials_needed is None
+    assert ev.only.unsettled == (
+        "More trials will not settle this: the estimate, -4.2%, sits on the bound -4.2% (the equivalence margin), "
+        "so however many trials are added the interval keeps straddling it."
+    )
+    assert ev.reason.endswith(
+        ev.only.unsettled + " Run-to-run noise, for context: CV 2.6%, so a single run cannot "
+        "show a change much smaller than that; the margin does not grow with it."
+    )
 
 
 def test_excluded_trials_stay_on_the_page_and_out_of_the_statistics(tmp_path: Path) -> None:

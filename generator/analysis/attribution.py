@@ -34,7 +34,36 @@ from .comparison import Settings, direction_of, environment, side
 from .verdicts import Verdict, band_of, judge, tost_level
 
 GridVerdict = Literal["no trial data", "interacts", "misattributed", "supported", "inconclusive"]
-GRID_VERDICTS: tuple[GridVerdict, ...] = get_args(GridVerdict)  # in the order the rule tries them
+GRID_VERDICTS: tuple[GridVerdict, ...] = get_args(GridVerdict)
+CLEARLY_LARGER = (
+    "another factor's main effect is clearly larger than the credited one's when it is supported in the "
+    "gain's direction and either its interval lies entirely beyond the credited effect's interval, or the "
+    "credited effect's interval falls short of the share of the gain it is credited with: an even share "
+    "(1/j on the log scale) of the gain measured between the cells of the claim the grid takes apart, j "
+    "being the number of factors in which those cells differ (without such a claim: from the all-base cell "
+    "to the cell with every factor at its other level, j = k)"
+)
+GRID_RULE: tuple[tuple[GridVerdict, str], ...] = (  # the attribution's rule, in the order it is tried
+    ("no trial data", "a cell is reported or has fewer than two trials"),
+    (
+        "interacts",
+        "an interaction is supported and larger (in |log ratio|) than the main effect of each factor in it: "
+        "the factors cannot be credited separately",
+    ),
+    (
+        "supported",
+        "the credited factor's main effect is supported in the gain's direction and no other main effect is "
+        "clearly larger, nor any interaction (its interval's smaller |log ratio| beyond the credited "
+        "interval's larger one); without `credits:`, some main effect is supported in the gain's direction and "
+        "the largest is named",
+    ),
+    (
+        "misattributed",
+        "another factor's main effect is clearly larger than the credited one's, whether or not the credited "
+        "effect is negligible; the page names the factor that earned the gain",
+    ),
+    ("inconclusive", "anything else, with the trials per cell that would settle it"),
+)
 JOINER = " × "
 
 
@@ -82,6 +111,7 @@ class Grid:
     trials_needed: int | None = None  # per cell, when inconclusive
     confidence: float = stats.CONFIDENCE
     unsettled: str | None = None  # inconclusive, and more trials per cell will not settle it: why
+    settles_as: str | None = None  # the verdict the trials needed would most likely give
     oriented: Mapping[str, str] = field(default_factory=dict)  # factor -> what chose its base level, in words
     gain: float | None = None  # the ratio of the gain the credit is about: the claim's cells, else all factors
 
@@ -295,7 +325,10 @@ def fit_grid(
     pairs = {f: tuple(sorted({c.levels[k] for c in found})) for k, f in enumerate(factors)}
     base = tuple(oriented.base.get(f, pairs[f][0]) for f in factors)
     levels = {f: _pair(pairs[f], base[k]) for k, f in enumerate(factors)}
+    unoriented = "nothing: with no usable trials it cannot read as a gain (levels in sorted order)"
+    why = {f: oriented.why.get(f, "base: in the attribution") if f in oriented.base else unoriented for f in factors}
     grid = Grid(a, report, factors, levels, found, (), "no trial data", None, "", confidence=settings.confidence)
+    grid = replace(grid, oriented=why)
     if short:
         return replace(grid, reason=f"fewer than two trials in {', '.join(short)}: no interval can be fitted")
     if any(v <= 0 for c in found for v in c.values):
@@ -308,11 +341,8 @@ def fit_grid(
         levels = {f: _pair(pairs[f], base[k]) for k, f in enumerate(factors)}
         fit = _fit(found, base, factors, settings, band, gain, a.credits)
     effects, df, sd_log = fit
-    why = {f: oriented.why.get(f, "base: in the attribution" if f in oriented.base else "") for f in factors}
-    why = {
-        f: w or "nothing: it reads as a gain (its base is the level at which the metric is worse)"
-        for f, w in why.items()
-    }
+    gains = "nothing: it reads as a gain (its base is the level at which the metric is worse)"
+    why = {f: w if f in oriented.base else gains for f, w in why.items()}
     path = oriented.path or (base, tuple(levels[f][1] for f in factors))
     grid = replace(grid, levels=levels, effects=tuple(effects), noise=noise, band=band, df=df, oriented=why)
     return _judged(grid, gain, sd_log if settle else 0.0, path, settings.min_effect)
@@ -533,7 +563,7 @@ def _inconclusive(grid: Grid, rule: Rule, sd_log: float, credited: str | None, e
     present = max(len(c.values) for c in grid.cells)
     settling = grid_settling(grid, rule, sd_log, present)
     if settling.trials is not None:
-        return replace(grid, trials_needed=settling.trials)
+        return replace(grid, trials_needed=settling.trials, settles_as=settling.outcome)
     unsettled = (
         "more trials per cell will not settle it: the estimates sit on the bounds the rule needs them to clear "
         f"(the credited effect {_interval(grid.effect(credited))})"

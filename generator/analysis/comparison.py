@@ -183,6 +183,7 @@ def _judged(b: Side, c: Side, at: dict[str, object], q: Question) -> Comparison:
         band=band,
         understated=judgement.understated,
         trials_needed=settling.trials if settling else None,
+        settles_as=settling.outcome if settling else None,
         unsettled=_unsettled(ratio, judgement, settling, q, band),
         mann_whitney_p=stats.mann_whitney(b.values, c.values) if b.n >= 10 and c.n >= 10 and not b.reported else None,
         source=ratio.source,

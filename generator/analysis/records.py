@@ -100,6 +100,7 @@ class Comparison:
     understated: bool = False
     trials_needed: int | None = None  # inconclusive: trials per side that would decide it with 80% probability
     unsettled: str | None = None  # inconclusive, and more trials will not settle it: why
+    settles_as: str | None = None  # the verdict those trials would most likely give
     mann_whitney_p: float | None = None
     source: str = "trials"  # trials | summaries (published mean, SD and n)
     restored: Verdict | None = None  # the verdict with the excluded trials put back, when it differs

@@ -65,7 +65,8 @@ def _more(found: Comparison) -> str:
     if found.unsettled:
         return " " + found.unsettled
     if found.trials_needed:
-        return f" About {found.trials_needed:,} trials per side would settle it."
+        likely = f", most likely as {found.settles_as}" if found.settles_as else ""
+        return f" About {found.trials_needed:,} trials per side would settle it{likely}."
     return ""
 
 

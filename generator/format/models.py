@@ -403,8 +403,10 @@ class Attribution(_Record):
 class ReportMeta(_File):
     """The front matter of site_src/reports/<slug>.md."""
 
-    title: str = Field(min_length=1)
-    date: Day | None = None
-    claims: list[Claim] = Field(default_factory=list)
-    attributions: list[Attribution] = Field(default_factory=list)
-    limits: list[str] = Field(default_factory=list)
+    title: str = Field(min_length=1, description="The report's title.")
+    date: Day | None = Field(None, description="When the report was published.")
+    claims: list[Claim] = Field(default_factory=list, description="The claims the report makes and corrects.")
+    attributions: list[Attribution] = Field(
+        default_factory=list, description="2^k grids of runs that say which factor earned a gain."
+    )
+    limits: list[str] = Field(default_factory=list, description="Limits of every claim in the report.")
