@@ -482,3 +482,18 @@ def wilson(count: int, total: int) -> tuple[float, float]:
 
     low, high = proportion_confint(count, total, alpha=0.05, method="wilson")
     return float(low), float(high)
+
+
+def test_a_credited_effect_on_the_bound_will_not_be_settled_by_more_trials() -> None:
+    a = Attribution.model_validate(SPARK_ATTRIBUTION | {"credits": "vocab"})
+    sigma = math.sqrt(math.log1p(0.05**2))
+    pilot = []
+    for k, v in SPARK:  # the shortlist exactly +1%, the kernel nothing: measured exactly at the truth
+        mu = math.log(100) + math.log1p(VOCAB) * (v == "short")
+        pilot.append((SPARK[k, v], (k, v), tuple(math.exp(mu + sigma * d) for d in (-1, 0, 1))))
+    grid = fit_grid(a, "r", pilot, 0.05, 1, Settings(), (), FROM_THE_CLAIM)
+    assert (grid.verdict, grid.trials_needed) == ("inconclusive", None)
+    assert grid.unsettled == (
+        "more trials per cell will not settle it: the estimate of the credited effect of vocab, +1.0%, sits on "
+        "the bound +1.0% (the smallest change worth calling), and no other effect is clearly larger"
+    )

@@ -564,11 +564,15 @@ def _inconclusive(grid: Grid, rule: Rule, sd_log: float, credited: str | None, e
     settling = grid_settling(grid, rule, sd_log, present)
     if settling.trials is not None:
         return replace(grid, trials_needed=settling.trials, settles_as=settling.outcome)
+    mains = [e for e in grid.effects if len(e.factors) == 1]
+    focus = grid.effect(credited) if credited else max(mains, key=lambda e: e.size)
+    assert focus is not None
+    bounds = (1 + rule.min_effect, 1 - rule.min_effect)
+    bound = min(bounds, key=lambda b: abs(math.log(focus.ratio) - math.log(b)))
+    who = f"the credited effect of {credited}" if credited else f"the largest main effect, {focus.name}"
     unsettled = (
-        "more trials per cell will not settle it: the estimates sit on the bounds the rule needs them to clear "
-        f"(the credited effect {_interval(grid.effect(credited))})"
-        if credited and grid.effect(credited)
-        else "more trials per cell will not settle it: the estimates sit on the bounds the rule needs them to clear"
+        f"more trials per cell will not settle it: the estimate of {who}, {_pct(focus.ratio)}, sits on the bound "
+        f"{_pct(bound)} (the smallest change worth calling), and no other effect is clearly larger"
     )
     return replace(grid, unsettled=unsettled)
 
