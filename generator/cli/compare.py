@@ -245,4 +245,7 @@ def _print_condition(console: Any, r: ClaimComparison, c: Comparison) -> None:
     if len(r.conditions) > 1:
         console.print(f"verdict here: {c.verdict}")
     if c.trials_needed:
-        console.print(f"trials needed per side: {c.trials_needed}")
+        likely = f" (most likely {c.settles_as})" if c.settles_as else ""
+        console.print(f"trials needed per side: {c.trials_needed}{likely}")
+    elif c.unsettled:
+        console.print(escape(shown(c.unsettled)))
