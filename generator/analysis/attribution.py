@@ -39,7 +39,7 @@ CLEARLY_LARGER = (
     "another factor's main effect is clearly larger than the credited one's when it is supported in the "
     "gain's direction and either its interval lies entirely beyond the credited effect's interval, or the "
     "credited effect's interval falls short of the share of the gain it is credited with: an even share "
-    "(1/j on the log scale) of the gain measured between the cells of the claim the grid takes apart, j "
+    "(1/j on the log scale) of the gain measured between the cells of the first claim the grid takes apart, j "
     "being the number of factors in which those cells differ (without such a claim: from the all-base cell "
     "to the cell with every factor at its other level, j = k)"
 )
@@ -54,7 +54,7 @@ GRID_RULE: tuple[tuple[GridVerdict, str], ...] = (  # the attribution's rule, in
         "supported",
         "the credited factor's main effect is supported in the gain's direction and no other main effect is "
         "clearly larger, nor any interaction (its interval's smaller |log ratio| beyond the credited "
-        "interval's larger one); without `credits:`, some main effect is supported in the gain's direction and "
+        "interval's larger one); without credits, some main effect is supported in the gain's direction and "
         "the largest is named",
     ),
     (
