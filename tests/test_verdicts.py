@@ -400,12 +400,15 @@ def _lognormal_pair(rng: np.random.Generator, n: int, cv: float, ratio: float) -
     return rng.lognormal(3, sigma, n), rng.lognormal(3 + math.log(ratio), sigma, n)
 
 
-def no_difference_support(n: int, cv: float, ratio: float, replications: int = 2000) -> int:
+def no_difference_support(
+    n: int, cv: float, ratio: float, replications: int = 2000, min_effect: float = 0.01, seed: int = 0
+) -> int:
     """How often "0%" is supported when the true ratio is `ratio`, with the margin compare() uses."""
     from generator.analysis.comparison import Question
 
-    margin = Question(Settings(), 0.95, 1, parse_claimed("0%"), None).margin
-    rng = np.random.default_rng(int(cv * 1000) * 100 + n)
+    margin = Question(Settings(min_effect=min_effect), 0.95, 1, parse_claimed("0%"), None).margin
+    assert margin == min_effect
+    rng = np.random.default_rng(int(cv * 1000) * 100 + n + seed)
     supported = 0
     for _ in range(replications):
         r = stats.ratio_interval(*_lognormal_pair(rng, n, cv, ratio))
@@ -439,6 +442,34 @@ def test_no_difference_at_the_margin_is_rarely_supported_and_never_more_with_noi
         assert high <= 0.05, (n, cv, supported, low, high)
         rates.append(supported)
     assert rates == sorted(rates, reverse=True)  # noisier data never make "no difference" easier
+
+
+NO_DIFFERENCE_AT_A_FIVE_PERCENT_MARGIN = {  # (n, CV) -> supported of 2,000, truth +5%, min_effect 5%
+    (5, 0.02): 110,
+    (5, 0.05): 26,
+    (5, 0.20): 0,
+    (10, 0.02): 105,
+    (10, 0.05): 93,
+    (10, 0.20): 0,
+    (30, 0.02): 86,
+    (30, 0.05): 93,
+    (30, 0.20): 0,
+}
+
+
+@pytest.mark.parametrize("n", [5, 10, 30])
+def test_no_difference_at_a_five_percent_margin_holds_the_test_size(n: int) -> None:
+    """min_effect 5%, the truth on the margin (+5%): the support rate is the equivalence test's
+    size, about 5%, never shown above it (the Wilson interval's lower end stays at or below 5%;
+    at n = 5 Welch's small-sample liberality gives 5.5% [4.6%, 6.6%]), and no CV's rate lies
+    above a smaller CV's (their Wilson intervals overlap or the rate falls)."""
+    found = {}
+    for cv in (0.02, 0.05, 0.20):
+        found[cv] = no_difference_support(n, cv, 1.05, min_effect=0.05, seed=7)
+        assert found[cv] == NO_DIFFERENCE_AT_A_FIVE_PERCENT_MARGIN[n, cv]
+        assert wilson(found[cv], 2000)[0] <= 0.05
+    for smaller, larger in ((0.02, 0.05), (0.05, 0.20)):
+        assert wilson(found[larger], 2000)[0] <= wilson(found[smaller], 2000)[1]
 
 
 @pytest.mark.parametrize("n", [10, 30, 60])
