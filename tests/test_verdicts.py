@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from hypothesis import given
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from generator.analysis import stats, verdicts
@@ -639,3 +641,32 @@ def test_compare_at_takes_one_condition_tuple_per_option(tmp_path: Path) -> None
     assert product.exit_code == 1 and "{'n_prompt': 0, 'n_gen': 0} selects no rows" in product.output
     bad = CliRunner().invoke(app, [*args, "--at", "n_prompt=512,0"])
     assert bad.exit_code == 1 and "one condition's keys joined by commas (--at n_prompt=512,n_gen=0)" in bad.output
+
+
+@given(
+    centre=st.floats(0.8, 1.25),
+    half=st.floats(0.0, 0.2),
+    tost_share=st.floats(0.5, 1.0),
+    direction=st.sampled_from([-1, 0, 1]),
+    claimed=st.none() | st.floats(0.7, 1.4),
+    margin=st.none() | st.floats(0.005, 0.1),
+)
+def test_the_simulated_rule_agrees_with_the_rule_everywhere(
+    centre: float, half: float, tost_share: float, direction: int, claimed: float | None, margin: float | None
+) -> None:
+    ci = (centre * (1 - half), centre * (1 + half))
+    tost = (centre * (1 - half * tost_share), centre * (1 + half * tost_share))
+    if margin is None:
+        expected = verdicts.judge(ci, tost, direction, claimed if direction else None, 0.01, 0.04).verdict
+    else:
+        expected = verdicts.judge_equivalence(ci, tost, margin).verdict
+    code = verdicts.judge_many(
+        ci,
+        tost,
+        direction=direction,
+        claimed_ratio=claimed if direction else None,
+        min_effect=0.01,
+        band=0.04,
+        margin=margin,
+    )
+    assert verdicts.VERDICTS[int(code)] == expected
