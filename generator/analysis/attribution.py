@@ -503,7 +503,11 @@ def _judged(
     credited = grid.attribution.credits
     if verdict == "interacts":
         inter = max(
-            (e for e in grid.effects if len(e.factors) > 1 and all(e.size > mains[f].size for f in e.factors)),
+            (
+                e
+                for e in grid.effects
+                if len(e.factors) > 1 and e.verdict == "supported" and all(e.size > mains[f].size for f in e.factors)
+            ),
             key=lambda e: e.size,
         )
         reason = (
@@ -522,11 +526,13 @@ def _judged(
         )
         return replace(grid, verdict="supported", earned=credited, reason=reason)
     if verdict == "misattributed" and credited is not None:
-        return _misattributed(grid, rule, est, half, gain, credited)
+        found = _misattributed(grid, rule, gain, credited)
+        if found is not None:
+            return found
     return _inconclusive(grid, rule, sd_log, credited, earned)
 
 
-def _misattributed(grid: Grid, rule: Rule, est: Any, half: Any, gain: int, credited: str) -> Grid:
+def _misattributed(grid: Grid, rule: Rule, gain: int, credited: str) -> Grid | None:
     """Name the factor that earned the gain, and say why the credited one cannot have."""
     mains = {e.factors[0]: e for e in grid.effects if len(e.factors) == 1}
     mine = mains[credited]
@@ -540,6 +546,8 @@ def _misattributed(grid: Grid, rule: Rule, est: Any, half: Any, gain: int, credi
         and (e.ratio - 1) * gain > 0
         and (short or (e.ci[0] > mine.ci[1] if gain > 0 else e.ci[1] < mine.ci[0]))
     ]
+    if not others:  # the rule's arrays and the effects' own verdicts agree; this guards rounding only
+        return None
     earned = max(others, key=lambda e: e.size)
     whole = (
         f"the whole {_pct(grid.gain or 1.0)} gain"
