@@ -25,12 +25,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal, get_args
 
 from ..errors import Problem
-from ..format.models import Attribution, Claim
+from ..format.models import Attribution
 from ..ledger.records import Ledger, Report, Run
 from ..ledger.references import condition_problem, run_reference_problem
 from ..ledger.yamlio import line_for
 from . import power, stats
-from .comparison import Settings, direction_of, environment, side
+from .comparison import Settings, direction_of, side
+from .orientation import Orientation, levels_of, orientation
 from .verdicts import Verdict, band_of, judge, tost_level
 
 GridVerdict = Literal["no trial data", "interacts", "misattributed", "supported", "inconclusive"]
@@ -170,7 +171,7 @@ def _problems(ledger: Ledger, report: Report, i: int, a: Attribution) -> list[Pr
 def _level_problems(report: Report, i: int, a: Attribution, runs: Sequence[Run]) -> list[Problem]:
     """Two levels per factor, and every combination of levels exactly once."""
     found = []
-    table = {run.id: _levels_of(run, a) for run in runs}
+    table = {run.id: levels_of(run, a) for run in runs}
     for f, (name, key) in enumerate(a.factors.items()):
         seen = sorted({levels[f] for levels in table.values()})
         if len(seen) != 2:
@@ -197,85 +198,16 @@ def _level_problems(report: Report, i: int, a: Attribution, runs: Sequence[Run])
 # ---- orientation: each factor's base level -------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Orientation:
-    """Each factor's base level where something chose it, and what chose it; the claim path
-    the credit is about ((baseline cell, candidate cell) of the first claim taking the grid apart)."""
-
-    base: Mapping[str, str]
-    why: Mapping[str, str]
-    path: tuple[tuple[str, ...], tuple[str, ...]] | None
-    conflicts: tuple[tuple[str, str], ...] = ()  # (field, message)
-
-
-def takes_apart(ledger: Ledger, a: Attribution) -> list[Claim]:
-    """The comparison claims (of any report) between two of the grid's runs, on its metric."""
-    return [
-        c
-        for _, c in ledger.claims
-        if c.kind == "comparison"
-        and c.metric == a.metric
-        and c.baseline in a.runs
-        and c.candidate in a.runs
-        and c.baseline in ledger.runs
-        and c.candidate in ledger.runs
-    ]
-
-
-def orientation(ledger: Ledger, a: Attribution) -> Orientation:
-    """Base levels from the claims' baselines (factor by factor, the claims that vary it), then
-    from `base:`; disagreements are kept as conflicts for `check`."""
-    base: dict[str, str] = {}
-    why: dict[str, str] = {}
-    conflicts: list[tuple[str, str]] = []
-    path = None
-    for claim in takes_apart(ledger, a):
-        assert claim.baseline is not None and claim.candidate is not None
-        before = _levels_of(ledger.runs[claim.baseline], a)
-        after = _levels_of(ledger.runs[claim.candidate], a)
-        if path is None and before != after:
-            path = (before, after)
-        for k, f in enumerate(a.factors):
-            if before[k] == after[k]:
-                continue
-            if f in base and base[f] != before[k]:
-                message = (
-                    f"claims {why[f].removeprefix('the baseline of claim ')} and {claim.id!r} take this grid apart "
-                    f"from opposite ends of {f} ({base[f]} and {before[k]}); each factor's base level comes from "
-                    "the claims' baselines, so they must agree: correct one claim's baseline and candidate"
-                )
-                conflicts.append(("factors", message))
-                continue
-            base.setdefault(f, before[k])
-            why.setdefault(f, f"the baseline of claim {claim.id!r}")
-    for f, level in a.base.items():
-        given = str(level)
-        if f in base and base[f] != given:
-            message = (
-                f"base.{f} is {given} but {why[f]} has {f}={base[f]}; the claim decides the orientation: "
-                f"remove base.{f} or set it to {base[f]}"
-            )
-            conflicts.append((f"base.{f}", message))
-        elif f not in base:
-            base[f], why[f] = given, "base: in the attribution"
-    return Orientation(base, why, path, tuple(conflicts))
-
-
 def _orientation_problems(ledger: Ledger, report: Report, i: int, a: Attribution) -> list[Problem]:
     found = orientation(ledger, a)
     out = [Problem(report.path, *_where(report, i, *where.split(".")), m) for where, m in found.conflicts]
-    levels = [_levels_of(ledger.runs[ref], a) for ref in a.runs]
+    levels = [levels_of(ledger.runs[ref], a) for ref in a.runs]
     for k, f in enumerate(a.factors):
         if f in a.base and str(a.base[f]) not in {lv[k] for lv in levels}:
             seen = ", ".join(sorted({lv[k] for lv in levels}))
             message = f"{a.base[f]!r} is not a level of {f} ({a.factors[f]}); its levels are {seen}"
             out.append(Problem(report.path, *_where(report, i, "base", f), message))
     return out
-
-
-def _levels_of(run: Run, a: Attribution) -> tuple[str, ...]:
-    env = environment(run)
-    return tuple(str(env.get(key, "(absent)")) for key in a.factors.values())
 
 
 def _shown(a: Attribution, levels: Sequence[str]) -> str:
@@ -295,7 +227,7 @@ def attribute(ledger: Ledger, report: str, a: Attribution, settings: Settings) -
     runs = [ledger.runs[ref] for ref in sorted(a.runs)]  # the order of `runs:` never matters
     sides = [side(run, a.metric, a.at, settings.confidence) for run in runs]
     short = [s.run for s in sides if s.reported or s.n < 2]
-    levels = [_levels_of(run, a) for run in runs]
+    levels = [levels_of(run, a) for run in runs]
     cells = [(run.id, lv, () if s.reported else s.values) for run, lv, s in zip(runs, levels, sides, strict=True)]
     noise = settings.noise if settings.noise is not None else max((s.cv or 0.0 for s in sides), default=0.0)
     gain = direction_of(runs[0], a.metric, None) or 1  # a metric without `better`: higher is the gain
