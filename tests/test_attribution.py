@@ -368,9 +368,9 @@ def test_base_orients_a_grid_no_claim_takes_apart(tmp_path: Path) -> None:
         (
             [],
             {"base": {"kernel": "fast"}},
-            "'fast' is not a level of kernel (setup.kernel); its levels are lowm, stock",
+            "'fast' is not a level of kernel (setup.kernel); give one of its levels: lowm, stock",
         ),
-        ([], {"base": {"threads": 2}}, "base names threads, not a factor; factors: kernel, vocab"),
+        ([], {"base": {"threads": 2}}, "base names threads, not a factor; name one of the factors: kernel, vocab"),
     ],
 )
 def test_an_orientation_that_cannot_hold_is_a_located_error(

@@ -205,7 +205,7 @@ def _orientation_problems(ledger: Ledger, report: Report, i: int, a: Attribution
     for k, f in enumerate(a.factors):
         if f in a.base and str(a.base[f]) not in {lv[k] for lv in levels}:
             seen = ", ".join(sorted({lv[k] for lv in levels}))
-            message = f"{a.base[f]!r} is not a level of {f} ({a.factors[f]}); its levels are {seen}"
+            message = f"{a.base[f]!r} is not a level of {f} ({a.factors[f]}); give one of its levels: {seen}"
             out.append(Problem(report.path, *_where(report, i, "base", f), message))
     return out
 

@@ -396,7 +396,9 @@ class Attribution(_Record):
             raise ValueError(f"credits {self.credits!r} is not one of the factors: {', '.join(self.factors)}")
         unknown = [name for name in self.base if name not in self.factors]
         if unknown:
-            raise ValueError(f"base names {', '.join(unknown)}, not a factor; factors: {', '.join(self.factors)}")
+            raise ValueError(
+                f"base names {', '.join(unknown)}, not a factor; name one of the factors: {', '.join(self.factors)}"
+            )
         return self
 
 
