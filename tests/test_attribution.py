@@ -9,12 +9,15 @@ import random
 import statistics
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats as sps
 from typer.testing import CliRunner
 
-from generator.analysis.attribution import attribute_all, fit_grid
+from generator.analysis.attribution import Grid, Orientation, attribute_all, fit_grid
 from generator.analysis.audit import audit
 from generator.analysis.comparison import Settings
 from generator.cli import app
@@ -105,6 +108,7 @@ def test_a_2x2x2_grid_three_way_interaction_is_the_change_of_a_two_way_one() -> 
             "metric": "m",
             "factors": {"A": "setup.a", "B": "setup.b", "C": "setup.c"},
             "runs": [c[0] for c in cells],
+            "base": {"A": "l0", "B": "l0", "C": "l0"},
         }
     )
     grid = fit_grid(a, "r", cells, 0.02, 1, Settings())
@@ -142,7 +146,7 @@ def simulate(credits: str, seed: int, runs: int = 300, effect_a: float = 0.10, c
             values = tuple(rng.gauss(mean, mean * cv) for _ in range(5))
             cells.append((f"r{la}{lb}", (f"a{la}", f"b{lb}"), values))
         noise = max(statistics.stdev(c[2]) / statistics.fmean(c[2]) for c in cells)
-        verdict = fit_grid(a, "r", cells, noise, 1, Settings()).verdict
+        verdict = fit_grid(a, "r", cells, noise, 1, Settings(), settle=False).verdict
         counts[verdict] = counts.get(verdict, 0) + 1
     return counts
 
@@ -251,3 +255,245 @@ def test_a_missing_cell_names_its_combination(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["check", "--repo", str(root)])
     assert result.exit_code == 1
     assert "no run for A=a0, B=b1; measure that cell and list it under runs" in result.output, result.output
+
+
+# --- orientation from the claim, misattribution by size, trials per cell (issue 22) ------------
+
+KERNEL, VOCAB = 0.18, 0.01  # the audit's grid: a kernel change +18%, a vocabulary shortlist +1%
+SPARK = {  # cell -> run id, listed alphabetically the fast kernel comes first
+    ("lowm", "full"): "2026-09-05-a-lowm-full",
+    ("lowm", "short"): "2026-09-05-b-lowm-short",
+    ("stock", "full"): "2026-09-05-c-stock-full",
+    ("stock", "short"): "2026-09-05-d-stock-short",
+}
+SPARK_FACTORS = {"kernel": "setup.kernel", "vocab": "setup.vocab"}
+
+
+def spark_values(
+    rng: np.random.Generator, kernel: float = KERNEL, vocab: float = VOCAB, cv: float = 0.02, n: int = 6
+) -> dict[tuple[str, str], tuple[float, ...]]:
+    sigma = math.sqrt(math.log1p(cv**2))
+    out = {}
+    for k, v in SPARK:
+        mu = math.log(100) + math.log1p(kernel) * (k == "lowm") + math.log1p(vocab) * (v == "short")
+        out[k, v] = tuple(float(x) for x in np.round(rng.lognormal(mu, sigma, n), 3))
+    return out
+
+
+def spark_publication(tmp_path: Path, runs: list[str], claims: list[dict[str, object]], **more: object) -> Path:
+    values = spark_values(np.random.default_rng(22))
+    files = [cell(SPARK[k, v], {"kernel": k, "vocab": v}, list(values[k, v])) for k, v in SPARK]
+    attribution = grid_attribution(runs, SPARK_FACTORS, credits="vocab") | more
+    return write_tree(tmp_path, publication(*files, extra=report(attribution, claims)))
+
+
+SHORTLIST_CLAIM = {  # the claim the grid takes apart: stock kernel, full vocabulary -> low-M kernel, shortlist
+    "id": "shortlist-20",
+    "statement": "The shortlist raises throughput about 20%.",
+    "metric": "tokens_per_second",
+    "baseline": SPARK["stock", "full"],
+    "candidate": SPARK["lowm", "short"],
+    "at": {"concurrency": 1},
+    "varies": ["setup.vocab"],
+    "claimed": "+20%",
+}
+
+
+def judged(root: Path) -> Grid:
+    checked = audit(root, stale_is_error=False)
+    assert not checked.errors, checked.errors
+    (grid,) = attribute_all(checked.ledger, Settings())
+    return grid
+
+
+def test_the_claim_orients_the_grid_whatever_the_order_of_its_runs(tmp_path: Path) -> None:
+    """Listed alphabetically the low-M kernel comes first; the claim goes stock -> low-M and
+    full -> shortlist, so those are the base levels, and the credit to the shortlist is
+    misattributed to the kernel, in this order of runs: and in the reverse one."""
+    listed = sorted(SPARK.values())
+    grids = [
+        judged(spark_publication(tmp_path / str(i), order, [SHORTLIST_CLAIM]))
+        for i, order in enumerate((listed, listed[::-1]))
+    ]
+    for grid in grids:
+        assert grid.levels == {"kernel": ("stock", "lowm"), "vocab": ("full", "short")}
+        assert grid.oriented == {
+            "kernel": "the baseline of claim 'shortlist-20'",
+            "vocab": "the baseline of claim 'shortlist-20'",
+        }
+        assert (grid.verdict, grid.earned) == ("misattributed", "kernel")
+        kernel, vocab = grid.effect("kernel"), grid.effect("vocab")
+        assert kernel is not None and vocab is not None
+        assert (round(kernel.ratio, 4), round(vocab.ratio, 4), round(grid.gain or 0, 4)) == (1.177, 1.0167, 1.1967)
+        assert grid.reason == (
+            "the publisher credits vocab, whose effect, +1.7% [-0.2%, +3.6%], cannot account for the gain "
+            "(its interval lies short of an even share (+9.4%) of the +19.7% gain); kernel has a real and clearly "
+            "larger effect, +17.7% [+15.5%, +20.0%]"
+        )
+        assert (grid.trials_needed, grid.unsettled) == (None, None)  # decided: 6 trials a cell are enough
+    assert grids[0] == grids[1].__class__(**{**grids[1].__dict__, "attribution": grids[0].attribution})
+
+
+def test_base_orients_a_grid_no_claim_takes_apart(tmp_path: Path) -> None:
+    """Without a claim, `base:` sets the base level; a factor neither orients reads as a gain.
+    From the shortlist back to the full vocabulary the credited factor loses: misattributed."""
+    grid = judged(spark_publication(tmp_path / "a", list(SPARK.values()), [], base={"vocab": "short"}))
+    assert grid.levels == {"kernel": ("stock", "lowm"), "vocab": ("short", "full")}
+    assert grid.oriented["vocab"] == "base: in the attribution"
+    assert grid.oriented["kernel"].startswith("nothing: it reads as a gain")
+    vocab = grid.effect("vocab")
+    assert vocab is not None and round(vocab.ratio, 4) == 0.9835  # short -> full: the +1.7% read backwards
+    assert (grid.verdict, grid.earned, round(grid.gain or 0, 4)) == ("misattributed", "kernel", 1.1576)
+
+
+@pytest.mark.parametrize(
+    ("claims", "more", "message"),
+    [
+        (
+            [
+                SHORTLIST_CLAIM,
+                SHORTLIST_CLAIM
+                | {"id": "back", "baseline": SPARK["lowm", "full"], "candidate": SPARK["stock", "short"]},
+            ],
+            {},
+            "claims 'shortlist-20' and 'back' take this grid apart from opposite ends of kernel (stock and lowm); "
+            "each factor's base level comes from the claims' baselines, so they must agree",
+        ),
+        (
+            [SHORTLIST_CLAIM],
+            {"base": {"kernel": "lowm"}},
+            "base.kernel is lowm but the baseline of claim 'shortlist-20' has kernel=stock; the claim decides the "
+            "orientation: remove base.kernel or set it to stock",
+        ),
+        (
+            [],
+            {"base": {"kernel": "fast"}},
+            "'fast' is not a level of kernel (setup.kernel); give one of its levels: lowm, stock",
+        ),
+        ([], {"base": {"threads": 2}}, "base names threads, not a factor; name one of the factors: kernel, vocab"),
+    ],
+)
+def test_an_orientation_that_cannot_hold_is_a_located_error(
+    tmp_path: Path, claims: list[dict[str, object]], more: dict[str, object], message: str
+) -> None:
+    root = spark_publication(tmp_path, list(SPARK.values()), claims, **more)
+    result = CliRunner().invoke(app, ["check", "--repo", str(root)])
+    assert result.exit_code == 1 and message in result.output, result.output
+    assert "site_src/reports/grid.md:" in result.output
+
+
+SPARK_ATTRIBUTION = {"id": "g", "statement": "s", "metric": "m", "factors": SPARK_FACTORS, "runs": ["a", "b", "c", "d"]}
+FROM_THE_CLAIM = Orientation({"kernel": "stock", "vocab": "full"}, {}, (("stock", "full"), ("lowm", "short")))
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    order=st.permutations(range(4)),
+    names=st.permutations(["w", "x", "y", "z"]),
+    kernel=st.floats(-0.3, 0.3),
+    vocab=st.floats(-0.3, 0.3),
+    seed=st.integers(0, 2**16),
+    credits=st.sampled_from(["kernel", "vocab", None]),
+    claimed=st.booleans(),
+)
+def test_the_order_of_runs_never_changes_a_verdict(
+    order: list[int], names: list[str], kernel: float, vocab: float, seed: int, credits: str | None, claimed: bool
+) -> None:
+    """Permute the cells and rename the runs (so a different run sorts first): the same
+    levels, effects, verdict, credit and trials needed."""
+    values = spark_values(np.random.default_rng(seed), kernel, vocab, cv=0.05, n=3)
+    a = Attribution.model_validate(SPARK_ATTRIBUTION | {"credits": credits})
+    oriented = FROM_THE_CLAIM if claimed else None
+    listed = [(f"run-{k}-{v}", (k, v), values[k, v]) for k, v in SPARK]
+    reference = fit_grid(a, "r", listed, 0.05, 1, Settings(), (), oriented)
+    shuffled = [(names[i], listed[i][1], listed[i][2]) for i in order]
+    grid = fit_grid(a, "r", shuffled, 0.05, 1, Settings(), (), oriented)
+    assert grid.levels == reference.levels
+    assert [(e.factors, round(e.ratio, 12), e.verdict) for e in grid.effects] == [
+        (e.factors, round(e.ratio, 12), e.verdict) for e in reference.effects
+    ]
+    assert (grid.verdict, grid.earned, grid.trials_needed, grid.unsettled) == (
+        reference.verdict,
+        reference.earned,
+        reference.trials_needed,
+        reference.unsettled,
+    )
+
+
+def spark_simulation(
+    credits: str, kernel: float, vocab: float, seed: int, oriented: Orientation | None
+) -> dict[str, int]:
+    """500 grids (CV 2%, 6 trials a cell), runs listed alphabetically: the fast kernel first."""
+    rng = np.random.default_rng(seed)
+    a = Attribution.model_validate(SPARK_ATTRIBUTION | {"credits": credits})
+    counts: dict[str, int] = {}
+    for _ in range(500):
+        values = spark_values(rng, kernel, vocab)
+        cells = [(SPARK[k, v], (k, v), values[k, v]) for k, v in SPARK]
+        verdict = fit_grid(a, "r", cells, 0.02, 1, Settings(), (), oriented, settle=False).verdict
+        counts[verdict] = counts.get(verdict, 0) + 1
+    return counts
+
+
+@pytest.mark.parametrize("oriented", [FROM_THE_CLAIM, None], ids=["from the claim", "by the data"])
+def test_simulation_misattribution_by_size(oriented: Orientation | None) -> None:
+    """+18% for the kernel, +1% for the shortlist: the credit to the shortlist is misattributed in
+    500 of 500 grids, the credit to the kernel supported in 500 of 500 (Wilson lower ends above
+    99%); with two equal effects (+9% each) the credit to either is misattributed in 2 of 500
+    (Wilson upper end 1.5%)."""
+    wrong = spark_simulation("vocab", KERNEL, VOCAB, 101, oriented)
+    right = spark_simulation("kernel", KERNEL, VOCAB, 102, oriented)
+    equal = spark_simulation("vocab", 0.09, 0.09, 103, oriented)
+    assert (wrong, right) == ({"misattributed": 500}, {"supported": 500})
+    assert wilson(wrong["misattributed"], 500)[0] >= 0.80
+    assert wilson(right["supported"], 500)[0] >= 0.80
+    assert equal == {"supported": 498, "misattributed": 2}
+    assert wilson(equal["misattributed"], 500)[1] <= 0.05
+
+
+@pytest.mark.parametrize(
+    ("kernel", "credits", "needed", "decided"), [(0.08, "vocab", 16, 431), (0.05, "kernel", 14, 415)]
+)
+def test_trials_per_cell_settle_a_grid(kernel: float, credits: str, needed: int, decided: int) -> None:
+    """3 trials a cell measured exactly at the truth (kernel +8% or +5%, shortlist +1%, CV 5%):
+    inconclusive; at the recommended trials per cell, 500 fresh grids reach a decided verdict
+    at least 70% of the time (the Wilson interval's lower end)."""
+    a = Attribution.model_validate(SPARK_ATTRIBUTION | {"credits": credits})
+    sigma = math.sqrt(math.log1p(0.05**2))
+    pilot = []
+    for k, v in SPARK:
+        mu = math.log(100) + math.log1p(kernel) * (k == "lowm") + math.log1p(VOCAB) * (v == "short")
+        pilot.append((SPARK[k, v], (k, v), tuple(math.exp(mu + sigma * d) for d in (-1, 0, 1))))
+    grid = fit_grid(a, "r", pilot, 0.05, 1, Settings(), (), FROM_THE_CLAIM)
+    assert (grid.verdict, grid.trials_needed) == ("inconclusive", needed)
+    rng = np.random.default_rng(55)
+    found = 0
+    for _ in range(500):
+        fresh = spark_values(rng, kernel, VOCAB, cv=0.05, n=needed)
+        cells = [(SPARK[k, v], (k, v), fresh[k, v]) for k, v in SPARK]
+        verdict = fit_grid(a, "r", cells, 0.05, 1, Settings(), (), FROM_THE_CLAIM, settle=False).verdict
+        found += verdict != "inconclusive"
+    assert found == decided
+    assert wilson(found, 500)[0] >= 0.70
+
+
+def wilson(count: int, total: int) -> tuple[float, float]:
+    from statsmodels.stats.proportion import proportion_confint
+
+    low, high = proportion_confint(count, total, alpha=0.05, method="wilson")
+    return float(low), float(high)
+
+
+def test_a_credited_effect_on_the_bound_will_not_be_settled_by_more_trials() -> None:
+    a = Attribution.model_validate(SPARK_ATTRIBUTION | {"credits": "vocab"})
+    sigma = math.sqrt(math.log1p(0.05**2))
+    pilot = []
+    for k, v in SPARK:  # the shortlist exactly +1%, the kernel nothing: measured exactly at the truth
+        mu = math.log(100) + math.log1p(VOCAB) * (v == "short")
+        pilot.append((SPARK[k, v], (k, v), tuple(math.exp(mu + sigma * d) for d in (-1, 0, 1))))
+    grid = fit_grid(a, "r", pilot, 0.05, 1, Settings(), (), FROM_THE_CLAIM)
+    assert (grid.verdict, grid.trials_needed) == ("inconclusive", None)
+    assert grid.unsettled == (
+        "more trials per cell will not settle it: the estimate of the credited effect of vocab, +1.0%, sits on "
+        "the bound +1.0% (the smallest change worth calling), and no other effect is clearly larger"
+    )

@@ -30,4 +30,4 @@ def test_schema_command_prints_run_schema() -> None:
 def test_schema_command_refuses_unknown_kind() -> None:
     result = CliRunner().invoke(app, ["schema", "bogus"])
     assert result.exit_code == 1
-    assert "unknown kind 'bogus'; use one of: run, manifest, receipt" in result.output
+    assert "unknown kind 'bogus'; use one of: run, manifest, receipt, report" in result.output

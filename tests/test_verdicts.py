@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from hypothesis import given
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from generator.analysis import stats, verdicts
@@ -40,6 +42,8 @@ ROOT = Path(__file__).parents[1]
         ((0.80, 0.95), (0.82, 0.93), -1, None, "supported", False),
         ((0.9997, 1.006), (1.0, 1.005), 1, None, "within noise", False),  # +0.3% inside the 1% smallest change
         ((0.97, 1.04), (0.975, 1.035), 1, None, "within noise", False),
+        ((1.003, 1.009), (1.004, 1.008), 1, None, "inconclusive", False),  # a difference, too small to call
+        ((0.95, 0.998), (0.96, 0.995), 0, None, "inconclusive", False),  # a difference the interval establishes
         ((0.90, 1.30), (0.93, 1.25), 1, None, "inconclusive", False),
         ((1.05, 1.20), (1.06, 1.18), 0, None, "inconclusive", False),  # no direction: never supported
     ],
@@ -212,7 +216,9 @@ def test_no_difference_claimed_is_judged_by_equivalence(tmp_path: Path) -> None:
     ev = evaluations(root)["shortlist-c8"]
     assert (
         ev.reason
-        == "Supported: the 90% interval runs from -0.8% to +0.8%, inside the ±1.0% margin (two one-sided tests)."
+        == "Supported (two one-sided tests): the 90% interval runs from -0.8% to +0.8%, inside the ±1.0% margin, "
+        "the smallest change worth calling. Run-to-run noise, for context: CV 0.7%, so a single run cannot show "
+        "a change much smaller than that; the margin does not grow with it."
     )
     root = repo_with(tmp_path / "b", [claim(claimed="within 1%")])  # -4.2% [-7.1%, -1.1%] against +-1%
     assert evaluations(root)["shortlist-c8"].verdict == "contradicted"
@@ -232,8 +238,24 @@ def test_trials_needed_answer_the_open_question(tmp_path: Path) -> None:
     root = repo_with(tmp_path, [claim()], candidate_results=SLOWER.replace("97.5", "109.0"))
     ev = evaluations(root)["shortlist-c8"]
     assert ev.only is not None and ev.verdict == "inconclusive"
-    assert ev.only.trials_needed is not None and ev.only.trials_needed > 5
-    assert f"About {ev.only.trials_needed} trials per side would settle it." in ev.reason
+    assert (ev.only.trials_needed, ev.only.settles_as) == (155, "contradicted")
+    assert ev.reason.endswith("About 155 trials per side would settle it, most likely as contradicted.")
+
+
+def test_an_estimate_on_a_bound_says_more_trials_will_not_settle_it(tmp_path: Path) -> None:
+    """-4.183% measured against a claimed ±4.183%: no number of trials moves the interval off
+    the margin it straddles."""
+    root = repo_with(tmp_path, [claim(claimed="within 4.183%")])
+    ev = evaluations(root)["shortlist-c8"]
+    assert ev.only is not None and ev.verdict == "inconclusive" and ev.only.trials_needed is None
+    assert ev.only.unsettled == (
+        "More trials will not settle this: the estimate, -4.2%, sits on the bound -4.2% (the equivalence margin), "
+        "so however many trials are added the interval keeps straddling it."
+    )
+    assert ev.reason.endswith(
+        ev.only.unsettled + " Run-to-run noise, for context: CV 2.6%, so a single run cannot "
+        "show a change much smaller than that; the margin does not grow with it."
+    )
 
 
 def test_excluded_trials_stay_on_the_page_and_out_of_the_statistics(tmp_path: Path) -> None:
@@ -362,3 +384,289 @@ def test_the_example_publication_nmax4_claim_is_overstated() -> None:
     ev = evaluate_all(load(ROOT), Settings())["testbed-throughput-nmax4-vs-nmax3"]
     assert ev.verdict == "overstated"
     assert ev.reason.startswith("Overstated: claimed -16%, the data allow at most -7.7% (the 95% interval")
+
+
+# --- margins that never grow with noise, trials that settle (issue 22) ---------------------
+
+
+def wilson(count: int, total: int) -> tuple[float, float]:
+    """The 95% Wilson interval of a simulated rate."""
+    from statsmodels.stats.proportion import proportion_confint
+
+    low, high = proportion_confint(count, total, alpha=0.05, method="wilson")
+    return float(low), float(high)
+
+
+def _lognormal_pair(rng: np.random.Generator, n: int, cv: float, ratio: float) -> tuple[np.ndarray, np.ndarray]:
+    sigma = math.sqrt(math.log1p(cv**2))
+    return rng.lognormal(3, sigma, n), rng.lognormal(3 + math.log(ratio), sigma, n)
+
+
+def no_difference_support(
+    n: int, cv: float, ratio: float, replications: int = 2000, min_effect: float = 0.01, seed: int = 0
+) -> int:
+    """How often "0%" is supported when the true ratio is `ratio`, with the margin compare() uses."""
+    from generator.analysis.comparison import Question
+
+    margin = Question(Settings(min_effect=min_effect), 0.95, 1, parse_claimed("0%"), None).margin
+    assert margin == min_effect
+    rng = np.random.default_rng(int(cv * 1000) * 100 + n + seed)
+    supported = 0
+    for _ in range(replications):
+        r = stats.ratio_interval(*_lognormal_pair(rng, n, cv, ratio))
+        supported += verdicts.judge_equivalence(r.bounds(0.95), r.bounds(0.90), margin).verdict == "supported"
+    return supported
+
+
+NO_DIFFERENCE_AT_THE_MARGIN = {  # (n, CV) -> "0%" supported of 2,000 when the truth is +1%, the margin
+    (5, 0.02): 2,
+    (5, 0.05): 0,
+    (5, 0.20): 0,
+    (10, 0.02): 0,
+    (10, 0.05): 0,
+    (10, 0.20): 0,
+    (30, 0.02): 71,
+    (30, 0.05): 0,
+    (30, 0.20): 0,
+}
+
+
+@pytest.mark.parametrize("n", [5, 10, 30])
+def test_no_difference_at_the_margin_is_rarely_supported_and_never_more_with_noise(n: int) -> None:
+    """A "0%" claim's margin is min_effect (1%), whatever the CV. With the truth on the margin
+    (+1%), support stays under 5% (the Wilson interval's upper end) at CV 2%, 5% and 20%,
+    and never rises with the CV (the old margin, max(CV, min_effect), gave 27% at CV 20%)."""
+    rates = []
+    for cv in (0.02, 0.05, 0.20):
+        supported = no_difference_support(n, cv, 1.01)
+        assert supported == NO_DIFFERENCE_AT_THE_MARGIN[n, cv]
+        low, high = wilson(supported, 2000)
+        assert high <= 0.05, (n, cv, supported, low, high)
+        rates.append(supported)
+    assert rates == sorted(rates, reverse=True)  # noisier data never make "no difference" easier
+
+
+NO_DIFFERENCE_AT_A_FIVE_PERCENT_MARGIN = {  # (n, CV) -> supported of 2,000, truth +5%, min_effect 5%
+    (5, 0.02): 110,
+    (5, 0.05): 26,
+    (5, 0.20): 0,
+    (10, 0.02): 105,
+    (10, 0.05): 93,
+    (10, 0.20): 0,
+    (30, 0.02): 86,
+    (30, 0.05): 93,
+    (30, 0.20): 0,
+}
+
+
+@pytest.mark.parametrize("n", [5, 10, 30])
+def test_no_difference_at_a_five_percent_margin_holds_the_test_size(n: int) -> None:
+    """min_effect 5%, the truth on the margin (+5%): the support rate is the equivalence test's
+    size, about 5%, never shown above it (the Wilson interval's lower end stays at or below 5%;
+    at n = 5 Welch's small-sample liberality gives 5.5% [4.6%, 6.6%]), and no CV's rate lies
+    above a smaller CV's (their Wilson intervals overlap or the rate falls)."""
+    found = {}
+    for cv in (0.02, 0.05, 0.20):
+        found[cv] = no_difference_support(n, cv, 1.05, min_effect=0.05, seed=7)
+        assert found[cv] == NO_DIFFERENCE_AT_A_FIVE_PERCENT_MARGIN[n, cv]
+        assert wilson(found[cv], 2000)[0] <= 0.05
+    for smaller, larger in ((0.02, 0.05), (0.05, 0.20)):
+        assert wilson(found[larger], 2000)[0] <= wilson(found[smaller], 2000)[1]
+
+
+@pytest.mark.parametrize("n", [10, 30, 60])
+def test_a_ten_percent_difference_at_cv_20_is_never_called_no_difference(n: int) -> None:
+    """The audit's case: +10% at CV 20% was "0%"-supported 27% of the time at n = 10, 57% at
+    30, 77% at 50 under the noise-sized margin; with min_effect as the margin, never."""
+    supported = no_difference_support(n, 0.20, 1.10, replications=500)
+    assert supported == 0
+    assert wilson(supported, 500)[1] <= 0.01
+
+
+def test_the_margin_of_no_difference_is_min_effect_on_the_page(tmp_path: Path) -> None:
+    """A noisy pair of runs: "0%" keeps the 1% margin (or the claim's own min_effect), and the
+    CV is shown as context."""
+    noisy = SLOWER.replace("97.5", "117.0").replace("99.1", "84.0")
+    root = repo_with(
+        tmp_path, [claim(claimed="0%"), claim(id="own", claimed="0%", min_effect=0.03)], candidate_results=noisy
+    )
+    found = evaluations(root)
+    ev, own = found["shortlist-c8"], found["own"]
+    assert ev.comparison is not None and own.comparison is not None
+    assert (ev.comparison.margin, own.comparison.margin, own.min_effect) == (0.01, 0.03, 0.03)
+    assert ev.only is not None and ev.only.noise is not None and ev.only.noise > 0.05
+    assert "the ±1.0% margin, the smallest change worth calling" in ev.reason
+    assert f"Run-to-run noise, for context: CV {ev.only.noise:.1%}" in ev.reason
+
+
+def test_within_noise_needs_the_interval_to_contain_no_difference() -> None:
+    """+1.5% [+0.4%, +2.6%] against a band of 5%: a difference the interval establishes, too
+    small to call, is inconclusive, never "within noise"."""
+    found = verdicts.judge((1.004, 1.026), (1.006, 1.024), 1, None, min_effect=0.03, band=0.05)
+    assert found.verdict == "inconclusive"
+    assert verdicts.judge((0.996, 1.026), (1.0, 1.024), 1, None, min_effect=0.03, band=0.05).verdict == "within noise"
+
+
+@pytest.mark.parametrize(
+    ("ci", "tost", "direction", "claimed", "margin"),
+    [
+        ((0.80, 0.95), (0.82, 0.93), 1, 1.2, None),
+        ((1.057, 1.093), (1.06, 1.09), 1, 1.20, None),
+        ((0.923, 0.976), (0.928, 0.971), -1, 0.84, None),
+        ((1.05, 1.20), (1.06, 1.18), 1, None, None),
+        ((0.97, 1.04), (0.975, 1.035), 1, None, None),
+        ((1.004, 1.026), (1.006, 1.024), 1, None, None),
+        ((0.90, 1.30), (0.93, 1.25), 0, None, None),
+        ((0.975, 1.012), (0.981, 1.009), 0, None, 0.02),
+        ((1.03, 1.06), (1.035, 1.055), 0, None, 0.02),
+        ((0.99, 1.03), (0.995, 1.025), 0, None, 0.02),
+    ],
+)
+def test_the_simulated_rule_is_the_rule(
+    ci: tuple[float, float], tost: tuple[float, float], direction: int, claimed: float | None, margin: float | None
+) -> None:
+    """judge_many, which the trials-needed search applies to simulated draws, gives judge's verdicts."""
+    one = verdicts.judge(ci, tost, direction, claimed, 0.01, 0.04) if margin is None else None
+    expected = one.verdict if one else verdicts.judge_equivalence(ci, tost, margin or 0.0).verdict
+    code = verdicts.judge_many(
+        ci, tost, direction=direction, claimed_ratio=claimed, min_effect=0.01, band=0.04, margin=margin
+    )
+    assert verdicts.VERDICTS[int(code)] == expected
+
+
+SETTLING = [  # name, true ratio, CV, claimed kind, recommended n, its simulated power, settled of 1,000
+    ("a +3% gain at CV 5%, direction claim", 1.03, 0.05, "direction", 104, "supported", 824),
+    ("ik_llama.cpp t32 kf16/kq80: +1.3% at CV 1.3%", 1.013, 0.013, "direction", 305, "supported", 773),
+    ('"±5%" with no true difference at CV 10%', 1.0, 0.10, "±5%", 71, "supported", 825),
+]
+
+
+@pytest.mark.parametrize(("name", "ratio", "cv", "kind", "n", "outcome", "settled"), SETTLING)
+def test_trials_needed_settle_the_verdict(
+    name: str, ratio: float, cv: float, kind: str, n: int, outcome: str, settled: int
+) -> None:
+    """The recommended trials per side, from 5 trials measured at the true effect and spread:
+    1,000 fresh replications at that n reach a decided verdict at least 70% of the time (the
+    Wilson interval's lower end), and the recommendation exceeds the trials present."""
+    from generator.analysis.power import comparison_settling
+
+    sigma = math.sqrt(math.log1p(cv**2))
+    margin = 0.05 if kind == "±5%" else None
+    direction = 1 if margin is None else 0
+    found = comparison_settling(
+        math.log(ratio),
+        sigma,
+        5,
+        0.95,
+        direction=direction,
+        claimed_ratio=None,
+        min_effect=0.01,
+        band=max(cv, 0.01),
+        margin=margin,
+    )
+    assert (found.trials, found.outcome) == (n, outcome)
+    rng = np.random.default_rng(7)
+    decided = 0
+    for _ in range(1000):
+        r = stats.ratio_interval(*_lognormal_pair(rng, n, cv, ratio))
+        if margin is None:
+            verdict = verdicts.judge(r.bounds(0.95), r.bounds(0.90), direction, None, 0.01, max(cv, 0.01)).verdict
+        else:
+            verdict = verdicts.judge_equivalence(r.bounds(0.95), r.bounds(0.90), margin).verdict
+        decided += verdict != "inconclusive"
+    assert decided == settled
+    assert wilson(decided, 1000)[0] >= 0.70
+
+
+def test_an_estimate_on_the_margin_will_not_be_settled_by_more_trials(tmp_path: Path) -> None:
+    from generator.analysis.power import comparison_settling
+
+    found = comparison_settling(
+        math.log(1.05), 0.05, 5, 0.95, direction=0, claimed_ratio=None, min_effect=0.01, band=0.05, margin=0.05
+    )
+    assert found.trials is None
+
+
+def test_trials_needed_are_never_the_trials_already_there(tmp_path: Path) -> None:
+    from generator.analysis.power import comparison_settling
+
+    found = comparison_settling(
+        math.log(1.2), 0.05, 10, 0.95, direction=1, claimed_ratio=None, min_effect=0.01, band=0.05, margin=None
+    )
+    assert found.trials == 11
+
+
+def test_a_varies_key_in_neither_run_is_a_located_error(tmp_path: Path) -> None:
+    root = repo_with(tmp_path, [claim(varies=["setup.draft_vocb", "kernels"])])
+    result = CliRunner().invoke(app, ["check", "--repo", str(root)])
+    assert result.exit_code == 1
+    assert (
+        "site_src/reports/seed.md:14: claims.0.varies.0: 'setup.draft_vocb' is in neither "
+        f"'{A}' nor '{B}' (manifest or setup); the closest key they have is 'setup.draft_vocab': correct the key, "
+        "or remove it"
+    ) in result.output, result.output
+    assert "varies.1" not in result.output  # a section above existing keys varies every key under it
+    args = ["compare", A, B, "--metric", "tokens_per_second", "--at", "concurrency=8", "--repo", str(root)]
+    args += ["--varies", "setup.vocab"]
+    refused = CliRunner().invoke(app, args)
+    assert refused.exit_code == 1 and "--varies: 'setup.vocab' is in neither" in refused.output, refused.output
+
+
+LLAMA_BENCH = "trial,n_prompt,n_gen,tokens_per_second\n" + "".join(
+    f"{t},{p},{g},{v * (1 + 0.01 * t)}\n" for t in range(1, 5) for p, g, v in ((512, 0, 900.0), (0, 128, 40.0))
+)
+
+
+def test_compare_at_takes_one_condition_tuple_per_option(tmp_path: Path) -> None:
+    """llama-bench's two tests, pp512 (n_gen 0) and tg128 (n_prompt 0), named as two conditions;
+    the old form (a key repeated: a cartesian product) keeps working."""
+    metrics = {"tokens_per_second": {"unit": "tok/s", "better": "higher"}}
+    runs = {}
+    for run_id in (A, B):
+        meta = yaml.safe_load(measured_run(run_id)[f"runs/{run_id}/run.yaml"])
+        meta |= {"conditions": ["n_prompt", "n_gen"], "metrics": metrics, "rates": {}}
+        files = measured_run(run_id) | {
+            f"runs/{run_id}/run.yaml": yaml.safe_dump(meta),
+            f"runs/{run_id}/results.csv": LLAMA_BENCH,
+        }
+        runs[run_id] = {path: text for path, text in files.items() if not path.endswith("requests.csv")}
+    root = write_tree(tmp_path / "pub", publication(*runs.values()))
+    args = ["compare", A, B, "--metric", "tokens_per_second", "--repo", str(root), "--json"]
+    two = CliRunner().invoke(app, [*args, "--at", "n_prompt=512,n_gen=0", "--at", "n_prompt=0,n_gen=128"])
+    assert two.exit_code == 0, two.output
+    assert json.loads(two.output)["at"] == [{"n_prompt": 512, "n_gen": 0}, {"n_prompt": 0, "n_gen": 128}]
+    one = json.loads(CliRunner().invoke(app, [*args, "--at", "n_prompt=512", "--at", "n_gen=0"]).output)
+    assert one["at"] == {"n_prompt": 512, "n_gen": 0}
+    product = CliRunner().invoke(app, [*args, "--at", "n_prompt=512", "--at", "n_prompt=0", "--at", "n_gen=0"])
+    assert product.exit_code == 1 and "{'n_prompt': 0, 'n_gen': 0} selects no rows" in product.output
+    bad = CliRunner().invoke(app, [*args, "--at", "n_prompt=512,0"])
+    assert bad.exit_code == 1 and "one condition's keys joined by commas (--at n_prompt=512,n_gen=0)" in bad.output
+
+
+@given(
+    centre=st.floats(0.8, 1.25),
+    half=st.floats(0.0, 0.2),
+    tost_share=st.floats(0.5, 1.0),
+    direction=st.sampled_from([-1, 0, 1]),
+    claimed=st.none() | st.floats(0.7, 1.4),
+    margin=st.none() | st.floats(0.005, 0.1),
+)
+def test_the_simulated_rule_agrees_with_the_rule_everywhere(
+    centre: float, half: float, tost_share: float, direction: int, claimed: float | None, margin: float | None
+) -> None:
+    ci = (centre * (1 - half), centre * (1 + half))
+    tost = (centre * (1 - half * tost_share), centre * (1 + half * tost_share))
+    if margin is None:
+        expected = verdicts.judge(ci, tost, direction, claimed if direction else None, 0.01, 0.04).verdict
+    else:
+        expected = verdicts.judge_equivalence(ci, tost, margin).verdict
+    code = verdicts.judge_many(
+        ci,
+        tost,
+        direction=direction,
+        claimed_ratio=claimed if direction else None,
+        min_effect=0.01,
+        band=0.04,
+        margin=margin,
+    )
+    assert verdicts.VERDICTS[int(code)] == expected

@@ -129,6 +129,8 @@ def evaluate(
     """The verdict and everything shown beside it, for one claim. `states` holds each run's
     receipt state (unverified when absent); `fixes` is `corrections(ledger)`, when known."""
     claimed = parse_claimed(claim.claimed) if claim.claimed else None
+    if claim.min_effect is not None:
+        settings = replace(settings, min_effect=claim.min_effect)
     corrected = (fixes if fixes is not None else corrections(ledger)).get(claim.id, ())
     runs = [r for r in (claim.baseline, claim.candidate, claim.run) if r is not None]
     receipts = tuple((r, (states or {}).get(r, "unverified")) for r in runs)

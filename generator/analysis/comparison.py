@@ -12,9 +12,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from ..format.claimed import Claimed
-from ..format.keys import flatten
 from ..ledger.records import Row, Run
 from . import stats, wording
+from .power import Settling, comparison_settling
 from .records import ClaimComparison, Comparison, Confound, Settings, Side
 from .summaries import label_of, rate_trials
 from .verdicts import Judgement, Verdict, band_of, combine, judge, judge_equivalence, tost_level
@@ -25,13 +25,7 @@ __all__ = ["ClaimComparison", "Comparison", "Confound", "Settings", "Side", "com
 
 def environment(run: Run) -> dict[str, object]:
     """The run's manifest and setup as dotted keys, as compared between runs."""
-    manifest = run.manifest.model_dump(mode="json", by_alias=True, exclude_none=True)
-    manifest.pop("schema", None)
-    manifest.pop("captured", None)
-    out = flatten(manifest) if manifest else {}
-    out.update(flatten(run.meta.setup, "setup") if run.meta.setup else {})
-    out["warmup_trials"] = run.meta.warmup_trials
-    return out
+    return run.environment()
 
 
 def confounds(baseline: Run, candidate: Run, varies: Sequence[str]) -> tuple[Confound, ...]:
@@ -105,6 +99,13 @@ class Question:
     def equivalence(self) -> bool:
         return self.claimed is not None and self.claimed.kind == "equivalence"
 
+    @property
+    def margin(self) -> float:
+        """An equivalence claim's margin: its own ("±6%"), else the smallest change worth calling
+        ("0%", "1.0x", "no difference"), never the data's run-to-run noise."""
+        own = self.claimed.margin if self.claimed is not None else None
+        return own if own is not None else self.settings.min_effect
+
 
 def compare(
     baseline: Run,
@@ -126,8 +127,7 @@ def compare(
     verdict = combine([c.verdict for c in judged])
     margin = None
     if question.equivalence and claimed is not None:
-        bands = [c.band for c in judged if c.band is not None]
-        margin = claimed.margin if claimed.margin is not None else max(bands, default=None)
+        margin = claimed.margin if claimed.margin is not None else settings.min_effect
     return ClaimComparison(
         metric,
         unit_of(candidate, metric),
@@ -165,11 +165,12 @@ def _judged(b: Side, c: Side, at: dict[str, object], q: Question) -> Comparison:
     noise = settings.noise if settings.noise is not None else max(cvs, default=0.0)
     band = band_of(noise, settings.min_effect)
     ci, tost = ratio.bounds(q.level), ratio.bounds(tost_level(q.level))
-    if q.equivalence:
-        margin = q.claimed.margin if q.claimed is not None and q.claimed.margin is not None else band
+    margin = q.margin if q.equivalence else None
+    if margin is not None:
         judgement = judge_equivalence(ci, tost, margin)
     else:
         judgement = judge(ci, tost, q.direction, q.claimed_ratio, settings.min_effect, band)
+    settling = _settling(ratio, judgement, q, band, max(b.n, c.n))
     found = replace(
         base,
         verdict=judgement.verdict,
@@ -181,11 +182,16 @@ def _judged(b: Side, c: Side, at: dict[str, object], q: Question) -> Comparison:
         noise=noise,
         band=band,
         understated=judgement.understated,
-        trials_needed=_needed(ratio, judgement, q.level),
+        trials_needed=settling.trials if settling else None,
+        settles_as=settling.outcome if settling else None,
+        unsettled=_unsettled(ratio, judgement, settling, q, band),
         mann_whitney_p=stats.mann_whitney(b.values, c.values) if b.n >= 10 and c.n >= 10 and not b.reported else None,
         source=ratio.source,
     )
-    return replace(found, reason=wording.explain(found, q.direction, q.claimed, q.claimed_ratio, q.equivalence))
+    return replace(
+        found,
+        reason=wording.explain(found, q.direction, q.claimed, q.claimed_ratio, q.equivalence, q.settings.min_effect),
+    )
 
 
 def _ratio(b: Side, c: Side) -> stats.Ratio | str:
@@ -204,15 +210,42 @@ def _ratio(b: Side, c: Side) -> stats.Ratio | str:
         return f"No verdict: {err}."
 
 
-def _needed(ratio: stats.Ratio, judgement: Judgement, level: float) -> int | None:
-    """Trials per side giving 80% power to clear the nearest bound the interval still straddles,
-    if the spread and the estimate stay as measured."""
-    if judgement.verdict != "inconclusive" or ratio.sd_log == 0 or not judgement.open_bounds:
+def _settling(ratio: stats.Ratio, judgement: Judgement, q: Question, band: float, present: int) -> Settling | None:
+    """An inconclusive verdict: the trials per side that would decide it with 80% probability if
+    the estimate and the spread stay as measured (never as many as there already are)."""
+    if judgement.verdict != "inconclusive" or ratio.sd_log == 0:
         return None
-    distance = min(abs(ratio.log_ratio - math.log(bound)) for bound in judgement.open_bounds)
-    if distance == 0:
+    return comparison_settling(
+        ratio.log_ratio,
+        ratio.sd_log,
+        present,
+        q.level,
+        direction=q.direction,
+        claimed_ratio=q.claimed_ratio,
+        min_effect=q.settings.min_effect,
+        band=band,
+        margin=q.margin if q.equivalence else None,
+    )
+
+
+def _unsettled(
+    ratio: stats.Ratio, judgement: Judgement, settling: Settling | None, q: Question, band: float
+) -> str | None:
+    """Why more trials will not settle an inconclusive verdict: the estimate sits on a bound."""
+    if settling is None or settling.trials is not None:
         return None
-    return stats.trials_needed(ratio.sd_log, math.expm1(distance), level)
+    m = q.settings.min_effect
+    if q.equivalence:
+        edges = {1 + q.margin: "the equivalence margin", 1 - q.margin: "the equivalence margin"}
+    elif not q.direction:
+        edges = {1.0: "no difference", 1 + band: "the band of no difference", 1 - band: "the band of no difference"}
+    else:
+        edges = {1 + band: "the band of no difference", 1 - band: "the band of no difference"}
+        edges |= {1 + m: "the smallest change worth calling", 1 - m: "the smallest change worth calling"}
+        if q.claimed_ratio is not None:
+            edges[q.claimed_ratio] = "the claimed effect"
+    bound = min(edges, key=lambda e: abs(ratio.log_ratio - math.log(e)))
+    return wording.never_settles(ratio.ratio, bound, edges[bound])
 
 
 def _claim_reason(judged: Sequence[Comparison], verdict: Verdict) -> str:

@@ -98,7 +98,9 @@ class Comparison:
     noise: float | None = None
     band: float | None = None  # max(noise, min_effect): the "no difference" band's half-width
     understated: bool = False
-    trials_needed: int | None = None
+    trials_needed: int | None = None  # inconclusive: trials per side that would decide it with 80% probability
+    unsettled: str | None = None  # inconclusive, and more trials will not settle it: why
+    settles_as: str | None = None  # the verdict those trials would most likely give
     mann_whitney_p: float | None = None
     source: str = "trials"  # trials | summaries (published mean, SD and n)
     restored: Verdict | None = None  # the verdict with the excluded trials put back, when it differs
@@ -118,7 +120,7 @@ class ClaimComparison:
     direction: int  # +1: the claim says the candidate's ratio is above 1; -1 below; 0 none
     claimed: Claimed | None
     claimed_ratio: float | None  # a magnitude as a ratio; None otherwise
-    margin: float | None  # an equivalence claim's margin (the band when it states none)
+    margin: float | None  # an equivalence claim's margin (min_effect when it states none)
     min_effect: float
     confounds: tuple[Confound, ...]
     conditions: tuple[Comparison, ...]

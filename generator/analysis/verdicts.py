@@ -9,7 +9,7 @@ whose lying inside a band is the two one-sided tests (TOST) showing equivalence.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 Verdict = Literal["no trial data", "contradicted", "overstated", "supported", "within noise", "inconclusive"]
 VERDICTS: tuple[Verdict, ...] = get_args(Verdict)  # in the order the rule tries them
@@ -37,7 +37,9 @@ def judge(
     ci: Bounds, tost: Bounds, direction: int, claimed_ratio: float | None, min_effect: float, band: float
 ) -> Judgement:
     """A direction or magnitude claim. In order: contradicted, overstated, supported, within noise,
-    inconclusive ("no trial data" is decided before any interval exists).
+    inconclusive ("no trial data" is decided before any interval exists). "within noise" needs
+    the two-sided interval to contain 1 (no difference detected) as well as the TOST interval
+    inside the band: a difference the interval establishes is never "within noise".
 
     `direction` is +1 when the claim says the ratio is above 1, -1 below, 0 when it gives
     none (then only "within noise" or "inconclusive"); `claimed_ratio` is the claimed
@@ -53,7 +55,7 @@ def judge(
         near = low if direction > 0 else high
         understated = claimed_ratio is not None and (claimed_ratio < near if direction > 0 else claimed_ratio > near)
         return Judgement("supported", understated)
-    if tost[0] >= 1 - band and tost[1] <= 1 + band:
+    if low <= 1 <= high and tost[0] >= 1 - band and tost[1] <= 1 + band:
         return Judgement("within noise")
     edges = [1 - min_effect, 1 + min_effect, 1 - band, 1 + band]
     if claimed_ratio is not None:
@@ -70,6 +72,44 @@ def judge_equivalence(ci: Bounds, tost: Bounds, margin: float) -> Judgement:
     if ci[0] > 1 + margin or ci[1] < 1 - margin:
         return Judgement("contradicted")
     return Judgement("inconclusive", open_bounds=tuple(e for e in (1 - margin, 1 + margin) if ci[0] <= e <= ci[1]))
+
+
+def judge_many(
+    ci: tuple[Any, Any],
+    tost: tuple[Any, Any],
+    *,
+    direction: int,
+    claimed_ratio: float | None,
+    min_effect: float,
+    band: float,
+    margin: float | None = None,
+) -> Any:
+    """`judge` (or `judge_equivalence` when `margin` is given) over arrays of bounds at once:
+    the index in VERDICTS of each verdict. Used to simulate what more trials would give."""
+    import numpy as np
+
+    low, high, tlow, thigh = (np.asarray(b, dtype=float) for b in (*ci, *tost))
+    code = np.full(low.shape, VERDICTS.index("inconclusive"))
+    if margin is not None:
+        rules = [
+            (tlow >= 1 - margin) & (thigh <= 1 + margin),
+            (low > 1 + margin) | (high < 1 - margin),
+        ]
+        names: list[Verdict] = ["supported", "contradicted"]
+    else:
+        above, below = low > 1 + min_effect, high < 1 - min_effect
+        never = np.zeros(low.shape, dtype=bool)
+        towards, away = (above, below) if direction > 0 else (below, above) if direction < 0 else (never, never)
+        far = high if direction > 0 else low
+        overstated = never
+        if direction and claimed_ratio is not None:
+            overstated = claimed_ratio > far if direction > 0 else claimed_ratio < far
+        noise = (low <= 1) & (high >= 1) & (tlow >= 1 - band) & (thigh <= 1 + band)
+        rules = [away, overstated, towards, noise]
+        names = ["contradicted", "overstated", "supported", "within noise"]
+    for rule, name in reversed(list(zip(rules, names, strict=True))):  # the first rule that holds wins
+        code = np.where(rule, VERDICTS.index(name), code)
+    return code
 
 
 DECISIVE: tuple[Verdict, ...] = ("no trial data", "contradicted", "overstated")

@@ -34,7 +34,14 @@ def no_data(b: Side, c: Side) -> str:
     )
 
 
-def explain(found: Comparison, direction: int, claimed: Claimed | None, claimed_ratio: float | None, eq: bool) -> str:
+def explain(
+    found: Comparison,
+    direction: int,
+    claimed: Claimed | None,
+    claimed_ratio: float | None,
+    eq: bool,
+    min_effect: float,
+) -> str:
     """Why this condition got its verdict, with the numbers that decided it."""
     assert found.ci_low is not None and found.ci_high is not None and found.band is not None
     interval = (
@@ -46,9 +53,40 @@ def explain(found: Comparison, direction: int, claimed: Claimed | None, claimed_
     tost = f"the {level(2 * found.confidence - 1)} interval runs from {tost_range}"
     prefix = _variation(found)
     if eq:
-        margin = claimed.margin if claimed is not None and claimed.margin is not None else found.band
-        return prefix + _equivalence(found.verdict, interval, tost, margin, found.trials_needed)
+        margin = claimed.margin if claimed is not None and claimed.margin is not None else min_effect
+        own = claimed is not None and claimed.margin is not None
+        text = _equivalence(found.verdict, interval, tost, margin, own, _more(found))
+        return prefix + text + _noise_context(found)
     return prefix + _directional(found, direction, claimed, claimed_ratio, interval, tost)
+
+
+def _more(found: Comparison) -> str:
+    """What more trials would do for an inconclusive verdict."""
+    if found.unsettled:
+        return " " + found.unsettled
+    if found.trials_needed:
+        likely = f", most likely as {found.settles_as}" if found.settles_as else ""
+        return f" About {found.trials_needed:,} trials per side would settle it{likely}."
+    return ""
+
+
+def never_settles(ratio: float, bound: float, name: str) -> str:
+    """Why more trials will not settle a verdict: the estimate sits on a bound."""
+    what = f" ({name})" if name else ""
+    return (
+        f"More trials will not settle this: the estimate, {pct(ratio)}, sits on the bound {pct(bound)}{what}, "
+        "so however many trials are added the interval keeps straddling it."
+    )
+
+
+def _noise_context(found: Comparison) -> str:
+    """The run-to-run noise beside an equivalence verdict: context, never its margin."""
+    if found.noise is None or found.noise <= 0:
+        return ""
+    return (
+        f" Run-to-run noise, for context: CV {found.noise:.1%}, so a single run cannot show a change much "
+        "smaller than that; the margin does not grow with it."
+    )
 
 
 def _variation(found: Comparison) -> str:
@@ -62,13 +100,13 @@ def _variation(found: Comparison) -> str:
     )
 
 
-def _equivalence(verdict: Verdict, interval: str, tost: str, margin: float, needed: int | None) -> str:
+def _equivalence(verdict: Verdict, interval: str, tost: str, margin: float, own: bool, more: str) -> str:
+    which = f"the ±{margin:.1%} margin" + ("" if own else ", the smallest change worth calling")
     if verdict == "supported":
-        return f"Supported: {tost}, inside the ±{margin:.1%} margin (two one-sided tests)."
+        return f"Supported (two one-sided tests): {tost}, inside {which}."
     if verdict == "contradicted":
-        return f"Contradicted: {interval}, entirely outside the ±{margin:.1%} margin."
-    more = f" About {needed} trials per side would settle it." if needed else ""
-    return f"Inconclusive: {tost}, not inside the ±{margin:.1%} margin, and {interval}, not outside it.{more}"
+        return f"Contradicted: {interval}, entirely outside {which}."
+    return f"Inconclusive: {tost}, not inside {which}, and {interval}, not outside it.{more}"
 
 
 def _directional(
@@ -89,8 +127,11 @@ def _directional(
             text += f" The claimed {claimed.text} is understated: the data show at least {pct(near)}."
         return text
     if verdict == "within noise":
-        return f"Within noise: {tost}, inside the ±{found.band:.1%} band of no difference."
-    more = f" About {found.trials_needed} trials per side would settle it." if found.trials_needed else ""
+        return (
+            f"Within noise: {interval}, which contains no difference, and {tost}, inside the "
+            f"±{found.band:.1%} band of no difference."
+        )
+    more = _more(found)
     if not direction:
         return f"Inconclusive: the claim gives no direction to test, and {interval}.{more}"
     return f"Inconclusive: {interval}, which is too wide to decide.{more}"

@@ -146,7 +146,7 @@ def init(
 
 @app.command()
 def schema(
-    kind: Annotated[str, typer.Argument(help="run, manifest or receipt.")],
+    kind: Annotated[str, typer.Argument(help="run, manifest, receipt or report (a report's front matter).")],
 ) -> None:
     """Print the JSON Schema of a file kind, for editors (see the format reference)."""
     import json

@@ -15,21 +15,39 @@ if TYPE_CHECKING:
 
 
 def parse_at(items: list[str]) -> list[dict[str, Any]] | None:
-    """--at options as conditions: a key given twice means several conditions (each combined
-    with the other keys), different keys one condition; `all` (None) every shared condition."""
+    """--at options as conditions; `all` (None) every shared condition.
+
+    One condition tuple per --at when any --at names several keys
+    (`--at n_prompt=512,n_gen=0 --at n_prompt=0,n_gen=128`: two conditions). Otherwise each
+    --at is one KEY=VALUE: different keys make one condition, a key given twice several
+    conditions (each combined with the other keys)."""
     import itertools
 
     from ..format.keys import parse_assignment
 
     if items == ["all"]:
         return None
-    values: dict[str, list[Any]] = {}
+    tuples: list[list[tuple[str, Any]]] = []
     for item in items:
-        parsed = parse_assignment(item)
-        if parsed is None:
-            fail(f"--at {item!r}: write KEY=VALUE (e.g. --at concurrency=8), or --at all alone")
-        if parsed[1] not in values.setdefault(parsed[0], []):
-            values[parsed[0]].append(parsed[1])
+        parts = [parse_assignment(part) for part in item.split(",")]
+        if any(p is None for p in parts) or item.strip() == "all":
+            fail(
+                f"--at {item!r}: write KEY=VALUE (e.g. --at concurrency=8), one condition's keys joined by commas "
+                "(--at n_prompt=512,n_gen=0), or --at all alone"
+            )
+        tuples.append([p for p in parts if p is not None])
+    if any(len(t) > 1 for t in tuples):
+        out: list[dict[str, Any]] = []
+        for t in tuples:
+            if len({k for k, _ in t}) != len(t):
+                fail(f"--at {','.join(f'{k}={v}' for k, v in t)!r}: a key appears twice in one condition; give it once")
+            if dict(t) not in out:
+                out.append(dict(t))
+        return out
+    values: dict[str, list[Any]] = {}
+    for ((key, value),) in tuples:
+        if value not in values.setdefault(key, []):
+            values[key].append(value)
     keys = list(values)
     return [dict(zip(keys, combo, strict=True)) for combo in itertools.product(*values.values())]
 
@@ -41,8 +59,9 @@ def compare(
     at: Annotated[
         list[str] | None,
         typer.Option(
-            help="Condition as KEY=VALUE; a key repeated means several conditions (judged together), "
-            "--at all every condition both runs share."
+            help="Condition as KEY=VALUE; a key repeated means several conditions (judged together). "
+            "One condition per --at with its keys joined by commas: --at n_prompt=512,n_gen=0 "
+            "--at n_prompt=0,n_gen=128. --at all: every condition both runs share."
         ),
     ] = None,
     claimed: Annotated[
@@ -125,8 +144,9 @@ def _checked(
 
 
 def _option(field: str | None) -> str | None:
-    """claims.0.metric -> --metric: the option the user typed."""
-    return "--" + field.split(".")[-1] if field and not field.split(".")[-1].isdigit() else field
+    """claims.0.metric -> --metric, claims.0.varies.1 -> --varies: the option the user typed."""
+    names = [part for part in (field or "").split(".")[1:] if not part.isdigit()]
+    return "--" + names[0] if names else field
 
 
 def comparison_json(r: ClaimComparison) -> dict[str, Any]:
@@ -225,4 +245,7 @@ def _print_condition(console: Any, r: ClaimComparison, c: Comparison) -> None:
     if len(r.conditions) > 1:
         console.print(f"verdict here: {c.verdict}")
     if c.trials_needed:
-        console.print(f"trials needed per side: {c.trials_needed}")
+        likely = f" (most likely {c.settles_as})" if c.settles_as else ""
+        console.print(f"trials needed per side: {c.trials_needed}{likely}")
+    elif c.unsettled:
+        console.print(escape(shown(c.unsettled)))

@@ -4,7 +4,8 @@
 - **magnitude**: `"+20%"`, `"-5%"`, `"1.2x"`, `"0.8x"`, or unsigned `"20%"` (in the
   direction of the metric's `better`);
 - **equivalence**: `"±2%"`, `"+/-2%"`, `"within 2%"` (the sides differ by less than 2%),
-  or `"0%"`, `"1.0x"` (no difference, the margin left to the verdict rule's band).
+  or `"0%"`, `"1.0x"`, `"no difference"` (the margin is the smallest change worth calling,
+  `min_effect`, never the data's noise).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ MINUS = "-−"
 
 _SIGN = re.compile(r"^\s*([+\-−])\s*$")
 _PERCENT = re.compile(r"^\s*([+\-−]?)\s*(\d+(?:\.\d+)?)\s*%\s*$")
+_NONE = re.compile(r"^\s*no\s+difference\s*$", re.I)
 _TIMES = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*[x×]\s*$")
 _WITHIN = re.compile(r"^\s*(?:±|\+/-|\+-|within)\s*(\d+(?:\.\d+)?)\s*%\s*$", re.I)
 MAX_PERCENT = 10_000.0  # +10,000% is a 101x ratio; anything larger is a typo
@@ -30,7 +32,7 @@ class Claimed:
     `ratio` is the claimed candidate/baseline ratio of a magnitude (None otherwise);
     `direction` is +1, -1, or 0 when the text carries no sign (then the metric's `better`
     decides); `margin` is the equivalence margin as a fraction, None for "no difference"
-    (the verdict rule's band) and for the other kinds.
+    (min_effect is then the margin) and for the other kinds.
     """
 
     text: str
@@ -52,6 +54,8 @@ class Claimed:
 
 def parse_claimed(text: str) -> Claimed:
     """Parse a `claimed:` value; ValueError with the accepted forms for anything else."""
+    if _NONE.match(text):
+        return Claimed(text, "equivalence")
     if match := _SIGN.match(text):
         return Claimed(text, "direction", -1 if match.group(1) in MINUS else 1)
     if match := _WITHIN.match(text):
@@ -73,7 +77,7 @@ def parse_claimed(text: str) -> Claimed:
         return Claimed(text, "magnitude", 1 if ratio > 1 else -1, ratio_given=ratio)
     raise ValueError(
         f'claimed {text!r} is not an effect; write a direction ("+", "-"), a magnitude ("+20%", "-5%", '
-        '"1.2x") or an equivalence ("±2%", "within 2%", "0%")'
+        '"1.2x") or an equivalence ("±2%", "within 2%", "0%", "no difference")'
     )
 
 

@@ -312,7 +312,16 @@ class Claim(_Record):
         description="Which condition rows: one mapping, a list of mappings (judged together), or all.",
     )
     varies: list[str] = Field(default_factory=list, description="Dotted keys the claim varies.")
-    claimed: str | None = Field(None, description='What the publisher said: "+20%", "1.2x".')
+    claimed: str | None = Field(
+        None, description='What the publisher said: "+20%", "1.2x", "±2%", "0%" or "no difference".'
+    )
+    min_effect: float | None = Field(
+        None,
+        ge=0,
+        lt=1,
+        description="This claim's smallest change worth calling (0.02 = 2%), instead of the site's; also the "
+        'margin of "0%", "1.0x" and "no difference".',
+    )
     corrects: str | None = Field(None, description="Id of the claim this one corrects.")
     source: Citation | None = Field(None, description="Citation of a statement-only claim.")
     limits: list[str] = Field(default_factory=list, description="Limits of this claim alone.")
@@ -366,7 +375,13 @@ class Attribution(_Record):
         description="Factor name -> the dotted setup or manifest key whose two values are its levels "
         "(setup.draft, engine.threads)."
     )
-    runs: list[str] = Field(description="The grid's runs, one per combination of levels (2^k); the first is the base.")
+    runs: list[str] = Field(description="The grid's runs, one per combination of levels (2^k), in any order.")
+    base: dict[Name, Scalar] = Field(
+        default_factory=dict,
+        description="Factor -> its base level (effects read other level / base level). A factor the claims "
+        "taking the grid apart vary is oriented by their baseline instead (and must agree with it); a factor "
+        "neither orients reads as a gain (its base is its worse level).",
+    )
     credits: Name | None = Field(None, description="The factor the publisher credits with the gain, if any.")
     limits: list[str] = Field(default_factory=list, description="Limits of this attribution alone.")
 
@@ -379,14 +394,21 @@ class Attribution(_Record):
             raise ValueError(f"{k} factors of two levels need {2**k} runs, one per combination; {len(self.runs)} given")
         if self.credits is not None and self.credits not in self.factors:
             raise ValueError(f"credits {self.credits!r} is not one of the factors: {', '.join(self.factors)}")
+        unknown = [name for name in self.base if name not in self.factors]
+        if unknown:
+            raise ValueError(
+                f"base names {', '.join(unknown)}, not a factor; name one of the factors: {', '.join(self.factors)}"
+            )
         return self
 
 
 class ReportMeta(_File):
     """The front matter of site_src/reports/<slug>.md."""
 
-    title: str = Field(min_length=1)
-    date: Day | None = None
-    claims: list[Claim] = Field(default_factory=list)
-    attributions: list[Attribution] = Field(default_factory=list)
-    limits: list[str] = Field(default_factory=list)
+    title: str = Field(min_length=1, description="The report's title.")
+    date: Day | None = Field(None, description="When the report was published.")
+    claims: list[Claim] = Field(default_factory=list, description="The claims the report makes and corrects.")
+    attributions: list[Attribution] = Field(
+        default_factory=list, description="2^k grids of runs that say which factor earned a gain."
+    )
+    limits: list[str] = Field(default_factory=list, description="Limits of every claim in the report.")

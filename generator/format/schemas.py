@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from .models import ManifestFile, ReceiptFile, RunFile
+from .models import ManifestFile, ReceiptFile, ReportMeta, RunFile
 
 
 def json_schemas() -> dict[str, dict[str, Any]]:
-    """JSON Schemas for editors, keyed by file kind (run, manifest, receipt)."""
+    """JSON Schemas for editors, keyed by file kind (run, manifest, receipt, and report: a
+    report's front matter)."""
     out = {}
-    for kind, model in (("run", RunFile), ("manifest", ManifestFile), ("receipt", ReceiptFile)):
+    kinds = (("run", RunFile), ("manifest", ManifestFile), ("receipt", ReceiptFile), ("report", ReportMeta))
+    for kind, model in kinds:
         schema = model.model_json_schema(by_alias=True)
         schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
         out[kind] = schema

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..errors import Problem
 from ..format.conditions import condition_key, condition_value, same_condition
+from ..format.keys import flatten
 from ..format.models import Claim, ManifestFile, ReceiptFile, ReportMeta, RunFile
 
 RUNS_DIR = "runs"
@@ -120,6 +121,17 @@ class Run:
     def figures(self) -> list[str]:
         """Its metrics, then its rates: every name a claim, a sweep or a comparison may use."""
         return [*self.meta.metrics, *self.meta.rates]
+
+    def environment(self) -> dict[str, object]:
+        """The manifest (less `schema` and `captured`) and `setup` as dotted keys, and
+        `warmup_trials`: what comparisons match between runs."""
+        manifest = self.manifest.model_dump(mode="json", by_alias=True, exclude_none=True)
+        manifest.pop("schema", None)
+        manifest.pop("captured", None)
+        out = flatten(manifest) if manifest else {}
+        out.update(flatten(self.meta.setup, "setup") if self.meta.setup else {})
+        out["warmup_trials"] = self.meta.warmup_trials
+        return out
 
 
 @dataclass(frozen=True)

@@ -190,6 +190,7 @@ def _claim_problems(
         if b != c:
             message = f"baseline runs benchmark {b!r} but candidate runs {c!r}; only runs of one benchmark are compared"
             problems.append(Problem(report.path, _where(report, i, "candidate")[0], f"claims.{i}", message))
+        problems += _varies_problems(report, i, claim, base, cand)
         if claim.at == "all" and not shared_conditions(base, cand):
             message = (
                 f"`all`: {claim.baseline!r} and {claim.candidate!r} share no condition "
@@ -202,6 +203,26 @@ def _claim_problems(
         except ValueError as err:
             problems.append(Problem(report.path, *_where(report, i, "claimed"), str(err)))
     return problems
+
+
+def _varies_problems(report: Report, i: int, claim: Claim, baseline: Run, candidate: Run) -> list[Problem]:
+    """A `varies:` key found in neither run's manifest or setup (as a key or a section above
+    keys) varies nothing: usually a renamed or misspelled key, which leaves the real difference
+    an unmatched condition."""
+    keys = set(baseline.environment()) | set(candidate.environment())
+    out = []
+    for j, key in enumerate(claim.varies):
+        if key in keys or any(k.startswith(key + ".") for k in keys):
+            continue
+        close = difflib.get_close_matches(key, sorted(keys), n=1, cutoff=0.0)
+        hint = f"; the closest key they have is {close[0]!r}" if close else ""
+        loc: tuple[str | int, ...] = ("claims", i, "varies", j)
+        message = (
+            f"{key!r} is in neither {claim.baseline!r} nor {claim.candidate!r} (manifest or setup){hint}: "
+            "correct the key, or remove it"
+        )
+        out.append(Problem(report.path, line_for(loc, report.lines), ".".join(map(str, loc)), message))
+    return out
 
 
 def _correction_problems(cid: str, located: Located, claims: Mapping[str, Located]) -> list[Problem]:

@@ -82,7 +82,10 @@ def attribution_page(
     level = t.level(settings.confidence)
     reason = grid.reason[:1].upper() + grid.reason[1:] + "."
     if grid.trials_needed:
-        reason += f" About {grid.trials_needed} trials per cell would settle it."
+        likely = f", most likely as {grid.settles_as}" if grid.settles_as else ""
+        reason += f" About {grid.trials_needed:,} trials per cell would settle it{likely}."
+    elif grid.unsettled:
+        reason += f" {grid.unsettled[:1].upper()}{grid.unsettled[1:]}."
     limits = list(dict.fromkeys([*report.meta.limits, *a.limits]))
     return render(
         "attribution.md.j2",
@@ -94,7 +97,13 @@ def attribution_page(
         metric=t.text(a.metric),
         at=t.text(condition_label(a.at.items()) if a.at else "its only condition"),
         factors=[
-            {"name": t.text(f), "key": t.text(a.factors[f]), "base": t.text(lv[0]), "other": t.text(lv[1])}
+            {
+                "name": t.text(f),
+                "key": t.text(a.factors[f]),
+                "base": t.text(lv[0]),
+                "other": t.text(lv[1]),
+                "why": t.text(grid.oriented.get(f, "")),
+            }
             for f, lv in grid.levels.items()
         ],
         credits=t.text(a.credits or "no factor"),

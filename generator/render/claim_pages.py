@@ -168,6 +168,8 @@ def comparison_figures(ev: Evaluation, level: str) -> list[tuple[str, str]]:
         figures.append((f"{said}{where}", measured))
         if c.trials_needed:
             figures.append((f"Trials needed per side{where}", str(c.trials_needed)))
+        elif c.unsettled:
+            figures.append((f"Trials needed per side{where}", "more trials will not settle this"))
         if c.restored is not None:
             figures.append((f"With the excluded trials{where}", c.restored))
         if c.mann_whitney_p is not None:
@@ -320,7 +322,7 @@ def claim_page(
         cards=[card(ev, role, t.level(settings.confidence)) for ev, role in zip(chain, roles, strict=True)],
         forest=forest if rows else None,
         forest_rows=rows,
-        min_effect=f"±{settings.min_effect:.1%}",
+        min_effect=f"±{first.min_effect:.1%}",
         trials=trials,
         sweep=sweep,
         confounds=confounds,

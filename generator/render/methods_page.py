@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from ..analysis import attribution, stats, verdicts
+from ..analysis import attribution, power, stats, verdicts
 from ..analysis.comparison import Settings
 from ..format.models import MAX_FACTORS
 from . import text as t
@@ -39,5 +39,10 @@ def methods_page(settings: Settings) -> str:
         grid_noise=(
             "the largest per-trial CV among the grid's cells" if settings.noise is None else f"±{settings.noise:.1%}"
         ),
-        grid_order=Markup(", ".join(f"**{v}**" for v in attribution.GRID_VERDICTS)),
+        grid_order=Markup(", ".join(f"**{v}**" for v, _ in attribution.GRID_RULE)),
+        grid_rule=[(Markup(f"**{v}**"), t.text(when)) for v, when in attribution.GRID_RULE],
+        clearly_larger=t.text(attribution.CLEARLY_LARGER),
+        power=f"{power.POWER:.0%}",
+        draws=f"{power.DRAWS:,}",
+        most=f"{power.MOST:,}",
     )
