@@ -167,9 +167,10 @@ def comparison_figures(ev: Evaluation, level: str) -> list[tuple[str, str]]:
         said = "Reported" if c.baseline.reported or c.candidate.reported else "Measured"
         figures.append((f"{said}{where}", measured))
         if c.trials_needed:
-            figures.append((f"Trials needed per side{where}", str(c.trials_needed)))
+            likely = f", most likely as {c.settles_as}" if c.settles_as else ""
+            figures.append((f"Trials needed per side{where}", f"{c.trials_needed} to settle the verdict{likely}"))
         elif c.unsettled:
-            figures.append((f"Trials needed per side{where}", "more trials will not settle this"))
+            figures.append((f"Trials needed per side{where}", f"more trials will not settle this: {c.unsettled}"))
         if c.restored is not None:
             figures.append((f"With the excluded trials{where}", c.restored))
         if c.mann_whitney_p is not None:
