@@ -127,3 +127,9 @@ def test_a_credit_to_the_other_factor_is_misattributed(tmp_path: Path) -> None:
     card = pages["claims/the-claim/index.md"].decode()
     assert f"{SUPPORTED} · {MISATTRIBUTED}" in card
     assert "The grid credits kernel, not vocab" in card
+
+
+def test_an_inconclusive_card_says_how_many_trials_settle_it_and_how() -> None:
+    pages, _ = _example()
+    card = pages["claims/testbed-throughput-nmax3-vs-nmax2/index.md"].decode()
+    assert "<dt>Trials needed per side</dt><dd>14 to settle the verdict, most likely as within noise</dd>" in card
