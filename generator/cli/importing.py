@@ -43,6 +43,13 @@ def import_results(
     date: Annotated[str | None, typer.Option(help="Day measured, YYYY-MM-DD.", show_default="from the file")] = None,
     out: Annotated[Path, typer.Option(help="Folder the run folder is written into.")] = Path("runs"),
     force: Annotated[bool, typer.Option(help="Replace an existing run folder of the same id.")] = False,
+    keep_paths: Annotated[
+        bool,
+        typer.Option(
+            help="Keep local absolute paths (model files) as written; by default they become file names. "
+            "check refuses a run that publishes them."
+        ),
+    ] = False,
 ) -> None:
     """Import results from a tool you already run into a run folder that benchledger check accepts.
 
@@ -74,7 +81,9 @@ def import_results(
         else:
             parsers = {"vllm-bench": vllm_bench, "guidellm": guidellm, "hyperfine": hyperfine}
             imported = parsers.get(tool, pytest_benchmark).parse(inputs)
-        options = Options(run_id, out, force, title, benchmark, _knobs(setup or []), citation, url, _day(date))
+        options = Options(
+            run_id, out, force, title, benchmark, _knobs(setup or []), citation, url, _day(date), keep_paths
+        )
         path = write_run(imported, inputs, options)
     except BenchledgerError as err:
         fail(err.problems)
