@@ -194,12 +194,12 @@ DETAILED = json.loads((FIXTURES / "serve-c1-pass1.json").read_text())
     ("content", "message"),
     [
         ("{", "is not a vLLM serving-benchmark result (JSON)"),
-        ('{"model_id": "x"}', "$: expected the object `vllm bench serve --save-result` writes"),
+        ('{"model_id": "x"}', "$.request_throughput: has no request_throughput (nor duration, nor ttfts)"),
         ('{"duration": 3, "completed": 2}', "no throughput or latency figure in any file"),
         ('{"request_throughput": -1}', "$.request_throughput: '-1' is not a number >= 0"),
         (json.dumps(DETAILED | {"itls": DETAILED["itls"][:2]}), "$.itls: expected a list of 6 per-request values"),
         (json.dumps(DETAILED | {"ttfts": [0.1, -2, 0.1, 0.1, 0.1, 0.1]}), "$.ttfts[1]: expected a number >= 0"),
-        ('{"request_throughput": 1}\n[1, 2]', "line 2: expected the object"),
+        ('{"request_throughput": 1}\n[1, 2]', "line 2: is a JSON list; expected the object"),
     ],
 )
 def test_malformed_results_are_one_located_error(tmp_path: Path, content: str, message: str) -> None:

@@ -181,4 +181,8 @@ def _reduced(data: Any) -> Any:
 def _exact(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Floats written with every digit they have (repr is the shortest text that reads back the
     same number), not rounded to the runner's six significant digits."""
-    return [{k: repr(v) if isinstance(v, float) else v for k, v in row.items()} for row in rows]
+    return [{k: _digits(v) if isinstance(v, float) else v for k, v in row.items()} for row in rows]
+
+
+def _digits(value: float) -> str:
+    return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
