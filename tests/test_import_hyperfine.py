@@ -118,3 +118,47 @@ def test_a_live_hyperfine_run_imports_and_builds(tmp_path: Path) -> None:
     table = rows(root / "runs" / "2026-11-30-live" / "results.csv")
     assert [r["n"] for r in table] == ["1", "1", "1", "2", "2", "2"] and all(float(r["seconds"]) > 0.005 for r in table)
     assert CliRunner().invoke(app, ["build", "--strict", "--repo", str(root)]).exit_code == 0
+
+
+def test_a_command_whose_every_run_failed_is_excluded_not_measured(tmp_path: Path) -> None:
+    code, out, root = import_into(
+        tmp_path,
+        "hyperfine",
+        str(FIXTURES / "hyperfine-py-ignored-failure.json"),
+        "--id",
+        "2026-11-30-killed",
+        "--date",
+        "2026-11-30",
+    )
+    assert code == 0, out
+    run = root / "runs" / "2026-11-30-killed"
+    meta = yaml.safe_load((run / "run.yaml").read_text())
+    assert meta["excluded"] == [
+        {"trial": 1, "at": {}, "reason": "the command exited with code 137"},
+        {"trial": 2, "at": {}, "reason": "the command exited with code 137"},
+    ]
+    assert "&id" not in (run / "run.yaml").read_text()
+    assert csv_rows(run / "results.csv") == [
+        {"trial": "1", "seconds": "2.025160000000345e-06", "memory_usage_byte": "2392064"},
+        {"trial": "2", "seconds": "0.0003218591600000005", "memory_usage_byte": "2392064"},
+    ]
+    assert CliRunner().invoke(app, ["check", "--repo", str(root)]).exit_code == 0
+
+
+def test_peak_memory_per_run_is_a_metric(tmp_path: Path) -> None:
+    code, out, root = import_into(
+        tmp_path, "hyperfine", str(FIXTURES / "hyperfine-py-parameter-scan.json"), "--id", "2026-11-30-scan"
+    )
+    assert code == 0, out
+    run = root / "runs" / "2026-11-30-scan"
+    meta = yaml.safe_load((run / "run.yaml").read_text())
+    assert meta["conditions"] == ["n"] and meta["metrics"]["memory_usage_byte"] == {"unit": "bytes", "better": "lower"}
+    table = csv_rows(run / "results.csv")
+    assert [(r["trial"], r["n"], r["seconds"], r["memory_usage_byte"]) for r in table] == [
+        ("1", "1", "0.004958208", "1081344"),
+        ("2", "1", "0.004013", "1081344"),
+        ("3", "1", "0.0038106670000000002", "1081344"),
+        ("1", "2", "0.005372583", "1081344"),
+        ("2", "2", "0.005936625", "1081344"),
+        ("3", "2", "0.0053733750000000005", "1081344"),
+    ]
