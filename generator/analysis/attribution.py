@@ -21,6 +21,7 @@ from typing import Literal, get_args
 
 from ..errors import Problem
 from ..format.models import Attribution
+from ..format.signed import change
 from ..ledger.records import Ledger, Report, Run
 from ..ledger.references import condition_problem, run_reference_problem
 from ..ledger.yamlio import line_for
@@ -304,4 +305,4 @@ def _inconclusive(grid: Grid, credited: str | None, sd_log: float, earned: str |
 
 
 def _pct(ratio: float) -> str:
-    return f"{(ratio - 1) * 100:+.1f}%"
+    return change(ratio)
