@@ -151,10 +151,11 @@ def _parse_files(
         text = text_of("manifest.yaml")
         if text is not None:
             manifest, manifest_lines = load_model(ManifestFile, text, f"{rel}/manifest.yaml", MANIFEST_SCHEMA)
-            problems += _path_problems(f"{rel}/manifest.yaml", manifest.model_dump(), manifest_lines)
+            if meta is not None and meta.imported is not None:
+                problems += _path_problems(f"{rel}/manifest.yaml", manifest.model_dump(), manifest_lines)
     except BenchledgerError as err:
         problems.extend(err.problems)
-    if meta is not None:
+    if meta is not None and meta.imported is not None:
         problems += _path_problems(f"{rel}/run.yaml", meta.model_dump(exclude={"imported"}), lines)
     if meta is not None:
         try:
@@ -162,7 +163,8 @@ def _parse_files(
             if text is not None:
                 results = parse_results(text, f"{rel}/results.csv", meta)
                 results = mark_excluded(results, meta, f"{rel}/run.yaml", lines)
-                problems += _cell_path_problems(f"{rel}/results.csv", results)
+                if meta.imported is not None:
+                    problems += _cell_path_problems(f"{rel}/results.csv", results)
             text = text_of("requests.csv", required=False)
             if text is not None:
                 requests = parse_requests(text, f"{rel}/requests.csv", meta)
@@ -172,7 +174,9 @@ def _parse_files(
 
 
 def _path_problems(rel: str, data: Any, lines: Lines) -> list[Problem]:
-    """A value that is an absolute local path (a model file on someone's disk) is refused."""
+    """A value that is an absolute local path (a model file on someone's disk) is refused in an
+    imported run. Runs the runner writes still record the paths it ran with (runner.model,
+    the argv, the server's model ids): they are not checked until the runner reduces them."""
     out = []
     for at, value in local_paths(data):
         key = ".".join(map(str, at))
