@@ -152,7 +152,8 @@ def evaluate(
     assert claim.baseline and claim.candidate and claim.metric
     baseline, candidate = ledger.runs[claim.baseline], ledger.runs[claim.candidate]
     conditions = claim.at_list if claim.at_list is not None else shared_conditions(baseline, candidate)
-    found = compare(baseline, candidate, claim.metric, conditions, claim.varies, settings, claimed)
+    own = (claim.baseline_at, claim.candidate_at)
+    found = compare(baseline, candidate, claim.metric, conditions, claim.varies, settings, claimed, own)
     return Evaluation(
         claim,
         report,
