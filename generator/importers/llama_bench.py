@@ -156,7 +156,8 @@ def _json(name: str, text: str, kind: str) -> list[dict[str, Any]]:
         _check_test(item, name, None, path)
         fields = {k: (float(v) if isinstance(v, Decimal) else v) for k, v in item.items() if k not in RESULT}
         label = item.get("test") if isinstance(item.get("test"), str) else None
-        out.append(fields | {"_samples": list(zip(samples, nanos, strict=True)), "_label": label, "_time": item})
+        samples_of = list(zip(samples, nanos, strict=True))
+        out.append(fields | {"_samples": samples_of, "_label": label, "_time": item, "_file": name})
     return out
 
 
@@ -191,7 +192,7 @@ def _csv(name: str, text: str) -> list[dict[str, Any]]:
         fields = {k: v for k, v in item.items() if k not in RESULT}
         label = item.get("test") if isinstance(item.get("test"), str) else None
         summary = (_exact_text(cells[header.index("avg_ts")]), _exact_text(cells[header.index("stddev_ts")]))
-        out.append(fields | {"_summary": summary, "_label": label, "_time": item})
+        out.append(fields | {"_summary": summary, "_label": label, "_time": item, "_file": name})
     return out
 
 
@@ -226,7 +227,7 @@ def _markdown(name: str, text: str) -> list[dict[str, Any]]:
             }
         item: dict[str, Any] = {MD_COLUMNS.get(k, k): _scalar(v) for k, v in row.items() if k not in RESULT and k}
         summary = (_exact_text(value.group(1)), _exact_text(value.group(2)))
-        out.append(tokens | item | {"_summary": summary, "_label": label, "_time": {}})
+        out.append(tokens | item | {"_summary": summary, "_label": label, "_time": {}, "_file": name})
     return out
 
 
@@ -238,7 +239,7 @@ def _imported(tests: list[dict[str, Any]], kind: str, repetitions: int | None) -
         if not re.match(NAME_PATTERN, key) or key in RESERVED:
             raise BenchledgerError(
                 Problem(
-                    "llama-bench",
+                    tests[0]["_file"],
                     None,
                     key,
                     "differs between tests but cannot name a results.csv column; import the tests that share "
