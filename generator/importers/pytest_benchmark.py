@@ -5,9 +5,11 @@ parametrized the same way (`size=1000`, `size=10000`), else its name. With
 `--benchmark-save-data` the rounds (`stats.data`, seconds per iteration) become trials;
 they repeat inside one pytest process, so the run says `trial_unit: repetition`. Without
 them the export is a summary (mean, stddev, rounds): a reported run with published
-summaries. `machine_info` and `commit_info` go to the manifest; everything else stays in
-the original file under raw/. Shapes follow pytest-benchmark 5.3's own exports
-(tests/fixtures/pytest-benchmark/).
+summaries whose n counts rounds inside one process (`trial_unit: repetition`, with its
+caveat); several summary exports of the same benchmarks are one pytest process each, and
+their means become trials (`trial_unit: process`). `machine_info` (every field) and
+`commit_info` go to the manifest; everything else stays in the original file under raw/.
+Shapes follow pytest-benchmark's own exports (tests/fixtures/pytest-benchmark/).
 """
 
 from __future__ import annotations

@@ -8,8 +8,12 @@ between files) is the condition; passes with the same condition are trials 1, 2,
 order given. Each pass's throughputs and its mean, median and percentile latencies become
 that trial's metrics. With `--save-detailed` the file also holds every request (`ttfts`,
 `itls`, `latencies`, `output_lens`, `errors`): those become requests.csv. Backend, model and
-tokenizer go to the manifest. Request standard deviations, input lengths and generated texts
-are not metrics; they stay in the original file under raw/.
+tokenizer go to the manifest, with every other recorded setting (a `vllm bench sweep` server
+setting such as `max_num_seqs` too; `run_number` is the trial). Request standard deviations,
+input lengths and generated texts are not metrics; they stay in the original file under raw/.
+A pass in which no request completed is refused (vLLM writes 0 for what it could not measure),
+and so are passes that report different figures (different `--percentile-metrics`), naming
+the difference.
 Keys and units follow vLLM's own writer (vllm/benchmarks/serve.py, tests/fixtures/vllm-bench/).
 """
 
