@@ -38,10 +38,11 @@ def import_results(
     ] = None,
     url: Annotated[str | None, typer.Option(help="Where they published it (http or https).")] = None,
     repetitions: Annotated[
-        int | None, typer.Option(
+        int | None,
+        typer.Option(
             help="Repetitions behind each mean of a llama-bench csv or Markdown summary (its -r; 5 when not "
             "given); required for those formats, so their SDs are kept."
-        )
+        ),
     ] = None,
     date: Annotated[str | None, typer.Option(help="Day measured, YYYY-MM-DD.", show_default="from the file")] = None,
     out: Annotated[Path, typer.Option(help="Folder the run folder is written into.")] = Path("runs"),
