@@ -4,6 +4,7 @@ tests/fixtures/llama-bench/SOURCES.md) become run folders that check and build."
 from __future__ import annotations
 
 import csv
+import html
 import io
 import json
 import os
@@ -17,7 +18,7 @@ from typer.testing import CliRunner
 
 from generator.analysis import stats
 from generator.cli import app
-from helpers import csv_rows, import_into
+from helpers import csv_rows, generate, import_into
 
 FIXTURES = Path(__file__).parent / "fixtures" / "llama-bench"
 
@@ -418,3 +419,45 @@ def test_a_pp_plus_tg_and_a_tg_after_pp_test_stay_apart(tmp_path: Path) -> None:
     assert yaml.safe_load((run / "run.yaml").read_text())["conditions"][-1] == "test"
     assert [r["test"] for r in rows(run / "results.csv")] == ["tg64@pp128", "pp128+tg64"]
     check(root)
+
+
+def test_a_measured_run_cannot_carry_someone_elses_citation(tmp_path: Path) -> None:
+    cite = ("--citation", "A llama.cpp README", "--url", "https://github.com/ggml-org/llama.cpp")
+    code, out, root = imported(tmp_path, str(FIXTURES / "readme-rtx4080.json"), "--id", "2025-04-24-cited", *cite)
+    assert code == 0, out
+    meta = root / "runs" / "2025-04-24-cited" / "run.yaml"
+    meta.write_text(meta.read_text().replace("kind: republished", "kind: measured"))
+    result = CliRunner().invoke(app, ["check", "--repo", str(root)])
+    assert result.exit_code == 1
+    assert "a measured run carries no source.citation or source.url: if someone else measured it, write " in (
+        result.output
+    )
+
+
+def test_a_claim_on_republished_runs_is_flagged_with_the_source_url(tmp_path: Path) -> None:
+    url = "https://github.com/ikawrakow/ik_llama.cpp/pull/273"
+    cite = ("--citation", "ik_llama.cpp PR 273", "--url", url)
+    files = [str(FIXTURES / "ik-flashmla3-fa-off.json"), str(FIXTURES / "ik-flashmla3-fa-on.json")]
+    code, out, root = imported(tmp_path, *files, "--id", "2025-03-21-theirs", *cite)
+    assert code == 0, out
+    front = {
+        "title": "FA on the CPU",
+        "claims": [
+            {
+                "id": "fa-on-slower-tg",
+                "statement": "With FlashMLA-3 on this Xeon, flash attention slows generation.",
+                "metric": "tokens_per_second",
+                "baseline": {"run": "2025-03-21-theirs", "at": {"flash_attn": "false"}},
+                "candidate": {"run": "2025-03-21-theirs", "at": {"flash_attn": "true"}},
+                "at": {"n_prompt": 0, "n_gen": 128},
+                "claimed": "-",
+            }
+        ],
+    }
+    (root / "site_src" / "reports").mkdir(parents=True)
+    (root / "site_src" / "reports" / "fa.md").write_text("---\n" + yaml.safe_dump(front) + "---\n")
+    check(root)
+    (row,) = json.loads(generate(root)["ledger/claims.json"])
+    assert row["verdict"] == "supported" and "republished run" in row["flags"]
+    page = html.unescape(generate(root)["claims/fa-on-slower-tg/index.md"].decode())
+    assert f"<dd>2025-03-21-theirs: republished from ik_llama.cpp PR 273 ({url})</dd>" in page

@@ -124,6 +124,11 @@ class Source(_Record):
             raise ValueError("a reported run needs source.citation naming the publication")
         if self.kind == "republished" and not (self.citation and self.url):
             raise ValueError("a republished run needs source.citation and source.url: who measured it, and where")
+        if self.kind == "measured" and (self.citation or self.url):
+            raise ValueError(
+                "a measured run carries no source.citation or source.url: if someone else measured it, write "
+                "kind: republished (with citation and url); if you did, remove them"
+            )
         return self
 
 
