@@ -4,6 +4,7 @@ live run become run folders that check and build."""
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import subprocess
 from pathlib import Path
@@ -13,7 +14,7 @@ import yaml
 from typer.testing import CliRunner
 
 from generator.cli import app
-from helpers import csv_rows, import_into
+from helpers import csv_rows, generate, import_into
 
 FIXTURES = Path(__file__).parent / "fixtures" / "hyperfine"
 
@@ -118,3 +119,122 @@ def test_a_live_hyperfine_run_imports_and_builds(tmp_path: Path) -> None:
     table = rows(root / "runs" / "2026-11-30-live" / "results.csv")
     assert [r["n"] for r in table] == ["1", "1", "1", "2", "2", "2"] and all(float(r["seconds"]) > 0.005 for r in table)
     assert CliRunner().invoke(app, ["build", "--strict", "--repo", str(root)]).exit_code == 0
+
+
+def test_a_command_whose_every_run_failed_is_excluded_not_measured(tmp_path: Path) -> None:
+    code, out, root = import_into(
+        tmp_path,
+        "hyperfine",
+        str(FIXTURES / "hyperfine-py-ignored-failure.json"),
+        "--id",
+        "2026-11-30-killed",
+        "--date",
+        "2026-11-30",
+    )
+    assert code == 0, out
+    run = root / "runs" / "2026-11-30-killed"
+    meta = yaml.safe_load((run / "run.yaml").read_text())
+    assert meta["excluded"] == [
+        {"trial": 1, "at": {}, "reason": "the command exited with code 137"},
+        {"trial": 2, "at": {}, "reason": "the command exited with code 137"},
+    ]
+    assert "&id" not in (run / "run.yaml").read_text()
+    assert csv_rows(run / "results.csv") == [
+        {"trial": "1", "seconds": "2.025160000000345e-06", "memory_usage_byte": "2392064"},
+        {"trial": "2", "seconds": "0.0003218591600000005", "memory_usage_byte": "2392064"},
+    ]
+    assert CliRunner().invoke(app, ["check", "--repo", str(root)]).exit_code == 0
+
+
+def test_peak_memory_per_run_is_a_metric(tmp_path: Path) -> None:
+    code, out, root = import_into(
+        tmp_path, "hyperfine", str(FIXTURES / "hyperfine-py-parameter-scan.json"), "--id", "2026-11-30-scan"
+    )
+    assert code == 0, out
+    run = root / "runs" / "2026-11-30-scan"
+    meta = yaml.safe_load((run / "run.yaml").read_text())
+    assert meta["conditions"] == ["n"] and meta["metrics"]["memory_usage_byte"] == {"unit": "bytes", "better": "lower"}
+    table = csv_rows(run / "results.csv")
+    assert [(r["trial"], r["n"], r["seconds"], r["memory_usage_byte"]) for r in table] == [
+        ("1", "1", "0.004958208", "1081344"),
+        ("2", "1", "0.004013", "1081344"),
+        ("3", "1", "0.0038106670000000002", "1081344"),
+        ("1", "2", "0.005372583", "1081344"),
+        ("2", "2", "0.005936625", "1081344"),
+        ("3", "2", "0.0053733750000000005", "1081344"),
+    ]
+
+
+def within_one_run(run_id: str, baseline: dict[str, str], candidate: dict[str, str], claim_id: str) -> str:
+    """A report whose claim compares two conditions of one run."""
+    front = {
+        "title": "Inside one export",
+        "date": "2026-11-30",
+        "claims": [
+            {
+                "id": claim_id,
+                "statement": "The first command takes less time than the second.",
+                "metric": "seconds",
+                "baseline": {"run": run_id, "at": baseline},
+                "candidate": {"run": run_id, "at": candidate},
+            }
+        ],
+    }
+    return "---\n" + yaml.safe_dump(front, sort_keys=False) + "---\n\nProse.\n"
+
+
+def test_a_claim_inside_one_export_compares_two_of_its_conditions(tmp_path: Path) -> None:
+    code, out, root = imported(
+        tmp_path, str(FIXTURES / "gzip-sizes.json"), "--id", "2026-11-30-gzip", "--date", "2026-11-30"
+    )
+    assert code == 0, out
+    report = within_one_run("2026-11-30-gzip", {"size": "200"}, {"size": "100"}, "smaller-input-faster")
+    (root / "site_src" / "reports").mkdir(parents=True)
+    (root / "site_src" / "reports" / "gzip.md").write_text(report)
+    result = CliRunner().invoke(app, ["check", "--repo", str(root)])
+    assert result.exit_code == 0, result.output
+    pages = generate(root)
+    (row,) = [r for r in json.loads(pages["ledger/claims.json"]) if r["claim"] == "smaller-input-faster"]
+    source = json.loads((FIXTURES / "gzip-sizes.json").read_text())["results"]
+    mean = [math.exp(math.fsum(map(math.log, r["times"])) / len(r["times"])) for r in source]
+    assert row["verdict"] == "supported" and row["ratio"] == pytest.approx(mean[0] / mean[1], rel=1e-9)
+    assert (row["baseline"], row["candidate"]) == ("2026-11-30-gzip", "2026-11-30-gzip")
+
+
+def test_a_run_compared_with_itself_at_one_condition_is_refused(tmp_path: Path) -> None:
+    code, out, root = imported(
+        tmp_path, str(FIXTURES / "gzip-sizes.json"), "--id", "2026-11-30-gzip", "--date", "2026-11-30"
+    )
+    assert code == 0, out
+    (root / "site_src" / "reports").mkdir(parents=True)
+    same = within_one_run("2026-11-30-gzip", {"size": "100"}, {"size": "100"}, "itself")
+    (root / "site_src" / "reports" / "same.md").write_text(same)
+    result = CliRunner().invoke(app, ["check", "--repo", str(root)])
+    assert result.exit_code == 1
+    assert "baseline and candidate are both run '2026-11-30-gzip' at the same condition" in result.output
+    wrong = within_one_run("2026-11-30-gzip", {"command": "x"}, {"size": "100"}, "wrong-key")
+    (root / "site_src" / "reports" / "same.md").write_text(wrong)
+    result = CliRunner().invoke(app, ["check", "--repo", str(root)])
+    assert result.exit_code == 1
+    assert "claims.0.baseline.at: command is not a condition of run '2026-11-30-gzip'; its conditions are: size" in (
+        result.output
+    )
+
+
+@pytest.mark.skipif(
+    shutil.which("hyperfine") is None, reason="hyperfine is not installed (Debian: apt-get install hyperfine)"
+)
+def test_a_live_hyperfine_run_of_two_commands_is_judged_inside_one_run(tmp_path: Path) -> None:
+    export = tmp_path / "two.json"
+    command = ["hyperfine", "--runs", "5", "-N", "sleep 0.01", "sleep 0.05", "--export-json", str(export)]
+    subprocess.run([*command, "--style", "none"], check=True, capture_output=True, timeout=120)
+    code, out, root = imported(tmp_path, str(export), "--id", "2026-11-30-two", "--date", "2026-11-30")
+    assert code == 0, out
+    assert yaml.safe_load((root / "runs" / "2026-11-30-two" / "run.yaml").read_text())["conditions"] == ["command"]
+    report = within_one_run("2026-11-30-two", {"command": "sleep 0.05"}, {"command": "sleep 0.01"}, "short-sleep")
+    (root / "site_src" / "reports").mkdir(parents=True)
+    (root / "site_src" / "reports" / "sleep.md").write_text(report)
+    result = CliRunner().invoke(app, ["build", "--strict", "--repo", str(root)])
+    assert result.exit_code == 0, result.output
+    (row,) = [r for r in json.loads(generate(root)["ledger/claims.json"]) if r["claim"] == "short-sleep"]
+    assert row["verdict"] == "supported" and row["ratio"] < 0.5

@@ -4,6 +4,7 @@ tests/fixtures/llama-bench/SOURCES.md) become run folders that check and build."
 from __future__ import annotations
 
 import csv
+import html
 import io
 import json
 import os
@@ -17,7 +18,7 @@ from typer.testing import CliRunner
 
 from generator.analysis import stats
 from generator.cli import app
-from helpers import csv_rows, import_into
+from helpers import csv_rows, generate, import_into
 
 FIXTURES = Path(__file__).parent / "fixtures" / "llama-bench"
 
@@ -49,7 +50,7 @@ def test_json_repetitions_become_trials(tmp_path: Path, name: str) -> None:
         ("1", "512", "0", "6863.1"),
         ("2", "512", "0", "7147.55"),
     ]
-    assert len(table) == 10 and table[5]["tokens_per_second"] == "119.03" and table[5]["seconds"] == "1.07536"
+    assert len(table) == 10 and table[5]["tokens_per_second"] == "119.03" and table[5]["seconds"] == "1.0753613"
     manifest = yaml.safe_load((run / "manifest.yaml").read_text())
     assert manifest["software"] == {
         "engine": "llama.cpp",
@@ -84,7 +85,7 @@ def test_settings_that_vary_between_tests_become_conditions(tmp_path: Path) -> N
     run = root / "runs" / "2023-08-18-threads"
     meta = yaml.safe_load((run / "run.yaml").read_text())
     assert meta["conditions"] == ["n_prompt", "n_gen", "n_depth", "n_threads"]
-    assert meta["source"]["kind"] == "reported" and "trial_unit" not in meta
+    assert meta["source"]["kind"] == "reported" and meta["trial_unit"] == "repetition"
     table = rows(run / "results.csv")
     assert [
         (
@@ -104,17 +105,24 @@ def test_settings_that_vary_between_tests_become_conditions(tmp_path: Path) -> N
     check(root)
 
 
-def test_a_summary_without_repetitions_keeps_the_means_and_says_why(tmp_path: Path) -> None:
+def test_a_summary_without_repetitions_is_refused_naming_the_option(tmp_path: Path) -> None:
     csv_file = FIXTURES / "testbed-tiny-threads.csv"
     code, out, root = imported(tmp_path, str(csv_file), "--id", "2026-11-30-csv", "--citation", "test bed")
+    assert code == 1 and out.startswith("Error: --repetitions: llama-bench's csv output gives each test's mean and SD")
+    assert "give --repetitions N (the -r it ran with; 5 when -r was not given)" in out
+    assert not (root / "runs" / "2026-11-30-csv").exists()
+    code, out, root = imported(
+        tmp_path, str(csv_file), "--id", "2026-11-30-csv", "--citation", "test bed", "--repetitions", "3"
+    )
     assert code == 0, out
-    assert "import with --repetitions N (llama-bench's -r, 5 by default)" in out
     run = root / "runs" / "2026-11-30-csv"
     assert yaml.safe_load((run / "run.yaml").read_text())["conditions"] == ["n_prompt", "n_gen", "n_depth", "n_threads"]
     table = rows(run / "results.csv")
     source = rows(csv_file)
-    assert [r["tokens_per_second"] for r in table] == [f"{float(r['avg_ts']):.6g}" for r in source]
-    assert "tokens_per_second.sd" not in table[0] and len(table) == 4
+    assert [(r["tokens_per_second"], r["tokens_per_second.sd"]) for r in table] == [
+        (r["avg_ts"], r["stddev_ts"]) for r in source
+    ]
+    assert {r["tokens_per_second.n"] for r in table} == {"3"} and len(table) == 4
     check(root)
 
 
@@ -198,7 +206,9 @@ def test_malformed_input_is_one_located_error(tmp_path: Path, content: str, mess
 
 
 def test_careless_options_are_refused(tmp_path: Path) -> None:
-    code, out, _ = imported(tmp_path, str(FIXTURES / "testbed-tiny-threads.csv"), "--id", "2025-04-24-x")
+    code, out, _ = imported(
+        tmp_path, str(FIXTURES / "testbed-tiny-threads.csv"), "--id", "2025-04-24-x", "--repetitions", "3"
+    )
     assert code == 1 and "becomes a reported run: say who published it with --citation" in out
     code, out, _ = imported(
         tmp_path, str(FIXTURES / "readme-rtx4080-ragged.csv"), "--id", "2025-04-24-z", "--citation", "x"
@@ -249,3 +259,205 @@ def test_a_live_llama_bench_run_imports_checks_and_builds(tmp_path: Path) -> Non
     assert len(rows(root / "runs" / "2026-11-30-live" / "results.csv")) == 2 * 2 * 3  # tests x threads x repetitions
     result = CliRunner().invoke(app, ["build", "--strict", "--repo", str(root)])
     assert result.exit_code == 0, result.output
+
+
+IK_MODEL = "opensourcerelease_DeepSeek-R1-Bf16-256x21B-IQ4_K_R4.gguf"
+
+
+def test_ik_llama_json_without_n_depth_keeps_every_fork_setting(tmp_path: Path) -> None:
+    files = [str(FIXTURES / "ik-flashmla3-fa-off.json"), str(FIXTURES / "ik-flashmla3-fa-on.json")]
+    code, out, root = imported(tmp_path, *files, "--id", "2025-03-21-ik-mla3")
+    assert code == 0, out
+    assert f"Local paths were reduced to their file names (`{IK_MODEL}`)" in out
+    run = root / "runs" / "2025-03-21-ik-mla3"
+    meta = yaml.safe_load((run / "run.yaml").read_text())
+    assert meta["conditions"] == ["n_prompt", "n_gen", "flash_attn"]
+    assert meta["trial_unit"] == "repetition" and meta["date"] == "2025-03-21"
+    table = rows(run / "results.csv")
+    assert len(table) == 20
+    assert table[0] == {
+        "trial": "1",
+        "n_prompt": "512",
+        "n_gen": "0",
+        "flash_attn": "false",
+        "tokens_per_second": "8.08873",
+        "seconds": "63.297959014",
+    }
+    assert (table[-1]["flash_attn"], table[-1]["tokens_per_second"], table[-1]["seconds"]) == (
+        "true",
+        "2.75163",
+        "46.517856647",
+    )
+    manifest = yaml.safe_load((run / "manifest.yaml").read_text())
+    assert manifest["model"] == {
+        "filename": IK_MODEL,
+        "type": "deepseek2 671B IQ4_K_R4 - 4.5 bpw",
+        "size": 379595751424,
+        "n_params": 672049829376,
+    }
+    settings = manifest["engine"]["llama_bench"]
+    assert {k: settings[k] for k in ("mla_attn", "fused_moe", "ser", "attn_max_batch", "cuda", "gpu_blas")} == {
+        "mla_attn": 3,
+        "fused_moe": True,
+        "ser": "-1,0",
+        "attn_max_batch": 0,
+        "cuda": False,
+        "gpu_blas": False,
+    }
+    assert settings["n_threads"] == 48 and "flash_attn" not in settings and "test" not in settings
+    assert manifest["software"] == {"engine": "llama.cpp", "engine_version": "ddc8eee1", "build_number": "3599"}
+    assert "accelerators" not in manifest  # gpu_info is empty: a CPU run
+    check(root)
+
+
+def test_kept_paths_are_refused_by_check_with_the_file_name_as_fix(tmp_path: Path) -> None:
+    code, out, root = imported(
+        tmp_path, str(FIXTURES / "ik-flashmla3-fa-off.json"), "--id", "2025-03-21-paths", "--keep-paths"
+    )
+    assert code == 0, out
+    manifest = yaml.safe_load((root / "runs" / "2025-03-21-paths" / "manifest.yaml").read_text())
+    assert manifest["model"]["filename"] == f"/mnt/sda/opensourcerelease_DeepSeek-R1-bf16/{IK_MODEL}"
+    result = CliRunner().invoke(app, ["check", "--repo", str(root)])
+    assert result.exit_code == 1
+    assert (
+        "runs/2025-03-21-paths/manifest.yaml:12: model.filename: is an absolute local path "
+        "('/mnt/sda/opensourcerelease_DeepSeek-R1-bf16/" in result.output
+    )
+    assert f"write the file name '{IK_MODEL}' instead" in result.output
+
+
+def test_every_varying_markdown_column_is_a_condition(tmp_path: Path) -> None:
+    cite = ("--citation", "ik_llama.cpp discussion 258", "--url", "https://github.com/ikawrakow/ik_llama.cpp")
+    code, out, root = imported(
+        tmp_path, str(FIXTURES / "ik-quickstart-kv-types.md"), "--id", "2025-03-30-kv", *cite, "--repetitions", "5"
+    )
+    assert code == 0, out
+    run = root / "runs" / "2025-03-30-kv"
+    meta = yaml.safe_load((run / "run.yaml").read_text())
+    assert meta["conditions"] == [
+        "n_prompt",
+        "n_gen",
+        "n_depth",
+        "model_type",
+        "model_size",
+        "model_n_params",
+        "type_k",
+        "type_v",
+        "repack",
+    ]
+    table = rows(run / "results.csv")
+    assert len(table) == 12
+    rtr = [
+        (r["type_k"], r["repack"], r["tokens_per_second"], r["tokens_per_second.sd"], r["tokens_per_second.n"])
+        for r in table[:6]
+        if r["n_prompt"] == "512"
+    ]
+    assert rtr == [
+        ("q8_0", "0", "69.85", "1.67", "5"),
+        ("q8_0", "1", "110.79", "5.60", "5"),
+        ("f16", "1", "114.56", "1.75", "5"),
+    ]
+    manifest = yaml.safe_load((run / "manifest.yaml").read_text())
+    assert manifest["engine"]["llama_bench"] == {
+        "n_gpu_layers": 63,
+        "flash_attn": 1,
+        "mla_attn": 2,
+        "attn_max_batch": 2048,
+        "fused_moe": 1,
+    }
+    assert manifest["software"]["backends"] == "CUDA"
+    check(root)
+
+
+def test_ik_generation_after_prompt_tests_and_fork_columns(tmp_path: Path) -> None:
+    cite = ("--citation", "ik_llama.cpp PR 273", "--url", "https://github.com/ikawrakow/ik_llama.cpp/pull/273")
+    code, out, root = imported(
+        tmp_path, str(FIXTURES / "ik-flashmla3-mla-fa.md"), "--id", "2025-03-21-gp", *cite, "--repetitions", "2"
+    )
+    assert code == 0, out
+    run = root / "runs" / "2025-03-21-gp"
+    assert yaml.safe_load((run / "run.yaml").read_text())["conditions"] == [
+        "n_prompt",
+        "n_gen",
+        "n_depth",
+        "flash_attn",
+        "mla_attn",
+    ]
+    table = rows(run / "results.csv")
+    assert len(table) == 42
+    last = table[-1]
+    assert (last["n_prompt"], last["n_gen"], last["flash_attn"], last["mla_attn"]) == ("8192", "64", "1", "3")
+    assert (last["tokens_per_second"], last["tokens_per_second.sd"], last["tokens_per_second.n"]) == (
+        "26.12",
+        "0.03",
+        "2",
+    )
+    manifest = yaml.safe_load((run / "manifest.yaml").read_text())
+    assert manifest["engine"]["llama_bench"] == {"n_threads": 32, "type_k": "q8_0", "fused_moe": 1}
+    assert manifest["model"] == {"type": "deepseek2 16B IQ4_NL_R4", "n_params": "15.76 B"}
+    code, out, root = imported(
+        tmp_path, str(FIXTURES / "ik-flashmla3-threads.md"), "--id", "2025-03-21-threads", *cite, "--repetitions", "5"
+    )
+    assert code == 0, out
+    run = root / "runs" / "2025-03-21-threads"
+    assert yaml.safe_load((run / "run.yaml").read_text())["conditions"] == ["n_prompt", "n_gen", "n_depth", "n_threads"]
+    manifest = yaml.safe_load((run / "manifest.yaml").read_text())
+    assert manifest["engine"]["llama_bench"] == {"flash_attn": 1, "mla_attn": 3, "fused_moe": 1}
+    assert rows(run / "results.csv")[6]["tokens_per_second"] == "10.27"
+    check(root)
+
+
+def test_a_pp_plus_tg_and_a_tg_after_pp_test_stay_apart(tmp_path: Path) -> None:
+    lines = (FIXTURES / "ik-flashmla3-mla-fa.md").read_text().splitlines()[:3]
+    mixed = tmp_path / "mixed.md"
+    mixed.write_text("\n".join([*lines, lines[2].replace("tg64@pp128", "pp128+tg64")]) + "\n")
+    code, out, root = imported(
+        tmp_path, str(mixed), "--id", "2025-03-21-mixed", "--citation", "x", "--repetitions", "2"
+    )
+    assert code == 0, out
+    run = root / "runs" / "2025-03-21-mixed"
+    assert yaml.safe_load((run / "run.yaml").read_text())["conditions"][-1] == "test"
+    assert [r["test"] for r in rows(run / "results.csv")] == ["tg64@pp128", "pp128+tg64"]
+    check(root)
+
+
+def test_a_measured_run_cannot_carry_someone_elses_citation(tmp_path: Path) -> None:
+    cite = ("--citation", "A llama.cpp README", "--url", "https://github.com/ggml-org/llama.cpp")
+    code, out, root = imported(tmp_path, str(FIXTURES / "readme-rtx4080.json"), "--id", "2025-04-24-cited", *cite)
+    assert code == 0, out
+    meta = root / "runs" / "2025-04-24-cited" / "run.yaml"
+    meta.write_text(meta.read_text().replace("kind: republished", "kind: measured"))
+    result = CliRunner().invoke(app, ["check", "--repo", str(root)])
+    assert result.exit_code == 1
+    assert "a measured run carries no source.citation or source.url: if someone else measured it, write " in (
+        result.output
+    )
+
+
+def test_a_claim_on_republished_runs_is_flagged_with_the_source_url(tmp_path: Path) -> None:
+    url = "https://github.com/ikawrakow/ik_llama.cpp/pull/273"
+    cite = ("--citation", "ik_llama.cpp PR 273", "--url", url)
+    files = [str(FIXTURES / "ik-flashmla3-fa-off.json"), str(FIXTURES / "ik-flashmla3-fa-on.json")]
+    code, out, root = imported(tmp_path, *files, "--id", "2025-03-21-theirs", *cite)
+    assert code == 0, out
+    front = {
+        "title": "FA on the CPU",
+        "claims": [
+            {
+                "id": "fa-on-slower-tg",
+                "statement": "With FlashMLA-3 on this Xeon, flash attention slows generation.",
+                "metric": "tokens_per_second",
+                "baseline": {"run": "2025-03-21-theirs", "at": {"flash_attn": "false"}},
+                "candidate": {"run": "2025-03-21-theirs", "at": {"flash_attn": "true"}},
+                "at": {"n_prompt": 0, "n_gen": 128},
+                "claimed": "-",
+            }
+        ],
+    }
+    (root / "site_src" / "reports").mkdir(parents=True)
+    (root / "site_src" / "reports" / "fa.md").write_text("---\n" + yaml.safe_dump(front) + "---\n")
+    check(root)
+    (row,) = json.loads(generate(root)["ledger/claims.json"])
+    assert row["verdict"] == "supported" and "republished run" in row["flags"]
+    page = html.unescape(generate(root)["claims/fa-on-slower-tg/index.md"].decode())
+    assert f"<dd>2025-03-21-theirs: republished from ik_llama.cpp PR 273 ({url})</dd>" in page

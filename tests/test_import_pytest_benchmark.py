@@ -99,3 +99,46 @@ def test_a_live_benchmark_imports_and_builds(tmp_path: Path) -> None:
     table = csv_rows(root / "runs" / "2026-11-30-live" / "results.csv")
     assert {r["n"] for r in table} == {"10", "100"} and len(table) >= 10
     assert CliRunner().invoke(app, ["build", "--strict", "--repo", str(root)]).exit_code == 0
+
+
+STORAGE = [f"storage-{n}.json" for n in ("0028", "0029", "0030")]
+CITE = ("--citation", "pytest-benchmark's test data", "--url", "https://github.com/ionelmc/pytest-benchmark")
+
+
+def test_a_summary_of_rounds_in_one_process_says_repetition(tmp_path: Path) -> None:
+    code, out, root = imported(tmp_path, str(FIXTURES / "storage-0030.json"), "--id", "2015-08-15-one", *CITE)
+    assert code == 0, out
+    assert "mean, SD and rounds (9,710), not the rounds themselves" in out
+    assert "n counts repetitions, not independent runs (trial_unit: repetition): intervals may be too narrow" in out
+    run = root / "runs" / "2015-08-15-one"
+    meta = yaml.safe_load((run / "run.yaml").read_text())
+    assert meta["trial_unit"] == "repetition" and meta["source"]["kind"] == "reported"
+    assert csv_rows(run / "results.csv") == [
+        {
+            "trial": "",
+            "benchmark": "test_xfast_parametrized[0]",
+            "seconds": "2.61205074138546e-07",
+            "seconds.sd": "2.639842188231226e-07",
+            "seconds.n": "9710",
+        }
+    ]
+    manifest = yaml.safe_load((run / "manifest.yaml").read_text())
+    assert manifest["machine_info"] == {"processor": "x86_64", "python_compiler": "GCC 4.6.3"}
+    assert manifest["software"]["commit"] == "5b78858eb718649a31fb93d8dc96ca2cee41a4cd"
+    assert CliRunner().invoke(app, ["check", "--repo", str(root)]).exit_code == 0
+
+
+def test_several_summary_exports_are_one_process_each(tmp_path: Path) -> None:
+    code, out, root = imported(tmp_path, *(str(FIXTURES / n) for n in STORAGE), "--id", "2015-08-15-three")
+    assert code == 0, out
+    assert "Each of the 3 exports is one pytest process: its mean is one trial (trial_unit: process)" in out
+    run = root / "runs" / "2015-08-15-three"
+    meta = yaml.safe_load((run / "run.yaml").read_text())
+    assert meta["trial_unit"] == "process" and meta["source"] == {"kind": "measured"}
+    assert meta["date"] == "2015-08-15"
+    assert [(r["trial"], r["seconds"]) for r in csv_rows(run / "results.csv")] == [
+        ("1", "2.5225501594359257e-07"),
+        ("2", "2.5172336199924715e-07"),
+        ("3", "2.61205074138546e-07"),
+    ]
+    assert CliRunner().invoke(app, ["check", "--repo", str(root)]).exit_code == 0

@@ -194,12 +194,12 @@ DETAILED = json.loads((FIXTURES / "serve-c1-pass1.json").read_text())
     ("content", "message"),
     [
         ("{", "is not a vLLM serving-benchmark result (JSON)"),
-        ('{"model_id": "x"}', "$: expected the object `vllm bench serve --save-result` writes"),
+        ('{"model_id": "x"}', "$.request_throughput: has no request_throughput (nor duration, nor ttfts)"),
         ('{"duration": 3, "completed": 2}', "no throughput or latency figure in any file"),
         ('{"request_throughput": -1}', "$.request_throughput: '-1' is not a number >= 0"),
         (json.dumps(DETAILED | {"itls": DETAILED["itls"][:2]}), "$.itls: expected a list of 6 per-request values"),
         (json.dumps(DETAILED | {"ttfts": [0.1, -2, 0.1, 0.1, 0.1, 0.1]}), "$.ttfts[1]: expected a number >= 0"),
-        ('{"request_throughput": 1}\n[1, 2]', "line 2: expected the object"),
+        ('{"request_throughput": 1}\n[1, 2]', "line 2: is a JSON list; expected the object"),
     ],
 )
 def test_malformed_results_are_one_located_error(tmp_path: Path, content: str, message: str) -> None:
@@ -216,3 +216,61 @@ def test_metadata_that_cannot_name_a_column_is_refused_when_it_differs(tmp_path:
     two.write_text(json.dumps({"request_throughput": 2.0, "gpu type": "B"}))
     code, out, _ = imported(tmp_path, str(one), str(two), "--id", "2026-11-30-bad")
     assert code == 1 and "'gpu type' differs between files but cannot name a column" in out, out
+
+
+SWEEP = [f"er0080-sweep-seqs{s}-run{r}.json" for s in (4, 8) for r in (0, 1)]
+
+
+def test_a_real_sweep_keeps_its_server_setting_as_a_condition(tmp_path: Path) -> None:
+    code, out, root = imported(tmp_path, *(str(FIXTURES / n) for n in SWEEP), "--id", "2026-08-18-sweep")
+    assert code == 0, out
+    run = root / "runs" / "2026-08-18-sweep"
+    meta = yaml.safe_load((run / "run.yaml").read_text())
+    assert meta["conditions"] == ["request_rate", "max_concurrency", "max_num_seqs"]
+    assert meta["date"] == "2026-08-18" and "p99_e2el_ms" in meta["metrics"]
+    table = csv_rows(run / "results.csv")
+    assert [(r["trial"], r["max_num_seqs"], r["request_throughput"], r["max_output_tokens_per_s"]) for r in table] == [
+        ("1", "4", "5.859229976904171", "75"),
+        ("2", "4", "12.460566958863927", "128"),
+        ("1", "8", "11.950037467159987", "128"),
+        ("2", "8", "11.655203989668882", "128"),
+    ]
+    assert table[0]["p99_e2el_ms"] == "876.8009717071254"  # every digit vLLM wrote
+    manifest = yaml.safe_load((run / "manifest.yaml").read_text())
+    assert manifest["model"] == {"name": "facebook/opt-125m"}
+    assert manifest["load"] == {"burstiness": 1.0, "num_prompts": 8, "tokenizer_id": "facebook/opt-125m"}
+    result = CliRunner().invoke(app, ["check", "--repo", str(root)])
+    assert result.exit_code == 0, result.output
+
+
+def test_a_pass_where_every_request_failed_is_refused_never_zeros(tmp_path: Path) -> None:
+    files = [str(FIXTURES / "er0080-all-failed.json"), str(FIXTURES / "er0080-serve-c2.json")]
+    code, out, root = imported(tmp_path, *files, "--id", "2026-08-18-failed")
+    assert code == 1 and out.startswith("Error: er0080-all-failed.json: $.completed: all 8 of its requests failed")
+    assert "its latencies and throughputs (written as 0) measured nothing" in out
+    assert "import the other files without this one" in out
+    assert not (root / "runs" / "2026-08-18-failed").exists()
+
+
+def test_passes_with_different_metric_sets_are_refused_with_the_difference(tmp_path: Path) -> None:
+    files = [str(FIXTURES / "er0080-serve-c2.json"), str(FIXTURES / "er0080-sweep-seqs4-run0.json")]
+    code, out, root = imported(tmp_path, *files, "--id", "2026-08-18-mixed")
+    assert code == 1
+    assert out.startswith(
+        "Error: er0080-serve-c2.json: $.mean_e2el_ms: lacks mean_e2el_ms, median_e2el_ms, p99_e2el_ms, which "
+        "er0080-sweep-seqs4-run0.json reports"
+    )
+    assert "--percentile-metrics" in out and not (root / "runs" / "2026-08-18-mixed").exists()
+    code, out, _ = imported(tmp_path, str(FIXTURES / "er0080-serve-c2.json"), "--id", "2026-08-16-alone")
+    assert code == 0, out
+
+
+def test_a_local_model_path_is_reduced_to_its_name(tmp_path: Path) -> None:
+    local = tmp_path / "local.json"
+    text = (FIXTURES / "er0080-serve-c2.json").read_text()
+    local.write_text(text.replace('"model_id": "facebook/opt-125m"', '"model_id": "/mnt/llm-models/opt-125m"'))
+    code, out, root = imported(tmp_path, str(local), "--id", "2026-08-16-local")
+    assert code == 0 and "Local paths were reduced to their file names (`opt-125m`)" in out, out
+    manifest = yaml.safe_load((root / "runs" / "2026-08-16-local" / "manifest.yaml").read_text())
+    assert manifest["model"] == {"name": "opt-125m"}
+    assert '"/mnt/llm-models/opt-125m"' in (root / "runs" / "2026-08-16-local" / "raw" / "local.json").read_text()

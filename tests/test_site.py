@@ -102,7 +102,7 @@ def test_untrusted_text_never_becomes_markup(tmp_path: Path) -> None:
         title=f"Title {HOSTILE}",
         notes=f"Notes {HOSTILE} [click](javascript:alert(1)) <!-- c -->\n\n| a | b |",
         setup={"draft_vocab": f"[x](javascript:alert(1)) {HOSTILE}", "k|ey": "a|b\nc"},
-        source={"kind": "measured", "citation": HOSTILE},
+        source={"kind": "republished", "citation": HOSTILE, "url": "https://example.org/theirs"},
     )
     files[f"runs/{RUN}/manifest.yaml"] = MANIFEST + f"extra: {json.dumps(HOSTILE)}\n"
     root = write_tree(tmp_path, pub(files))

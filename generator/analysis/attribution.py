@@ -26,6 +26,7 @@ from typing import Any, Literal, get_args
 
 from ..errors import Problem
 from ..format.models import Attribution
+from ..format.signed import change
 from ..ledger.records import Ledger, Report, Run
 from ..ledger.references import condition_problem, run_reference_problem
 from ..ledger.yamlio import line_for
@@ -550,4 +551,4 @@ def _interval(e: Effect | None) -> str:
 
 
 def _pct(ratio: float) -> str:
-    return f"{(ratio - 1) * 100:+.1f}%"
+    return change(ratio)

@@ -91,6 +91,8 @@ class Evaluation:
             out.append("unverified run")
         if any(state == "not reproduced" for _, state in self.reproduced):
             out.append("run not reproduced")
+        if any(words.startswith("republished from") for _, words in self.sources):
+            out.append("republished run")
         return out
 
 
@@ -99,7 +101,8 @@ def provenance(run: Run) -> str:
     src = run.meta.source
     if src.kind == "measured":
         return "measured here"
-    return f"{'republished from' if src.kind == 'republished' else 'reported by'} {src.citation}"
+    where = f" ({src.url})" if src.url else ""
+    return f"{'republished from' if src.kind == 'republished' else 'reported by'} {src.citation}{where}"
 
 
 def corrections(ledger: Ledger) -> dict[str, tuple[str, ...]]:
@@ -132,7 +135,7 @@ def evaluate(
     if claim.min_effect is not None:
         settings = replace(settings, min_effect=claim.min_effect)
     corrected = (fixes if fixes is not None else corrections(ledger)).get(claim.id, ())
-    runs = [r for r in (claim.baseline, claim.candidate, claim.run) if r is not None]
+    runs = list(dict.fromkeys(r for r in (claim.baseline, claim.candidate, claim.run) if r is not None))
     receipts = tuple((r, (states or {}).get(r, "unverified")) for r in runs)
     sources = tuple((r, provenance(ledger.runs[r])) for r in runs if r in ledger.runs)
     base = Evaluation(
@@ -154,7 +157,8 @@ def evaluate(
     assert claim.baseline and claim.candidate and claim.metric
     baseline, candidate = ledger.runs[claim.baseline], ledger.runs[claim.candidate]
     conditions = claim.at_list if claim.at_list is not None else shared_conditions(baseline, candidate)
-    found = compare(baseline, candidate, claim.metric, conditions, claim.varies, settings, claimed)
+    own = (claim.baseline_at, claim.candidate_at)
+    found = compare(baseline, candidate, claim.metric, conditions, claim.varies, settings, claimed, own)
     return Evaluation(
         claim,
         report,

@@ -115,15 +115,17 @@ def compare(
     varies: Sequence[str],
     settings: Settings,
     claimed: Claimed | None = None,
+    own: tuple[Mapping[str, object], Mapping[str, object]] = ({}, {}),
 ) -> ClaimComparison:
     """The comparison behind a claim (and `benchledger compare`), over one or more conditions.
 
     With k conditions every interval is a Bonferroni simultaneous interval (each at level
-    1 - alpha / k), so the claim's family-wise error stays at alpha."""
+    1 - alpha / k), so the claim's family-wise error stays at alpha. `own` adds each side's
+    own condition (a claim inside one run: baseline at command=A, candidate at command=B)."""
     direction = direction_of(candidate, metric, claimed)
     level = 1 - (1 - settings.confidence) / max(1, len(conditions))
     question = Question(settings, level, direction, claimed, claimed.ratio(direction) if claimed else None)
-    judged = tuple(_condition(baseline, candidate, metric, at, question) for at in conditions)
+    judged = tuple(_condition(baseline, candidate, metric, at, question, own) for at in conditions)
     verdict = combine([c.verdict for c in judged])
     margin = None
     if question.equivalence and claimed is not None:
@@ -143,13 +145,21 @@ def compare(
     )
 
 
-def _condition(baseline: Run, candidate: Run, metric: str, at: Mapping[str, object], q: Question) -> Comparison:
+def _condition(
+    baseline: Run,
+    candidate: Run,
+    metric: str,
+    at: Mapping[str, object],
+    q: Question,
+    own: tuple[Mapping[str, object], Mapping[str, object]] = ({}, {}),
+) -> Comparison:
     """One condition, with the verdict the excluded trials would give when there are any."""
-    b, c = side(baseline, metric, at, q.level), side(candidate, metric, at, q.level)
+    at_b, at_c = {**at, **own[0]}, {**at, **own[1]}
+    b, c = side(baseline, metric, at_b, q.level), side(candidate, metric, at_c, q.level)
     found = _judged(b, c, dict(at), q)
     if not (b.excluded or c.excluded):
         return found
-    rb, rc = side(baseline, metric, at, q.level, restore=True), side(candidate, metric, at, q.level, restore=True)
+    rb, rc = side(baseline, metric, at_b, q.level, restore=True), side(candidate, metric, at_c, q.level, restore=True)
     restored = _judged(rb, rc, dict(at), q)
     return replace(found, restored=restored.verdict) if restored.verdict != found.verdict else found
 

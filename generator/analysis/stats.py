@@ -15,6 +15,8 @@ from typing import Literal
 import numpy as np
 from scipy import special
 
+from ..format.signed import signed
+
 CONFIDENCE = 0.95
 CV_WARN = 0.10  # pyperf warns above 10% spread
 OUTLIER_Z = 3.5  # Iglewicz and Hoaglin's cut-off for modified z-scores
@@ -203,7 +205,7 @@ def warnings(values: Values, better: str | None) -> list[str]:
         deviation = (float(value) - median) / abs(median) if median else math.inf
         if abs(z) > OUTLIER_Z and abs(deviation) >= OUTLIER_MIN:
             outliers.append(
-                f"Trial {trial} lies {deviation:+.1%} from the median, an outlier: look for "
+                f"Trial {trial} lies {signed(deviation * 100)} from the median, an outlier: look for "
                 "interference during that trial (other load, thermal throttling) and re-run, "
                 "or exclude it with a reason (excluded: in run.yaml) rather than delete it."
             )

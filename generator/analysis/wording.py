@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..format.claimed import Claimed
+from ..format.signed import change
 from .records import Comparison, Side
 from .verdicts import Verdict
 
 
 def pct(ratio: float) -> str:
     """A ratio as a signed percent change: 1.077 -> '+7.7%'."""
-    return f"{(ratio - 1) * 100:+.1f}%"
+    return change(ratio)
 
 
 def level(confidence: float) -> str:

@@ -38,27 +38,42 @@ def import_results(
     ] = None,
     url: Annotated[str | None, typer.Option(help="Where they published it (http or https).")] = None,
     repetitions: Annotated[
-        int | None, typer.Option(help="Repetitions behind each mean of a csv or Markdown summary (llama-bench -r).")
+        int | None,
+        typer.Option(
+            help="Repetitions behind each mean of a llama-bench csv or Markdown summary (its -r; 5 when not "
+            "given); required for those formats, so their SDs are kept."
+        ),
     ] = None,
     date: Annotated[str | None, typer.Option(help="Day measured, YYYY-MM-DD.", show_default="from the file")] = None,
     out: Annotated[Path, typer.Option(help="Folder the run folder is written into.")] = Path("runs"),
     force: Annotated[bool, typer.Option(help="Replace an existing run folder of the same id.")] = False,
+    keep_paths: Annotated[
+        bool,
+        typer.Option(
+            help="Keep local absolute paths (model files) as written; by default they become file names. "
+            "check refuses a run that publishes them."
+        ),
+    ] = False,
 ) -> None:
     """Import results from a tool you already run into a run folder that benchledger check accepts.
 
-    llama-bench: each test becomes a condition (n_prompt, n_gen, n_depth and whatever setting
-    varies between tests); JSON and JSONL repetitions become trials (trial_unit: repetition);
-    CSV and Markdown means and SDs become a reported run with published summaries.
+    llama-bench: each test becomes a condition (n_prompt, n_gen, n_depth when recorded, and
+    every field or column that varies between tests); every other field, a fork's included, is
+    kept in the manifest; JSON and JSONL repetitions become trials (trial_unit: repetition);
+    CSV and Markdown means and SDs become a reported run with published summaries (give
+    --repetitions).
     vllm-bench: each saved result is one pass (a trial, trial_unit: session) at its traffic
     (request_rate, max_concurrency, and whatever else differs between files); throughputs and
-    latency percentiles are its metrics; --save-detailed requests go to requests.csv.
+    latency percentiles are its metrics; --save-detailed requests go to requests.csv; a pass in
+    which no request completed, or passes reporting different metrics, are refused.
     guidellm: each benchmark of the report is one pass at its load (concurrency, rate, or
     strategy); several reports of the same sweep are trials; sampled requests go to requests.csv.
     hyperfine: each command's times become trials (trial_unit: process), its parameters (or
     the command) the conditions; failed runs are excluded with their exit code.
     pytest-benchmark: rounds (--benchmark-save-data) become trials, parameters the conditions;
-    machine_info and commit_info the manifest. The original files are kept in raw/ with their
-    sha256 in run.yaml.
+    a summary export is a reported run (trial_unit: repetition), several summary exports one
+    trial per pytest process; machine_info and commit_info the manifest. Local paths become file
+    names (unless --keep-paths). The original files are kept in raw/ with their sha256 in run.yaml.
     """
     from ..importers import guidellm, hyperfine, llama_bench, pytest_benchmark, vllm_bench
     from ..importers.common import Options, read_inputs, write_run
@@ -74,7 +89,9 @@ def import_results(
         else:
             parsers = {"vllm-bench": vllm_bench, "guidellm": guidellm, "hyperfine": hyperfine}
             imported = parsers.get(tool, pytest_benchmark).parse(inputs)
-        options = Options(run_id, out, force, title, benchmark, _knobs(setup or []), citation, url, _day(date))
+        options = Options(
+            run_id, out, force, title, benchmark, _knobs(setup or []), citation, url, _day(date), keep_paths
+        )
         path = write_run(imported, inputs, options)
     except BenchledgerError as err:
         fail(err.problems)

@@ -11,7 +11,8 @@ import datetime as dt
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchema, field_validator, model_validator
+from pydantic.json_schema import SkipJsonSchema
 
 RUN_SCHEMA = "benchledger.run/1"
 MANIFEST_SCHEMA = "benchledger.manifest/1"
@@ -123,6 +124,11 @@ class Source(_Record):
             raise ValueError("a reported run needs source.citation naming the publication")
         if self.kind == "republished" and not (self.citation and self.url):
             raise ValueError("a republished run needs source.citation and source.url: who measured it, and where")
+        if self.kind == "measured" and (self.citation or self.url):
+            raise ValueError(
+                "a measured run carries no source.citation or source.url: if someone else measured it, write "
+                "kind: republished (with citation and url); if you did, remove them"
+            )
         return self
 
 
@@ -296,6 +302,20 @@ class Citation(_Record):
     _url = field_validator("url")(lambda value: check_url(value))
 
 
+SIDE_SCHEMA: dict[str, Any] = {
+    "anyOf": [
+        {"type": "string"},
+        {
+            "type": "object",
+            "properties": {"run": {"type": "string"}, "at": {"type": "object"}},
+            "required": ["run"],
+            "additionalProperties": False,
+        },
+        {"type": "null"},
+    ]
+}
+
+
 class Claim(_Record):
     """One claim in a report's front matter."""
 
@@ -303,8 +323,14 @@ class Claim(_Record):
     date: Day | None = Field(None, description="When the claim was made.")
     statement: str = Field(min_length=1, description="The claim in the publisher's words.")
     metric: Name | None = Field(None, description="A metric or rate name of both runs.")
-    baseline: str | None = Field(None, description="Run id of the baseline.")
-    candidate: str | None = Field(None, description="Run id of the candidate.")
+    baseline: Annotated[str | None, WithJsonSchema(SIDE_SCHEMA)] = Field(
+        None, description="Run id of the baseline, or {run: ID, at: {...}}: that run at its own condition."
+    )
+    candidate: Annotated[str | None, WithJsonSchema(SIDE_SCHEMA)] = Field(
+        None, description="Run id of the candidate, or {run: ID, at: {...}}: that run at its own condition."
+    )
+    baseline_at: SkipJsonSchema[dict[str, Scalar]] = Field(default_factory=dict, exclude=True)
+    candidate_at: SkipJsonSchema[dict[str, Scalar]] = Field(default_factory=dict, exclude=True)
     run: str | None = Field(None, description="Run id of a single-figure claim.")
     value: float | None = Field(None, description="The figure a single-figure claim states.")
     at: dict[str, Scalar] | list[dict[str, Scalar]] | Literal["all"] = Field(
@@ -339,12 +365,42 @@ class Claim(_Record):
             return "comparison"
         return "figure" if self.run is not None else "statement"
 
+    @model_validator(mode="before")
+    @classmethod
+    def _sides(cls, data: Any) -> Any:
+        """`baseline: {run: ID, at: {...}}` (and candidate): one run's rows at a condition of its
+        own, so a claim can compare two conditions inside one run (hyperfine's commands)."""
+        if not isinstance(data, dict):
+            return data
+        out = dict(data)
+        for name in ("baseline", "candidate"):
+            value = out.get(name)
+            if isinstance(value, dict):
+                unknown = sorted(set(map(str, value)) - {"run", "at"})
+                if unknown or not isinstance(value.get("run"), str):
+                    what = f"unknown key {unknown[0]!r}" if unknown else "no run id"
+                    raise ValueError(f"{name}: {what}; write a run id, or {{run: ID, at: {{condition: value}}}}")
+                at = value.get("at", {})
+                if not isinstance(at, dict):
+                    raise ValueError(f"{name}.at: give one mapping of condition values")
+                out[name], out[f"{name}_at"] = value["run"], at
+            elif f"{name}_at" in out:
+                raise ValueError(f"{name}_at is not a claim key; write {name}: {{run: ID, at: {{...}}}}")
+        return out
+
     @model_validator(mode="after")
     def _complete(self) -> Claim:
         if self.kind == "comparison":
             missing = [k for k in ("baseline", "candidate", "metric") if getattr(self, k) is None]
             if missing:
                 raise ValueError(f"a comparison claim needs {', '.join(missing)}")
+            if (self.baseline_at or self.candidate_at) and self.at == "all":
+                raise ValueError("`at: all` cannot be combined with a side's own `at:`; list the shared conditions")
+            if self.baseline == self.candidate and self.baseline_at == self.candidate_at:
+                raise ValueError(
+                    f"baseline and candidate are both run {self.baseline!r} at the same condition: a run compared "
+                    "with itself is no claim; give each side its own condition ({run: ID, at: {...}}) or two runs"
+                )
             if isinstance(self.at, list) and not self.at:
                 raise ValueError("`at:` lists no condition; give one mapping, a list of mappings, or all")
         elif self.kind == "figure":

@@ -13,6 +13,7 @@ from typing import Any, TypeGuard
 from ..errors import BenchledgerError, Problem
 from ..format.hashing import file_hash
 from ..format.models import MANIFEST_SCHEMA, RUN_SCHEMA
+from ..format.paths import file_name, is_local_path, local_paths
 from ..runner.writer import RunWriter, check_target
 
 MAX_INPUT_BYTES = 256 * 1024 * 1024
@@ -50,6 +51,7 @@ class Options:
     citation: str | None = None
     url: str | None = None
     date: dt.date | None = None
+    keep_paths: bool = False  # keep local absolute paths (check refuses them); else their file names
 
 
 def read_inputs(paths: list[Path]) -> list[tuple[str, bytes]]:
@@ -115,6 +117,8 @@ def write_run(imported: Imported, inputs: list[tuple[str, bytes]], options: Opti
         day = dt.date.today()
         imported.notes.append(f"{imported.tool} records no date: this is the day of the import; use --date to set it.")
     src = source(imported, options)
+    if not options.keep_paths:
+        _reduce_paths(imported)
     raw = {f"raw/{name}": data for name, data in inputs}
     run: dict[str, Any] = {
         "schema": RUN_SCHEMA,
@@ -140,9 +144,45 @@ def write_run(imported: Imported, inputs: list[tuple[str, bytes]], options: Opti
     if imported.notes:
         run["notes"] = "\n\n".join(imported.notes) + "\n"
     writer = RunWriter(options.out, options.run_id, options.force)
-    writer.add_rows(imported.rows, imported.requests)
+    writer.add_rows(_exact(imported.rows), _exact(imported.requests))
     for path, data in raw.items():
         writer.write_raw_bytes(path.removeprefix("raw/"), data)
     columns = list(dict.fromkeys(k for row in imported.rows for k in row))
     manifest = {"schema": MANIFEST_SCHEMA, "captured": {"by": f"benchledger import {imported.tool}", "method": "auto"}}
     return writer.finish(run, manifest | imported.manifest, columns)
+
+
+def _reduce_paths(imported: Imported) -> None:
+    """Local absolute paths (a model file on the measuring machine) become their file names: a
+    publication names the file, not the publisher's disk (the original stays under raw/)."""
+    found = sorted({value for _, value in local_paths(imported.manifest)})
+    for rows in (imported.rows, imported.requests):
+        found += sorted({v for row in rows for v in row.values() if is_local_path(v)} - set(found))
+    if not found:
+        return
+    imported.manifest = _reduced(imported.manifest)
+    for rows in (imported.rows, imported.requests):
+        for row in rows:
+            row.update({k: file_name(v) for k, v in row.items() if is_local_path(v)})
+    shown = ", ".join(f"`{file_name(v)}`" for v in found[:5])
+    imported.notes.append(
+        f"Local paths were reduced to their file names ({shown}); the original file under raw/ keeps them."
+    )
+
+
+def _reduced(data: Any) -> Any:
+    if isinstance(data, dict):
+        return {k: _reduced(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_reduced(v) for v in data]
+    return file_name(data) if is_local_path(data) else data
+
+
+def _exact(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Floats written with every digit they have (repr is the shortest text that reads back the
+    same number), not rounded to the runner's six significant digits."""
+    return [{k: _digits(v) if isinstance(v, float) else v for k, v in row.items()} for row in rows]
+
+
+def _digits(value: float) -> str:
+    return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)

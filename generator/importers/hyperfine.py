@@ -5,7 +5,8 @@ parameters make the command itself the condition. Every timing is a separate pro
 (`trial_unit: process`). A timing whose exit code is not 0 (kept by hyperfine's `-i`)
 stays in results.csv and is excluded from the statistics with that reason. hyperfine
 records neither its version nor the machine, so the manifest says only what the file
-says; user and system times are means only and stay in the original file under raw/.
+says; each run's peak memory (`memory_usage_byte`, hyperfine 1.19+) becomes a metric beside
+`seconds`; user and system times are means only and stay in the original file under raw/.
 Shapes follow hyperfine 1.15's own exports (tests/fixtures/hyperfine/).
 """
 
@@ -20,6 +21,7 @@ from ..format.models import NAME_PATTERN
 from .common import Imported, load_json, positive
 
 METRICS = {"seconds": {"unit": "s", "better": "lower"}}
+MEMORY = {"memory_usage_byte": {"unit": "bytes", "better": "lower"}}  # hyperfine 1.19+: peak memory per run
 
 
 def parse(files: Sequence[tuple[str, bytes]]) -> Imported:
@@ -33,16 +35,20 @@ def parse(files: Sequence[tuple[str, bytes]]) -> Imported:
         results += [(name, f"$.results[{i}]", item) for i, item in enumerate(items)]
     tests = [_result(name, path, item) for name, path, item in results]
     conditions = _conditions(tests)
+    memory = [_memory(name, path, item) for name, path, item in results]
+    with_memory = all(m is not None for m in memory)
     rows, excluded = [], []
-    for command, params, times, codes in tests:
+    for (command, params, times, codes), peaks in zip(tests, memory, strict=True):
         at = {c: (params.get(c, "") if c != "command" else command) for c in conditions}
         for trial, (seconds, code) in enumerate(zip(times, codes, strict=True), start=1):
-            rows.append({"trial": trial, **at, "seconds": seconds})
+            peak = {"memory_usage_byte": peaks[trial - 1]} if with_memory and peaks else {}
+            rows.append({"trial": trial, **at, "seconds": seconds, **peak})
             if code not in (0, None):
-                excluded.append({"trial": trial, "at": at, "reason": f"the command exited with code {code}"})
+                excluded.append({"trial": trial, "at": dict(at), "reason": f"the command exited with code {code}"})
     commands = sorted({command for command, *_ in tests})
     notes = ["Commands timed:\n\n" + "\n".join(f"- `{c}`" for c in commands)]
-    imported = Imported("hyperfine", "json", conditions, dict(METRICS), rows, {}, None, "process", True, notes)
+    metrics = dict(METRICS) | (dict(MEMORY) if with_memory else {})
+    imported = Imported("hyperfine", "json", conditions, metrics, rows, {}, None, "process", True, notes)
     imported.excluded = excluded
     return imported
 
@@ -70,6 +76,18 @@ def _result(name: str, path: str, item: Any) -> tuple[str, dict[str, str], list[
             message = f"parameter {str(key)[:40]!r} cannot name a column; rename it (letters, digits, _)"
             raise BenchledgerError(Problem(name, None, f"{path}.parameters", message))
     return item["command"][:2000], {str(k): str(v) for k, v in params.items()}, [float(t) for t in times], codes
+
+
+def _memory(name: str, path: str, item: dict[str, Any]) -> list[int] | None:
+    """Each run's peak memory, when this hyperfine records it."""
+    peaks, times = item.get("memory_usage_byte"), item.get("times")
+    if peaks is None:
+        return None
+    if not isinstance(peaks, list) or not isinstance(times, list) or len(peaks) != len(times):
+        raise BenchledgerError(Problem(name, None, f"{path}.memory_usage_byte", "expected one byte count per time"))
+    if not all(isinstance(p, int) and not isinstance(p, bool) and p >= 0 for p in peaks):
+        raise BenchledgerError(Problem(name, None, f"{path}.memory_usage_byte", "expected whole numbers of bytes"))
+    return peaks
 
 
 def _conditions(tests: list[tuple[str, dict[str, str], list[float], list[int | None]]]) -> list[str]:

@@ -1,15 +1,19 @@
 """llama-bench output (`-o json`, `-o jsonl`, `-o csv`, and the default Markdown table) as a run.
 
-Each test (one object, line or row) is a condition: `n_prompt`, `n_gen`, `n_depth`, and every
-other setting whose value differs between tests (`n_threads`, `n_batch`, `flash_attn`,
-`type_k`, a model...). JSON and JSONL carry `samples_ts` / `samples_ns`, one value per
-repetition: they become trials, and because llama-bench repeats inside one process the run
-says `trial_unit: repetition`. CSV and Markdown carry only the mean and SD of each test: the
-run is a reported run with published summaries (`M.sd`, and `M.n` when `--repetitions` says
-how many repetitions there were). The build, CPU, GPU, backends and model go to the manifest;
-fields this importer does not know stay in the original file under raw/, never invented
-into the manifest. Shapes follow llama.cpp's tools/llama-bench/README.md and real output of
-llama-bench built from the llama-cpp-python 0.3.36 sources (bench/engines/).
+Each test (one object, line or row) is a condition: `n_prompt`, `n_gen`, `n_depth` (when the
+build records it; ik_llama.cpp and older mainline builds do not), and every other field or
+column whose value differs between tests (`n_threads`, `type_k`, `mla_attn`, a model...), under
+llama-bench's own field name (Markdown display names such as `threads`, `fa` or `mla` are
+translated back). Every field that stays the same is kept in the manifest under its own name:
+the build, CPU, GPU and backends under `software`/`host`/`accelerators`, the model under
+`model`, and every setting, known to this importer or not (forks add `mla_attn`, `fused_moe`,
+`ser`...), under `engine.llama_bench`. JSON and JSONL carry `samples_ts` / `samples_ns`, one
+value per repetition: they become trials, and because llama-bench repeats inside one process the
+run says `trial_unit: repetition`. CSV and Markdown carry only the mean and SD of each test: a
+reported run with published summaries (`M.sd`, and `M.n` from `--repetitions`, which is then
+required). Numbers keep the digits the source wrote. Shapes follow llama.cpp's
+tools/llama-bench/README.md, ik_llama.cpp's examples/llama-bench/llama-bench.cpp and real output
+(tests/fixtures/llama-bench/SOURCES.md).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import json
 import math
 import re
 from collections.abc import Sequence
+from decimal import Decimal
 from typing import Any
 
 from ..errors import BenchledgerError, Problem
@@ -28,46 +33,43 @@ from ..format.models import NAME_PATTERN
 from .common import Imported
 
 TEST = ("n_prompt", "n_gen", "n_depth")
+RESULT = ("avg_ns", "stddev_ns", "avg_ts", "stddev_ts", "samples_ns", "samples_ts", "test_time", "test", "t/s")
 MANIFEST = ("build_commit", "build_number", "cpu_info", "gpu_info", "backends")
 MODEL = ("model_filename", "model_type", "model_size", "model_n_params")
-SETTINGS = (
-    "n_batch",
-    "n_ubatch",
-    "n_threads",
-    "cpu_mask",
-    "cpu_strict",
-    "poll",
-    "type_k",
-    "type_v",
-    "n_gpu_layers",
-    "n_cpu_moe",
-    "split_mode",
-    "main_gpu",
-    "no_kv_offload",
-    "flash_attn",
-    "devices",
-    "tensor_split",
-    "tensor_buft_overrides",
-    "use_mmap",
-    "use_direct_io",
-    "load_mode",
-    "lazy_mode",
-    "moe_cache",
-    "embeddings",
-    "no_op_offload",
-    "no_host",
-    "repack",
-    "fit_target",
-    "fit_min_ctx",
-    "n_gen_warmup",
-)
 METRICS = {
     "tokens_per_second": {"unit": "tok/s", "better": "higher"},
     "seconds": {"unit": "s", "better": "lower"},
 }
-MD_TEST = re.compile(r"^(?:(pp|tg)\s*(\d+)(?:\+(?:tg)?(\d+))?)(?:\s*@\s*d(\d+))?$")
+RESERVED = ("trial", *METRICS, *(f"{m}.{s}" for m in METRICS for s in ("sd", "n")))
+MD_TEST = re.compile(r"^(pp|tg)(\d+)(?:\+tg(\d+))?(?:@d(\d+))?$")
+MD_GP = re.compile(r"^tg(\d+)@pp(\d+)$")  # ik_llama.cpp's -gp: generation after a prompt
 MD_VALUE = re.compile(r"^([0-9.eE+-]+)\s*±\s*([0-9.eE+-]+)$")
-MD_COLUMNS = {"threads": "n_threads", "ngl": "n_gpu_layers", "fa": "flash_attn", "n_batch": "n_batch"}
+# Markdown display names (llama.cpp and ik_llama.cpp `get_field_display_name`) -> field names
+MD_COLUMNS = {
+    "model": "model_type",
+    "size": "model_size",
+    "params": "model_n_params",
+    "backend": "backends",
+    "threads": "n_threads",
+    "ngl": "n_gpu_layers",
+    "sm": "split_mode",
+    "nkvo": "no_kv_offload",
+    "fa": "flash_attn",
+    "mmap": "use_mmap",
+    "embd": "embeddings",
+    "ts": "tensor_split",
+    "dev": "devices",
+    "ot": "tensor_buft_overrides",
+    "dio": "use_direct_io",
+    "mla": "mla_attn",
+    "amb": "attn_max_batch",
+    "rtr": "repack",
+    "fmoe": "fused_moe",
+    "gr": "reuse",
+    "thp": "use_thp",
+    "ger": "grouped_er",
+    "defer": "defer_experts",
+}
 
 
 def parse(files: Sequence[tuple[str, bytes]], repetitions: int | None = None) -> Imported:
@@ -82,13 +84,23 @@ def parse(files: Sequence[tuple[str, bytes]], repetitions: int | None = None) ->
     for name, data in files:
         text = _text(name, data)
         if kind == "md":
-            tests += _markdown(name, text, repetitions)
+            tests += _markdown(name, text)
         elif kind == "csv":
             tests += _csv(name, text)
         else:
             tests += _json(name, text, kind)
     if not tests:
         raise BenchledgerError(Problem(files[0][0], None, None, "holds no llama-bench test; give its -o json output"))
+    if "_summary" in tests[0] and repetitions is None:
+        raise BenchledgerError(
+            Problem(
+                "--repetitions",
+                None,
+                None,
+                f"llama-bench's {kind} output gives each test's mean and SD but not how many repetitions they "
+                "come from; give --repetitions N (the -r it ran with; 5 when -r was not given) so the SD is kept",
+            )
+        )
     return _imported(tests, kind, repetitions)
 
 
@@ -115,12 +127,12 @@ def _text(name: str, data: bytes) -> str:
 def _json(name: str, text: str, kind: str) -> list[dict[str, Any]]:
     try:
         if kind == "json":
-            found = json.loads(text)
+            found = json.loads(text, parse_float=Decimal)
             items = found if isinstance(found, list) else None
             where = ["$"] * len(items or [])
         else:
             lines = [(n, line) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
-            items = [json.loads(line) for _, line in lines]
+            items = [json.loads(line, parse_float=Decimal) for _, line in lines]
             where = [f"line {n}" for n, _ in lines]
     except (ValueError, RecursionError) as err:
         raise BenchledgerError(Problem(name, None, None, f"is not llama-bench {kind} ({str(err)[:120]})")) from None
@@ -133,19 +145,32 @@ def _json(name: str, text: str, kind: str) -> list[dict[str, Any]]:
             raise BenchledgerError(Problem(name, None, path, "expected a test object"))
         samples = item.get("samples_ts")
         nanos = item.get("samples_ns")
-        if not isinstance(samples, list) or not samples or not all(_finite(v) and v > 0 for v in samples):
+        if not isinstance(samples, list) or not samples or not all(_positive(v) for v in samples):
             raise BenchledgerError(
                 Problem(name, None, f"{path}.samples_ts", "expected a list of positive numbers, one per repetition")
             )
-        if not isinstance(nanos, list) or len(nanos) != len(samples) or not all(_finite(v) and v > 0 for v in nanos):
+        if not isinstance(nanos, list) or len(nanos) != len(samples) or not all(_positive(v) for v in nanos):
             raise BenchledgerError(
                 Problem(name, None, f"{path}.samples_ns", "expected one positive number per samples_ts value")
             )
-        for key in TEST:
-            if not isinstance(item.get(key), int) or isinstance(item.get(key), bool) or item[key] < 0:
-                raise BenchledgerError(Problem(name, None, f"{path}.{key}", "expected a whole number of tokens"))
-        out.append(item | {"_samples": list(zip(samples, nanos, strict=True))})
+        _check_test(item, name, None, path)
+        fields = {k: (float(v) if isinstance(v, Decimal) else v) for k, v in item.items() if k not in RESULT}
+        label = item.get("test") if isinstance(item.get("test"), str) else None
+        samples_of = list(zip(samples, nanos, strict=True))
+        out.append(fields | {"_samples": samples_of, "_label": label, "_time": item, "_file": name})
     return out
+
+
+def _check_test(item: dict[str, Any], name: str, line: int | None, path: str | None) -> None:
+    """n_prompt and n_gen are required whole numbers of tokens; n_depth is optional."""
+    for key in TEST:
+        value = item.get(key)
+        if key == "n_depth" and key not in item:
+            continue
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            where = f"{path}.{key}" if path else key
+            message = "expected a whole number of tokens" + ("" if key in item else f" (the field {key} is missing)")
+            raise BenchledgerError(Problem(name, line, where, message))
 
 
 def _csv(name: str, text: str) -> list[dict[str, Any]]:
@@ -157,14 +182,21 @@ def _csv(name: str, text: str) -> list[dict[str, Any]]:
             message = f"has {len(cells)} cells, the header {len(header)}: not one llama-bench run's -o csv output"
             raise BenchledgerError(Problem(name, number, None, message))
         item: dict[str, Any] = {k: _scalar(v) for k, v in zip(header, cells, strict=True)}
-        for key in (*TEST, "avg_ts", "stddev_ts"):
+        for key in ("avg_ts", "stddev_ts"):
             if not _finite(item.get(key)):
-                raise BenchledgerError(Problem(name, number, key, "expected a number (is this llama-bench -o csv?)"))
-        out.append(item | {"_summary": (float(item["avg_ts"]), float(item["stddev_ts"]))})
+                message = "expected a number (is this llama-bench -o csv?)"
+                if key not in item:
+                    message = f"missing: the header has no {key} column (is this llama-bench -o csv?)"
+                raise BenchledgerError(Problem(name, number, key, message))
+        _check_test(item, name, number, None)
+        fields = {k: v for k, v in item.items() if k not in RESULT}
+        label = item.get("test") if isinstance(item.get("test"), str) else None
+        summary = (_exact_text(cells[header.index("avg_ts")]), _exact_text(cells[header.index("stddev_ts")]))
+        out.append(fields | {"_summary": summary, "_label": label, "_time": item, "_file": name})
     return out
 
 
-def _markdown(name: str, text: str, repetitions: int | None) -> list[dict[str, Any]]:
+def _markdown(name: str, text: str) -> list[dict[str, Any]]:
     lines = [line.strip() for line in text.splitlines() if line.strip().startswith("|")]
     if len(lines) < 3:
         raise BenchledgerError(Problem(name, None, None, "holds no Markdown table; give llama-bench's default output"))
@@ -177,67 +209,87 @@ def _markdown(name: str, text: str, repetitions: int | None) -> list[dict[str, A
         if len(cells) != len(header):
             raise BenchledgerError(Problem(name, number, None, f"has {len(cells)} cells, the header {len(header)}"))
         row = dict(zip(header, cells, strict=True))
-        test, value = MD_TEST.match(row["test"].replace(" ", "")), MD_VALUE.match(row["t/s"])
-        if test is None:
-            raise BenchledgerError(Problem(name, number, "test", f"{row['test'][:40]!r} is not ppN, tgN or ppN @ dN"))
-        if value is None:
+        label = row["test"].replace(" ", "")
+        test, gp, value = MD_TEST.match(label), MD_GP.match(label), MD_VALUE.match(row["t/s"])
+        if test is None and gp is None:
+            message = f"{row['test'][:40]!r} is not ppN, tgN, ppN+tgM, tgN@ppM or ppN @ dN"
+            raise BenchledgerError(Problem(name, number, "test", message))
+        if value is None or not all(_finite(_scalar(v)) for v in value.groups()):
             raise BenchledgerError(Problem(name, number, "t/s", f"{row['t/s'][:40]!r} is not `mean ± sd`"))
-        kind, size, extra, depth = test.groups()
-        item: dict[str, Any] = {
-            "n_prompt": int(size) if kind == "pp" else 0,
-            "n_gen": int(size) if kind == "tg" else int(extra or 0),
-            "n_depth": int(depth or 0),
-            "model_type": row.get("model"),
-            "backends": row.get("backend"),
-        }
-        item |= {MD_COLUMNS[k]: _scalar(v) for k, v in row.items() if k in MD_COLUMNS}
-        out.append(item | {"_summary": (float(value.group(1)), float(value.group(2)))})
+        if gp is not None:
+            tokens = {"n_prompt": int(gp.group(2)), "n_gen": int(gp.group(1)), "n_depth": 0}
+        else:
+            kind, size, extra, depth = test.groups() if test else ("", "0", None, None)
+            tokens = {
+                "n_prompt": int(size) if kind == "pp" else 0,
+                "n_gen": int(size) if kind == "tg" else int(extra or 0),
+                "n_depth": int(depth or 0),
+            }
+        item: dict[str, Any] = {MD_COLUMNS.get(k, k): _scalar(v) for k, v in row.items() if k not in RESULT and k}
+        summary = (_exact_text(value.group(1)), _exact_text(value.group(2)))
+        out.append(tokens | item | {"_summary": summary, "_label": label, "_time": {}, "_file": name})
     return out
 
 
 def _imported(tests: list[dict[str, Any]], kind: str, repetitions: int | None) -> Imported:
-    present = [k for k in (*MODEL, *SETTINGS) if all(t.get(k) is not None for t in tests)]
-    varying = [k for k in present if len({json.dumps(t[k], sort_keys=True) for t in tests}) > 1]
-    conditions = [*TEST, *(k for k in varying if re.match(NAME_PATTERN, k))]
+    keys = list(dict.fromkeys(k for t in tests for k in t if not k.startswith("_")))
+    tokens = [k for k in TEST if any(k in t for t in tests)]
+    varying = [k for k in keys if k not in TEST and len({_condition(t.get(k)) for t in tests}) > 1]
+    for key in varying:
+        if not re.match(NAME_PATTERN, key) or key in RESERVED:
+            raise BenchledgerError(
+                Problem(
+                    tests[0]["_file"],
+                    None,
+                    key,
+                    "differs between tests but cannot name a results.csv column; import the tests that share "
+                    "it as separate runs",
+                )
+            )
+    conditions = [*tokens, *varying]
+    if _labels_needed(tests, conditions):
+        conditions.append("test")
     rows = _rows(tests, conditions, repetitions)
     first = tests[0]
-    manifest = _manifest(first, varying)
+    manifest = _manifest(first, [*TEST, *varying])
     per_trial = "_samples" in first
-    notes = []
-    if not per_trial and repetitions is None:
-        notes.append(
-            "llama-bench published each test's mean and SD but not how many repetitions they came from, so "
-            "only the means are kept; import with --repetitions N (llama-bench's -r, 5 by default) to keep the "
-            "SD and let claims use it."
-        )
-    times = [t["test_time"][:10] for t in tests if isinstance(t.get("test_time"), str)]
+    times = [t["_time"]["test_time"][:10] for t in tests if isinstance(t["_time"].get("test_time"), str)]
     day = None
     try:
         day = min(dt.date.fromisoformat(x) for x in times) if times else None
     except ValueError:
         day = None
     metrics = METRICS if per_trial else {"tokens_per_second": METRICS["tokens_per_second"]}
-    unit = "repetition" if per_trial else None
-    return Imported("llama-bench", kind, conditions, dict(metrics), rows, manifest, day, unit, per_trial, notes)
+    return Imported("llama-bench", kind, conditions, dict(metrics), rows, manifest, day, "repetition", per_trial, [])
+
+
+def _labels_needed(tests: list[dict[str, Any]], conditions: list[str]) -> bool:
+    """The test label joins the conditions when token counts alone do not tell two tests apart
+    (ik_llama.cpp's tg64@pp128 and mainline's pp128+tg64 share n_prompt and n_gen)."""
+    labels: dict[tuple[str, ...], set[str]] = {}
+    for t in tests:
+        labels.setdefault(tuple(_condition(t.get(c)) for c in conditions), set()).add(str(t.get("_label")))
+    return any(len(found) > 1 for found in labels.values())
 
 
 def _rows(tests: list[dict[str, Any]], conditions: list[str], repetitions: int | None) -> list[dict[str, Any]]:
     rows = []
     for test in tests:
-        at = {c: _condition(test.get(c)) for c in conditions}
+        at = {c: _condition(test.get("_label") if c == "test" else test.get(c)) for c in conditions}
         if "_samples" in test:
             for trial, (ts, ns) in enumerate(test["_samples"], start=1):
-                rows.append({"trial": trial, **at, "tokens_per_second": ts, "seconds": ns / 1e9})
+                seconds = Decimal(ns).scaleb(-9)
+                rows.append({"trial": trial, **at, "tokens_per_second": _exact(ts), "seconds": _exact(seconds)})
         else:
             mean, sd = test["_summary"]
-            summary = {"tokens_per_second.sd": sd, "tokens_per_second.n": repetitions} if repetitions else {}
+            summary = {"tokens_per_second.sd": sd, "tokens_per_second.n": repetitions}
             rows.append({"trial": None, **at, "tokens_per_second": mean, **summary})
     return rows
 
 
 def _manifest(first: dict[str, Any], varying: list[str]) -> dict[str, Any]:
-    """What stayed the same across tests, under the manifest's usual sections."""
-    fixed = {k: first[k] for k in (*MANIFEST, *MODEL, *SETTINGS) if k in first and k not in varying}
+    """Every field that stayed the same across tests, under the manifest's usual sections."""
+    fixed = {k: v for k, v in first.items() if not k.startswith("_") and k not in varying and v is not None}
     out: dict[str, Any] = {}
     software = {"engine": "llama.cpp"}
     if "build_commit" in fixed:
@@ -247,8 +299,8 @@ def _manifest(first: dict[str, Any], varying: list[str]) -> dict[str, Any]:
     if fixed.get("backends"):
         software["backends"] = str(fixed["backends"])
     out["software"] = software
-    if fixed.get("cpu_info"):
-        out["host"] = {"cpu": str(fixed["cpu_info"])}
+    if str(fixed.get("cpu_info") or "").strip():
+        out["host"] = {"cpu": str(fixed["cpu_info"]).strip()}
     if fixed.get("gpu_info"):
         out["accelerators"] = [
             {"name": str(name).strip()} for name in str(fixed["gpu_info"]).split(",") if name.strip()
@@ -256,7 +308,7 @@ def _manifest(first: dict[str, Any], varying: list[str]) -> dict[str, Any]:
     model = {k.removeprefix("model_"): fixed[k] for k in MODEL if k in fixed}
     if model:
         out["model"] = model
-    settings = {k: fixed[k] for k in SETTINGS if k in fixed}
+    settings = {k: v for k, v in fixed.items() if k not in (*MANIFEST, *MODEL)}
     if settings:
         out["engine"] = {"llama_bench": settings}
     return out
@@ -265,7 +317,22 @@ def _manifest(first: dict[str, Any], varying: list[str]) -> dict[str, Any]:
 def _condition(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
-    return "" if value is None else str(value)
+    if value is None:
+        return "none"
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+
+
+def _exact(value: Any) -> str:
+    """A number with the digits the source wrote (JSON floats are read as decimals)."""
+    text = str(value)
+    if isinstance(value, Decimal) and "." in text and "E" not in text:
+        text = text.rstrip("0").rstrip(".")
+    return text
+
+
+def _exact_text(text: str) -> str:
+    """A number printed by llama-bench, kept as printed."""
+    return str(Decimal(text.strip()))
 
 
 def _scalar(text: str | None) -> Any:
@@ -279,5 +346,11 @@ def _scalar(text: str | None) -> Any:
     return text
 
 
+def _positive(value: Any) -> bool:
+    return _finite(value) and value > 0
+
+
 def _finite(value: Any) -> bool:
+    if isinstance(value, Decimal):
+        return value.is_finite()
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)

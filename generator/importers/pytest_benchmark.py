@@ -5,9 +5,11 @@ parametrized the same way (`size=1000`, `size=10000`), else its name. With
 `--benchmark-save-data` the rounds (`stats.data`, seconds per iteration) become trials;
 they repeat inside one pytest process, so the run says `trial_unit: repetition`. Without
 them the export is a summary (mean, stddev, rounds): a reported run with published
-summaries. `machine_info` and `commit_info` go to the manifest; everything else stays in
-the original file under raw/. Shapes follow pytest-benchmark 5.3's own exports
-(tests/fixtures/pytest-benchmark/).
+summaries whose n counts rounds inside one process (`trial_unit: repetition`, with its
+caveat); several summary exports of the same benchmarks are one pytest process each, and
+their means become trials (`trial_unit: process`). `machine_info` (every field) and
+`commit_info` go to the manifest; everything else stays in the original file under raw/.
+Shapes follow pytest-benchmark's own exports (tests/fixtures/pytest-benchmark/).
 """
 
 from __future__ import annotations
@@ -45,23 +47,51 @@ def parse(files: Sequence[tuple[str, bytes]]) -> Imported:
             with contextlib.suppress(ValueError):
                 days.append(dt.date.fromisoformat(found["datetime"][:10]))
     per_trial = all("data" in b["stats"] for _, _, b in benchmarks)
+    manifest = _manifest(machine, commit)
+    day = min(days, default=None)
+    if not per_trial and _one_process_per_file(benchmarks, len(files)):
+        return _processes(benchmarks, manifest, day, len(files))
     conditions = _conditions([b for _, _, b in benchmarks])
     rows = [row for _, _, b in benchmarks for row in _rows(b, conditions, per_trial)]
-    notes = [] if per_trial else ["The export holds each benchmark's mean, SD and rounds, not the rounds themselves."]
-    unit = "repetition" if per_trial else None
-    manifest = _manifest(machine, commit)
+    notes = []
+    if not per_trial:
+        rounds = ", ".join(f"{b['stats']['rounds']:,}" for _, _, b in benchmarks[:4])
+        notes.append(
+            f"The export holds each benchmark's mean, SD and rounds ({rounds}), not the rounds themselves. The "
+            "rounds ran inside one pytest process, so n counts repetitions, not independent runs "
+            "(trial_unit: repetition): intervals may be too narrow. Export each of several pytest runs and "
+            "import them together to make each run a trial."
+        )
     return Imported(
-        "pytest-benchmark",
-        "json",
-        conditions,
-        dict(METRICS),
-        rows,
-        manifest,
-        min(days, default=None),
-        unit,
-        per_trial,
-        notes,
+        "pytest-benchmark", "json", conditions, dict(METRICS), rows, manifest, day, "repetition", per_trial, notes
     )
+
+
+def _one_process_per_file(benchmarks: list[tuple[str, str, dict[str, Any]]], files: int) -> bool:
+    """Several summary exports that each hold the same benchmarks: one pytest process each."""
+    names: dict[str, list[str]] = {}
+    for file, _, b in benchmarks:
+        names.setdefault(file, []).append(b["name"])
+    found = {tuple(sorted(n)) for n in names.values()}
+    return files > 1 and len(names) == files and len(found) == 1
+
+
+def _processes(
+    benchmarks: list[tuple[str, str, dict[str, Any]]], manifest: dict[str, Any], day: dt.date | None, files: int
+) -> Imported:
+    """Each export's means are one trial: the processes are the independent repetitions."""
+    order = list(dict.fromkeys(file for file, _, _ in benchmarks))
+    first = [b for file, _, b in benchmarks if file == order[0]]
+    conditions = _conditions(first)
+    rows = []
+    for file, _, b in benchmarks:
+        at = {c: (b["name"] if c == "benchmark" else str(b["params"][c])) for c in conditions}
+        rows.append({"trial": order.index(file) + 1, **at, "seconds": b["stats"]["mean"]})
+    notes = [
+        f"Each of the {files} exports is one pytest process: its mean is one trial (trial_unit: process). "
+        "The rounds inside each process and their SD stay in the original files under raw/."
+    ]
+    return Imported("pytest-benchmark", "json", conditions, dict(METRICS), rows, manifest, day, "process", True, notes)
 
 
 def _benchmark(name: str, path: str, item: Any) -> dict[str, Any]:
@@ -133,4 +163,8 @@ def _manifest(machine: dict[str, Any], commit: dict[str, Any]) -> dict[str, Any]
     software = {k: v for k, v in software.items() if isinstance(v, str | bool)}
     if software:
         out["software"] = software
+    used = {"node", "cpu", "system", "release", "machine", "python_version", "python_implementation"}
+    rest = {k: v for k, v in machine.items() if k not in used and isinstance(v, str | int | float | bool)}
+    if rest:
+        out["machine_info"] = rest  # every other field pytest-benchmark recorded, under its own name
     return out

@@ -8,8 +8,12 @@ between files) is the condition; passes with the same condition are trials 1, 2,
 order given. Each pass's throughputs and its mean, median and percentile latencies become
 that trial's metrics. With `--save-detailed` the file also holds every request (`ttfts`,
 `itls`, `latencies`, `output_lens`, `errors`): those become requests.csv. Backend, model and
-tokenizer go to the manifest. Request standard deviations, input lengths and generated texts
-are not metrics; they stay in the original file under raw/.
+tokenizer go to the manifest, with every other recorded setting (a `vllm bench sweep` server
+setting such as `max_num_seqs` too; `run_number` is the trial). Request standard deviations,
+input lengths and generated texts are not metrics; they stay in the original file under raw/.
+A pass in which no request completed is refused (vLLM writes 0 for what it could not measure),
+and so are passes that report different figures (different `--percentile-metrics`), naming
+the difference.
 Keys and units follow vLLM's own writer (vllm/benchmarks/serve.py, tests/fixtures/vllm-bench/).
 """
 
@@ -52,11 +56,21 @@ RECORDED = (
 KNOWN_TEXT = {"date", "ramp_up_strategy", *RECORDED, *TRAFFIC}
 PER_REQUEST = ("input_lens", "output_lens", "ttfts", "itls", "latencies", "start_times", "errors")
 MAX_ERROR = 500
+# What vLLM's writer computes: never a setting, whatever its type.
+OUTCOME = re.compile(
+    r"^(?:(?:mean|median|std|p\d+(?:\.\d+)?)_(?:ttft|tpot|itl|e2el)_ms|spec_decode_\w+|duration|completed|failed|"
+    r"total_input_tokens|total_output_tokens|max_concurrent_requests|rtfx|input_throughput|queue_times|"
+    r"generated_texts|date)$"
+)
+TRIAL_INDEX = "run_number"  # `vllm bench sweep` numbers the passes of one configuration
 
 
 def parse(files: Sequence[tuple[str, bytes]]) -> Imported:
     """Read one or more vLLM serving-benchmark result files into one run."""
     passes = [(where, record) for name, data in files for where, record in _records(name, data)]
+    for (name, path), record in passes:
+        _refuse_empty_pass(name, path, record)
+    _refuse_mixed_metrics(passes)
     conditions = _conditions(passes)
     metrics = _metrics([record for _, record in passes])
     rows: list[dict[str, Any]] = []
@@ -95,18 +109,57 @@ def _records(name: str, data: bytes) -> list[tuple[tuple[str, str], dict[str, An
         found = [load_json(f"{name} line {i}", line.encode(), "a vLLM result line") for i, line in enumerate(lines, 1)]
         out = [((name, f"line {i}"), item) for i, item in enumerate(found, 1)]
     for (file, path), record in out:
-        if not isinstance(record, dict) or not any(k in record for k in ("request_throughput", "duration", "ttfts")):
-            raise BenchledgerError(
-                Problem(file, None, path, "expected the object `vllm bench serve --save-result` writes")
+        if not isinstance(record, dict):
+            kind = type(record).__name__
+            message = f"is a JSON {kind}; expected the object `vllm bench serve --save-result` writes"
+            raise BenchledgerError(Problem(file, None, path, message))
+        if not any(k in record for k in ("request_throughput", "duration", "ttfts")):
+            message = (
+                "has no request_throughput (nor duration, nor ttfts): expected the object "
+                "`vllm bench serve --save-result` writes"
             )
+            raise BenchledgerError(Problem(file, None, f"{path}.request_throughput", message))
     return out
+
+
+def _refuse_empty_pass(name: str, path: str, record: dict[str, Any]) -> None:
+    """A pass in which no request completed measured nothing: vLLM still writes 0 for its
+    latencies and throughputs, and those zeros must never become a trial."""
+    completed, failed = record.get("completed"), record.get("failed")
+    if completed == 0 and not isinstance(completed, bool):
+        of = f"all {failed:g} of its requests failed" if finite(failed) and failed > 0 else "no request completed"
+        message = (
+            f"{of} (completed: 0), so its latencies and throughputs (written as 0) measured nothing; fix the "
+            "server and rerun the pass, or import the other files without this one"
+        )
+        raise BenchledgerError(Problem(name, None, f"{path}.completed", message))
+
+
+def _refuse_mixed_metrics(passes: list[tuple[tuple[str, str], dict[str, Any]]]) -> None:
+    """Every pass must report the same figures (vLLM writes only its --percentile-metrics and
+    --metric-percentiles): a run whose trials lack a metric cannot be summarised."""
+    figures = [
+        {_name(k) for k, v in record.items() if finite(v) and (LATENCY.match(k) or k in THROUGHPUTS)}
+        for _, record in passes
+    ]
+    union = set().union(*figures) if figures else set()
+    for ((name, path), _), found in zip(passes, figures, strict=True):
+        missing = sorted(union - found)
+        if missing:
+            other = next((n for ((n, _), _), f in zip(passes, figures, strict=True) if missing[0] in f), "")
+            message = (
+                f"lacks {', '.join(missing)}, which {other} reports (the passes ran with different "
+                "--percentile-metrics or --metric-percentiles); import passes that report the same figures "
+                "together, or these as separate runs"
+            )
+            raise BenchledgerError(Problem(name, None, f"{path}.{missing[0]}", message))
 
 
 def _conditions(passes: list[tuple[tuple[str, str], dict[str, Any]]]) -> list[str]:
     """The traffic, plus every recorded argument or metadata key that differs between passes."""
     records = [record for _, record in passes]
     keys = [k for k in TRAFFIC if any(k in r for r in records)]
-    metadata = [k for r in records for k, v in r.items() if isinstance(v, str) and k not in KNOWN_TEXT]
+    metadata = [k for r in records for k in r if _setting(k, r[k]) and k not in KNOWN_TEXT]
     for key in dict.fromkeys([*RECORDED, *metadata]):
         if len({_condition(r.get(key)) for r in records}) > 1:
             if not re.match(NAME_PATTERN, key) or key == "trial":
@@ -115,6 +168,13 @@ def _conditions(passes: list[tuple[tuple[str, str], dict[str, Any]]]) -> list[st
                 raise BenchledgerError(Problem(file, None, path, message))
             keys.append(key)
     return keys or ["request_rate"]
+
+
+def _setting(key: str, value: Any) -> bool:
+    """A recorded argument or `--metadata` value (a sweep's server settings too), not a figure."""
+    if key in THROUGHPUTS or key in PER_REQUEST or key == TRIAL_INDEX or OUTCOME.match(key) or LATENCY.match(key):
+        return False
+    return isinstance(value, str | int | float | bool)
 
 
 def _metrics(records: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
@@ -221,7 +281,11 @@ def _manifest(first: dict[str, Any], conditions: list[str]) -> dict[str, Any]:
     load = {k: v for k, v in fixed.items() if k not in named}
     if load:
         out["load"] = load
-    metadata = {k: v[:200] for k, v in first.items() if isinstance(v, str) and k not in KNOWN_TEXT | set(conditions)}
+    metadata = {
+        k: v[:200] if isinstance(v, str) else v
+        for k, v in first.items()
+        if _setting(k, v) and k not in KNOWN_TEXT | set(conditions)
+    }
     if metadata:
         out["metadata"] = metadata  # what `--metadata KEY=VALUE` recorded
     return out

@@ -47,9 +47,17 @@ def _run_problems(
             f"claims.{i}.metric",
             f"{metric!r} is neither a metric nor a rate of run {ref!r}; it has: {known}",
         )
+    own: dict[str, object] = dict(getattr(claim, f"{field}_at", None) or {})
+    unknown = [k for k in own if k not in run.meta.conditions]
+    if unknown:
+        side_loc = ("claims", i, field, "at")
+        known = ", ".join(run.meta.conditions) or "none"
+        message = f"{', '.join(unknown)} is not a condition of run {ref!r}; its conditions are: {known}"
+        yield Problem(report.path, line_for(side_loc, report.lines), ".".join(map(str, side_loc)), message)
+        return
     for index, at in enumerate(claim.at_list or []):
         where = ("at", index) if isinstance(claim.at, list) else ("at",)
-        problem = condition_problem(run, ref, {str(k): v for k, v in at.items()})
+        problem = condition_problem(run, ref, {**{str(k): v for k, v in at.items()}, **own})
         if problem is not None:
             loc: tuple[str | int, ...] = ("claims", i, *where)
             yield Problem(report.path, line_for(loc, report.lines), ".".join(map(str, loc)), problem)

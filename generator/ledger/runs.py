@@ -12,13 +12,15 @@ import stat
 from collections.abc import Callable, Mapping, MutableMapping
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
 from ..errors import BenchledgerError, Problem
 from ..format.hashing import file_hash, normalized_bytes
 from ..format.models import MANIFEST_SCHEMA, RECEIPT_SCHEMA, RUN_ID, RUN_SCHEMA, ManifestFile, ReceiptFile, RunFile
+from ..format.paths import file_name, is_local_path, local_paths
 from .records import RUNS_DIR, Receipt, Request, Results, Run
 from .tables import mark_excluded, parse_requests, parse_results
-from .yamlio import Lines, load_model
+from .yamlio import Lines, line_for, load_model
 
 Parsed = tuple[RunFile, ManifestFile, Results, tuple[Request, ...] | None, tuple[Receipt, ...]]
 ParsedRuns = MutableMapping[tuple[str, str], Parsed]  # (folder name, digest of its files) -> what they parse to
@@ -165,21 +167,49 @@ def _parse_files(
     try:
         text = text_of("manifest.yaml")
         if text is not None:
-            manifest, _ = load_model(ManifestFile, text, f"{rel}/manifest.yaml", MANIFEST_SCHEMA)
+            manifest, manifest_lines = load_model(ManifestFile, text, f"{rel}/manifest.yaml", MANIFEST_SCHEMA)
+            if meta is not None and meta.imported is not None:
+                problems += _path_problems(f"{rel}/manifest.yaml", manifest.model_dump(), manifest_lines)
     except BenchledgerError as err:
         problems.extend(err.problems)
+    if meta is not None and meta.imported is not None:
+        problems += _path_problems(f"{rel}/run.yaml", meta.model_dump(exclude={"imported"}), lines)
     if meta is not None:
         try:
             text = text_of("results.csv")
             if text is not None:
                 results = parse_results(text, f"{rel}/results.csv", meta)
                 results = mark_excluded(results, meta, f"{rel}/run.yaml", lines)
+                if meta.imported is not None:
+                    problems += _cell_path_problems(f"{rel}/results.csv", results)
             text = text_of("requests.csv", required=False)
             if text is not None:
                 requests = parse_requests(text, f"{rel}/requests.csv", meta)
         except BenchledgerError as err:
             problems.extend(err.problems)
     return meta, manifest, results, requests
+
+
+def _path_problems(rel: str, data: Any, lines: Lines) -> list[Problem]:
+    """A value that is an absolute local path (a model file on someone's disk) is refused in an
+    imported run. Runs the runner writes still record the paths it ran with (runner.model,
+    the argv, the server's model ids): they are not checked until the runner reduces them."""
+    out = []
+    for at, value in local_paths(data):
+        key = ".".join(map(str, at))
+        fix = f"is an absolute local path ({value[:80]!r}); write the file name {file_name(value)!r} instead"
+        out.append(Problem(rel, line_for(at, lines), key, fix))
+    return out
+
+
+def _cell_path_problems(rel: str, results: Results) -> list[Problem]:
+    out = []
+    for row in results.rows:
+        for column, value in zip(results.conditions, row.at, strict=True):
+            if is_local_path(value):
+                fix = f"is an absolute local path ({value[:80]!r}); write the file name {file_name(value)!r} instead"
+                out.append(Problem(rel, row.line, column, fix))
+    return out
 
 
 def _imported_problems(meta: RunFile, blobs: Mapping[str, bytes], rel: str) -> list[Problem]:

@@ -11,6 +11,7 @@ from markupsafe import Markup
 from ..analysis.claims import Evaluation
 from ..analysis.comparison import Comparison, Settings, Side
 from ..analysis.wording import pct
+from ..format.signed import signed
 from . import text as t
 from .templating import generated_mark, render
 
@@ -70,7 +71,7 @@ def _rates(c: Comparison) -> str:
     base, cand = c.baseline.proportion, c.candidate.proportion
     if base is None or cand is None:
         return ""
-    return f"{(cand - base) * 100:+.1f} pp ({base:.1%} → {cand:.1%})"
+    return f"{signed((cand - base) * 100, unit=' pp')} ({base:.1%} → {cand:.1%})"
 
 
 def effect(ev: Evaluation) -> str:

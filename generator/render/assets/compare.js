@@ -29,8 +29,10 @@
     return wrap;
   }
   function pct(ratio) {
-    var v = (ratio - 1) * 100;
-    return (v < 0 ? "-" : "+") + Math.abs(v).toFixed(1) + "%";  /* Python's f"{v:+.1f}%" */
+    var v = (ratio - 1) * 100, shown = Math.abs(v).toFixed(1);
+    if (v === 0) { return "0.0%"; }
+    if (shown === "0.0") { shown = String(Number(Math.abs(v).toPrecision(1))); }  /* never "-0.0%" */
+    return (v < 0 ? "-" : "+") + shown + "%";  /* generator/format/signed.py's change() */
   }
   function fetchJson(url) {
     var target = new URL(url, window.location.href);
