@@ -220,6 +220,12 @@ class Tally:
     charts: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     panels: int = 0
     points: int = 0
+    wrong: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))  # kind -> "path: what"
+
+    def verdict(self) -> str:
+        """Every wrong chart, and how many of each kind, for the failure message."""
+        counts = ", ".join(f"{len(v)} of {self.charts[k]} {k} charts" for k, v in self.wrong.items())
+        return f"wrong: {counts}\n" + "\n".join(line for lines in self.wrong.values() for line in lines[:5])
 
 
 def drawn(marks: list[Mark], read: Callable[[float], float], axis: str = "y") -> list[float]:
@@ -266,7 +272,12 @@ def check_sequence(root: Path, run_id: str, metric: str, spec: Mapping[str, Any]
         mine = [m for m in dots if m.field("condition") == at]
         middle = statistics.median(v for _, v in found)
         assert sorted(round(read_x(m.x)) for m in mine) == sorted(t for t, _ in found if t is not None)
-        close(drawn(mine, read_y), sorted(v / middle - 1 if middle else 0.0 for _, v in found), pixel, f"{run_id} {metric} at {at}")
+        close(
+            drawn(mine, read_y),
+            sorted(v / middle - 1 if middle else 0.0 for _, v in found),
+            pixel,
+            f"{run_id} {metric} at {at}",
+        )
         tally.points += len(mine)
     tally.panels += 1
 
@@ -504,39 +515,44 @@ def charts(out: Mapping[str, bytes]) -> Iterator[tuple[str, dict[str, Any]]]:
 
 
 def oracle(root: Path, out: Mapping[str, bytes]) -> Tally:
-    """Every chart of `out` checked against the run folders under `root`."""
+    """Every chart of `out` checked against the run folders under `root`; what is wrong is
+    collected chart by chart (a failure names them all, not the first)."""
     ctx, tally = context(root), Tally()
     for path, spec in charts(out):
-        if m := RUN_CHART.fullmatch(path):
-            run_id, name, kind = m["run"], m["name"], m["kind"]
-            if kind == "sweep":
-                check_sweep(ctx, path, name, spec, tally, own=run_id)
-            else:
-                {"trials": check_trials, "sequence": check_sequence, "reported": check_reported}[kind](
-                    root, run_id, name, spec, tally
-                )
-        elif m := RATE_CHART.fullmatch(path):
-            kind = "rate"
-            check_rate(root, m["run"], m["name"], spec, tally)
-        elif (m := CLAIM_CHART.fullmatch(path)) and m["file"].startswith("trials-"):
-            kind = "sides"
-            check_sides(ctx, m["file"].removeprefix("trials-"), spec, tally)
-        elif m and m["file"] in ("forest", "effects"):
-            kind = m["file"]
-            check_forest(ctx, path, spec, tally)
-        elif m and m["file"] == "cells":
-            kind = "cells"
-            check_cells(ctx, m["id"], spec, tally)
-        elif m and m["file"] == "sweep":
-            kind = "claim sweep"
-            check_sweep(ctx, path, ctx.metric[m["id"]], spec, tally)
-        elif REPORT_SWEEP.fullmatch(path):
-            kind = "report sweep"
-            check_sweep(ctx, path, _sweep_figure(root, path), spec, tally)
-        else:
-            raise AssertionError(f"{path}: a chart the oracle does not know; teach it before shipping it")
+        kind, check = _dispatch(root, ctx, path, spec, tally)
         tally.charts[kind] += 1
+        try:
+            check()
+        except AssertionError as error:
+            tally.wrong[kind].append(f"{path}: {str(error).splitlines()[0]}")
     return tally
+
+
+def _dispatch(
+    root: Path, ctx: Context, path: str, spec: dict[str, Any], tally: Tally
+) -> tuple[str, Callable[[], None]]:
+    """The kind of the chart at `path` and its check."""
+    if m := RUN_CHART.fullmatch(path):
+        run_id, name, kind = m["run"], m["name"], m["kind"]
+        if kind == "sweep":
+            return kind, lambda: check_sweep(ctx, path, name, spec, tally, own=run_id)
+        check = {"trials": check_trials, "sequence": check_sequence, "reported": check_reported}[kind]
+        return kind, lambda: check(root, run_id, name, spec, tally)
+    if m := RATE_CHART.fullmatch(path):
+        return "rate", lambda: check_rate(root, m["run"], m["name"], spec, tally)
+    if m := CLAIM_CHART.fullmatch(path):
+        name = m["file"]
+        if name.startswith("trials-"):
+            return "sides", lambda: check_sides(ctx, name.removeprefix("trials-"), spec, tally)
+        if name in ("forest", "effects"):
+            return name, lambda: check_forest(ctx, path, spec, tally)
+        if name == "cells":
+            return name, lambda: check_cells(ctx, m["id"], spec, tally)
+        if name == "sweep":
+            return "claim sweep", lambda: check_sweep(ctx, path, ctx.metric[m["id"]], spec, tally)
+    if REPORT_SWEEP.fullmatch(path):
+        return "report sweep", lambda: check_sweep(ctx, path, _sweep_figure(root, path), spec, tally)
+    raise AssertionError(f"{path}: a chart the oracle does not know; teach it before shipping it")
 
 
 def _sweep_figure(root: Path, path: str) -> str:
@@ -557,6 +573,7 @@ def example() -> dict[str, bytes]:
 
 def test_every_chart_of_the_example_publication_draws_its_own_rows(example: dict[str, bytes]) -> None:
     tally = oracle(ROOT, example)
+    assert not tally.wrong, tally.verdict()
     assert dict(tally.charts) == {
         "trials": 74,
         "sequence": 74,
@@ -690,6 +707,7 @@ def test_every_chart_of_a_publication_with_several_conditions_per_run_draws_its_
     root = several_conditions(tmp_path)
     out = generate(root)
     tally = oracle(root, out)
+    assert not tally.wrong, tally.verdict()
     assert dict(tally.charts) == {
         "trials": 6,
         "sequence": 6,
