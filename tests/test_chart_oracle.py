@@ -386,6 +386,7 @@ def check_forest(ctx: Context, chart: str, spec: Mapping[str, Any], tally: Tally
     # carry every end, checked below.)
     labels = dict((text, pos) for pos, text in p.ticks["bottom"])
     assert p.tick_marks["bottom"] == len(p.ticks["bottom"]), f"{chart}: a tick without its label"
+    assert "0%" in labels, f"{chart}: no label at 0%: {sorted(labels)}"
     assert abs(labels["0%"] - one[0].x) <= 1, f"{chart}: 0% is not at the line of no change"
     for name, _, lo, hi, _ in want if len(want) == 1 else ():
         for end in (lo, hi) if lo is not None and hi is not None else ():
@@ -523,8 +524,8 @@ def oracle(root: Path, out: Mapping[str, bytes]) -> Tally:
         tally.charts[kind] += 1
         try:
             check()
-        except AssertionError as error:
-            tally.wrong[kind].append(f"{path}: {str(error).splitlines()[0]}")
+        except (AssertionError, LookupError, ValueError, ArithmeticError) as error:  # a missing label or panel
+            tally.wrong[kind].append(f"{path}: {type(error).__name__}: {str(error).splitlines()[0]}")
     return tally
 
 
