@@ -390,15 +390,16 @@ def check_forest(ctx: Context, chart: str, spec: Mapping[str, Any], tally: Tally
     assert abs(labels["0%"] - one[0].x) <= 1, f"{chart}: 0% is not at the line of no change"
     for name, _, lo, hi, _ in want if len(want) == 1 else ():
         for end in (lo, hi) if lo is not None and hi is not None else ():
+            assert end is not None
             assert percent(end) in labels, f"{chart}: {name}'s interval end {percent(end)} is not labelled"
             assert abs(labels[percent(end)] - one[0].x - math.log(end) / step) <= 1.5, f"{chart}: {percent(end)}"
     assert "change in percent" in p.axis_titles["bottom"]
     assert "left" not in p.ticks, f"{chart}: row labels narrow the plot"
     # Each row named in full, the names distinct; a key to every mark.
     texts = [str(m.item["text"]) for m in p.of("text")]
-    for name, ratio, lo, hi, _ in want:
+    for name, ratio, low, high, _ in want:
         head, _, at = name.partition(" @ ")
-        numbers = f"{percent(ratio)} [{percent(lo)}, {percent(hi)}]" if lo is not None and hi is not None else ""
+        numbers = f"{percent(ratio)} [{percent(low)}, {percent(high)}]" if low is not None and high is not None else ""
         start = head + "\n" + (f"at {at}\n" if at else "")
         assert any(t.startswith(start) and numbers in t for t in texts), f"{chart}: {name} {numbers} in {texts}"
     assert len(set(texts)) == len(texts) == len(want)
@@ -406,7 +407,7 @@ def check_forest(ctx: Context, chart: str, spec: Mapping[str, Any], tally: Tally
     assert p.legend == [*key, "band of no difference", "smallest change worth calling"]
     assert p.legend_limits == [0] * len(p.legend)
     for m in [*crosses, *one]:
-        colour = m.item.get("stroke") or m.item.get("fill")
+        colour = str(m.item.get("stroke") or m.item.get("fill"))
         assert contrast(colour, WHITE) >= 3 and contrast(colour, SLATE) >= 3, f"{chart}: {colour} unreadable"
     assert spec["width"] == "container"
     tally.panels += 1
@@ -561,7 +562,7 @@ def _sweep_figure(root: Path, path: str) -> str:
     slug, k = path.removeprefix("ledger/sweeps/").rsplit("/", 1)
     text = (root / "site_src" / "reports" / f"{slug}.md").read_text()
     figures = re.findall(r"^<!-- sweep ([^:]+):", text, flags=re.M)
-    return figures[int(k.removesuffix(".json")) - 1]
+    return str(figures[int(k.removesuffix(".json")) - 1])
 
 
 # -- the publications -----------------------------------------------------------------------
@@ -701,7 +702,8 @@ def several_conditions(tmp_path: Path) -> Path:
     meta = {"title": "Several conditions", "date": "2026-10-04", "claims": claims}
     body = f"# Several conditions\n\n<!-- sweep tokens_per_second: {A}, {B} -->\n"
     report = "---\n" + yaml.safe_dump(meta, sort_keys=False) + "---\n\n" + body
-    return write_tree(tmp_path / "pub", publication(files, extra={"site_src/reports/several.md": report}))
+    tree: dict[str, str | bytes] = {**publication(files, extra={"site_src/reports/several.md": report})}
+    return write_tree(tmp_path / "pub", tree)
 
 
 def test_every_chart_of_a_publication_with_several_conditions_per_run_draws_its_own_rows(tmp_path: Path) -> None:
