@@ -404,7 +404,7 @@ def check_forest(ctx: Context, chart: str, spec: Mapping[str, Any], tally: Tally
     key = ["interval and measured change, coloured by verdict", "claimed change"][: 1 + bool(claimed)]
     assert p.legend == [*key, "band of no difference", "smallest change worth calling"]
     assert p.legend_limits == [0] * len(p.legend)
-    for m in [*crosses, *one]:
+    for m in [*crosses, *one, *diamonds, *(m for m in rules if "x2" in m.item)]:
         colour = str(m.item.get("stroke") or m.item.get("fill"))
         assert contrast(colour, WHITE) >= 3 and contrast(colour, SLATE) >= 3, f"{chart}: {colour} unreadable"
     assert spec["width"] == "container"

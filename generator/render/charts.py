@@ -215,17 +215,17 @@ def spec(
     return json.dumps(out, sort_keys=True, separators=(",", ":")).encode()
 
 
+# Marks drawn over the page's own background, light or dark (Material's slate): each keeps a
+# contrast of 3:1 or more on both (WCAG's for graphics), so no interval fades into white and
+# neither the cross nor the line of no change turns black on dark grey.
 VERDICT_COLORS = {
     "supported": "#1a9850",
     "contradicted": "#d73027",
-    "overstated": "#9e2a83",
+    "overstated": "#b8449f",
     "within noise": "#4575b4",
-    "inconclusive": "#fdae61",
-    "no trial data": "#999999",
+    "inconclusive": "#b87700",
+    "no trial data": "#888888",
 }
-# Marks drawn over the page's own background, light or dark (Material's slate): each keeps a
-# contrast of 3:1 or more on both, so neither the cross nor the line of no change turns
-# black on dark grey.
 CLAIMED, REFERENCE = "#e7298a", GREY
 
 
