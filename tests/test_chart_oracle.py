@@ -56,7 +56,6 @@ class Mark:
 @dataclass
 class Panel:
     title: str | None
-    x: float = 0.0
     marks: list[Mark] = field(default_factory=list)
     ticks: dict[str, list[tuple[float, str]]] = field(default_factory=lambda: defaultdict(list))
     tick_marks: dict[str, int] = field(default_factory=lambda: defaultdict(int))
@@ -107,7 +106,7 @@ def panels(spec: Mapping[str, Any]) -> list[Panel]:
         titles[header.get("x", 0)] = texts[0]
     out = []
     for cell in nodes["cell"]["items"]:
-        panel = Panel(titles[cell.get("x", 0)], cell.get("x", 0))
+        panel = Panel(titles[cell.get("x", 0)])
         _collect(cell, 0.0, 0.0, panel)
         out.append(panel)
     return out
@@ -251,10 +250,9 @@ def check_trials(root: Path, run_id: str, metric: str, spec: Mapping[str, Any], 
         close(drawn(dots, read), expected, pixel, where)
         if len(expected) >= 2:
             (tick,), (rule,) = p.of("rect"), p.of("rule")
-            mean = read(tick.y + tick.item["height"] / 2)
-            close([mean], [statistics.mean(expected)], pixel, f"{where}: the mean")
-            low, high = sorted((read(rule.y), read(rule.y + rule.item["y2"] - rule.item["y"])))
             mean = statistics.mean(expected)
+            close([read(tick.y + tick.item["height"] / 2)], [mean], pixel, f"{where}: the mean")
+            low, high = sorted((read(rule.y), read(rule.y + rule.item["y2"] - rule.item["y"])))
             slack = pixel + 1e-9 * abs(mean)
             assert low - slack <= mean <= high + slack, f"{where}: the interval misses the mean"
         tally.panels += 1
@@ -315,6 +313,7 @@ class Context:
     root: Path
     metric: Mapping[str, str]  # claim or grid id -> metric
     condition: Mapping[str, str]  # claim id -> its one condition's label, when it has one
+    sides: Mapping[str, int]  # claim id -> how many sides its trials chart draws (two per condition)
     rows: Mapping[str, list[tuple[str, float, float | None, float | None, float | None]]]  # chart -> rows
     cells: Mapping[str, list[tuple[str, str, str]]]  # grid id -> (run, first level, series)
     grid_at: Mapping[str, str]  # grid id -> the label of its condition in its runs
@@ -327,6 +326,7 @@ def check_sides(ctx: Context, claim: str, spec: Mapping[str, Any], tally: Tally)
     sides: dict[str, list[Mark]] = defaultdict(list)
     for m in dots:
         sides[m.field("side")].append(m)
+    assert len(sides) == ctx.sides[claim], f"claim {claim}: {len(sides)} sides drawn of {ctx.sides[claim]}"
     for side, mine in sides.items():
         at, _, who = side.rpartition(" · ")
         run_id = who.split(": ", 1)[1]
@@ -474,6 +474,7 @@ def context(root: Path) -> Context:
     grids = attribute_all(checked.ledger, Settings())
     metric = {i: ev.claim.metric or "" for i, ev in evaluations.items()}
     condition = {i: ev.conditions[0].label for i, ev in evaluations.items() if len(ev.conditions) == 1}
+    sides = {i: 2 * len(ev.conditions) for i, ev in evaluations.items()}
     rows: dict[str, list[tuple[str, float, float | None, float | None, float | None]]] = {}
     for claim_id in evaluations:
         out = []
@@ -499,7 +500,7 @@ def context(root: Path) -> Context:
         grid_at[g.attribution.id] = next(
             label(meta, r) for r in rows_ if all(_same(r[k], v) for k, v in g.attribution.at.items())
         )
-    return Context(root, metric, condition, rows, cells, grid_at)
+    return Context(root, metric, condition, sides, rows, cells, grid_at)
 
 
 RUN_CHART = re.compile(r"runs/(?P<run>[^/]+)/charts/(?P<name>.+)-(?P<kind>trials|sequence|reported|sweep)\.json")
