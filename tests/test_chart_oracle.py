@@ -327,6 +327,7 @@ def check_sides(ctx: Context, claim: str, spec: Mapping[str, Any], tally: Tally)
     for m in dots:
         sides[m.field("side")].append(m)
     assert len(sides) == ctx.sides[claim], f"claim {claim}: {len(sides)} sides drawn of {ctx.sides[claim]}"
+    assert sorted(p.legend) == sorted(sides) and p.legend_limits == [0] * len(sides), f"claim {claim}: legend"
     for side, mine in sides.items():
         at, _, who = side.rpartition(" · ")
         run_id = who.split(": ", 1)[1]

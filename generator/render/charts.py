@@ -393,14 +393,16 @@ def forest_chart(
 
 
 def sides_chart(metric: str, unit: str | None) -> Any:
-    """Per-trial values of the baseline and candidate of one claim, side by side."""
+    """Per-trial values of the baseline and candidate of one claim, side by side, each side (and
+    condition) named in full in the legend: on a phone the x axis has no room for run ids."""
+    legend = alt.Legend(title=None, orient="bottom", direction="vertical", labelLimit=0, symbolOpacity=1)
     return (
         _base()
         .mark_circle(size=60, opacity=0.75)
         .encode(
-            x=alt.X("side:N", title=None, sort=None, axis=alt.Axis(labelAngle=0)),
+            x=alt.X("side:N", title=None, sort=None, axis=None),
             y=alt.Y("value:Q", title=_title(metric, unit), scale=alt.Scale(zero=False)),
-            color=alt.Color("side:N", legend=None),
+            color=alt.Color("side:N", sort=None, legend=legend),
             tooltip=[alt.Tooltip("side:N"), alt.Tooltip("trial:Q"), alt.Tooltip("value:Q", format=",.4~g")],
         )
     )
