@@ -122,7 +122,7 @@ def _texts(node: Mapping[str, Any], out: list[str]) -> None:
 
 def number(label: str) -> float:
     """An axis label as Vega printed it: '1,400', '−7.7%', '+5%'."""
-    text = label.replace(",", "").replace("\u2212", "-").replace("+", "")
+    text = label.replace(",", "").replace("\u2212", "-").replace("+", "")  # d3 prints U+2212
     return float(text[:-1]) / 100 if text.endswith("%") else float(text)
 
 
@@ -340,11 +340,8 @@ def check_sides(ctx: Context, claim: str, spec: Mapping[str, Any], tally: Tally)
 
 
 def percent(ratio: float) -> str:
-    """A ratio as d3's '+.1~%' prints its change (what a reader of the axis sees)."""
-    change = round((ratio - 1) * 100, 1)
-    if change == 0:
-        return "0%"
-    return f"{change:+.1f}".rstrip("0").rstrip(".").replace("-", "\u2212") + "%"
+    """A ratio as the cards print its change, and 1 as '0%' (what a reader of the axis sees)."""
+    return "0%" if ratio == 1 else f"{(ratio - 1) * 100:+.1f}%"
 
 
 def contrast(a: str, b: str) -> float:
@@ -607,11 +604,9 @@ def test_the_overstated_claims_forest_is_labelled_in_percent_at_its_interval_and
 ) -> None:
     spec = json.loads(example["claims/testbed-throughput-nmax4-vs-nmax3/charts/forest.json"])
     (p,) = panels(spec)
-    assert [text for _, text in sorted(p.ticks["bottom"])] == ["\u221216%", "\u22127.7%", "\u22122.4%", "0%"]
+    assert [text for _, text in sorted(p.ticks["bottom"])] == ["-16.0%", "-7.7%", "-2.4%", "0%"]
     (text,) = [m.item["text"] for m in p.of("text")]
-    assert text == (
-        "testbed-throughput-nmax4-vs-nmax3\noverstated: \u22125.1% [\u22127.7%, \u22122.4%]; claimed \u221216%"
-    )
+    assert text == ("testbed-throughput-nmax4-vs-nmax3\noverstated: -5.1% [-7.7%, -2.4%]; claimed -16.0%")
     assert p.legend == [
         "interval and measured change, coloured by verdict",
         "claimed change",

@@ -17,6 +17,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..analysis.wording import pct
+
 if TYPE_CHECKING:
     import altair as alt
 else:
@@ -248,12 +250,9 @@ def _label_px(text: str) -> float:
 
 
 def percent(ratio: float) -> str:
-    """A ratio as the percent change it is, as the axis prints it: 1.386 -> '+38.6%', 1 -> '0%'."""
-    change = round((ratio - 1) * 100, 1)
-    if change == 0:
-        return "0%"
-    text = f"{change:+.1f}".rstrip("0").rstrip(".")
-    return text.replace("-", "\u2212") + "%"
+    """A ratio as the percent change the cards print (1.386 -> '+38.6%'), and 1 as the axis
+    prints its line of no change, '0%'."""
+    return "0%" if ratio == 1 else pct(ratio)
 
 
 def forest_ticks(rows: Sequence[Mapping[str, Any]], domain: tuple[float, float]) -> list[float]:
@@ -336,7 +335,7 @@ def forest_chart(
     scale = alt.Scale(type="log", domain=list(DOMAIN_MARK), zero=False, nice=False)
     x_axis = alt.Axis(
         values=list(TICKS_MARK),
-        labelExpr="datum.value == 1 ? '0%' : format(datum.value - 1, '+.1~%')",
+        labelExpr="datum.value == 1 ? '0%' : replace(format(datum.value - 1, '+.1%'), '\u2212', '-')",
         labelOverlap=False,
         labelFlush=False,
         grid=True,
