@@ -450,10 +450,9 @@ def check_cells(ctx: Context, grid: str, spec: Mapping[str, Any], tally: Tally) 
     dots = p.of("symbol")
     cells = ctx.cells[grid]
     assert len(dots) == len(cells), f"grid {grid}: {len(dots)} points for {len(cells)} cells"
+    factor = p.axis_titles["bottom"]  # the x axis: the first factor's two levels
     for run_id, level, series in cells:
-        (m,) = [
-            m for m in dots if m.field("series") == series and m.field(m.item["description"].split(":")[0]) == level
-        ]
+        (m,) = [m for m in dots if m.field("series") == series and m.field(factor) == level]
         expected = statistics.mean(v for _, v in trials(ctx.root, run_id, ctx.metric[grid])[ctx.grid_at[grid]])
         close([read(m.y)], [expected], pixel, f"grid {grid}: {run_id}")
     tally.panels += 1
