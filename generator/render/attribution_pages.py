@@ -34,10 +34,8 @@ def attribution_outputs(
         rows = _effect_rows(grid)
         if rows:
             effects = "charts/effects.json"
-            ends = [v for r in rows for k, v in r.items() if k in ("low", "high") and isinstance(v, float) and v > 0]
-            domain = ch.forest_domain([*ends, 1 - (grid.band or 0.0), 1 + (grid.band or 0.0)])
-            labels = (settings.min_effect, grid.attribution.metric, len(rows), "other level / base level")
-            out[f"{base}/{effects}"] = ch.spec(ch.forest_chart, labels, rows, domain)
+            metric, axis = grid.attribution.metric, "other level vs base level"
+            out[f"{base}/{effects}"] = ch.forest_spec(rows, settings.min_effect, metric, axis)
         interaction = "charts/cells.json"
         unit = _unit(ledger, grid)
         cell_labels = (grid.attribution.metric, unit, grid.factors[0], str(level))

@@ -13,9 +13,11 @@ from __future__ import annotations
 import json
 import math
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from ..analysis.wording import pct
 
 if TYPE_CHECKING:
     import altair as alt
@@ -57,8 +59,19 @@ def _title(metric: str, unit: str | None) -> str:
     return f"{metric} ({unit})" if unit else metric
 
 
+def _data() -> alt.NamedData:
+    return alt.NamedData(name=DATA)
+
+
 def _base(width: Any = "container") -> alt.Chart:
-    return alt.Chart(alt.NamedData(name=DATA)).properties(width=width, height=HEIGHT)
+    """A view over the chart's own data, `table`."""
+    return alt.Chart(_data()).properties(width=width, height=HEIGHT)
+
+
+def _layer(*layers: Any, **properties: Any) -> Any:
+    """Layers that inherit `table` from the layer chart itself: each draws the rows it filters,
+    and a facet above splits them (a layer naming its own data would escape the facet)."""
+    return alt.layer(*layers, data=_data()).properties(**properties)
 
 
 def _x(order: Sequence[str]) -> alt.X:
@@ -68,7 +81,7 @@ def _x(order: Sequence[str]) -> alt.X:
 def trials_chart(order: tuple[str, ...], metric: str, unit: str | None, level: str) -> Any:
     """Every trial one dot, the mean and its confidence interval beside; one panel per condition with its
     own y scale, so the spread within a condition stays visible."""
-    base = _base(FACET_WIDTH)
+    base = alt.Chart().properties(width=FACET_WIDTH, height=HEIGHT)
     y = alt.Y("value:Q", title=_title(metric, unit), scale=alt.Scale(zero=False))
     dots = (
         base.transform_filter("datum.kind == 'trial'")
@@ -88,7 +101,7 @@ def trials_chart(order: tuple[str, ...], metric: str, unit: str | None, level: s
     )
     return (
         alt.layer(dots, bars, means)
-        .facet(column=alt.Column("condition:N", sort=list(order), title=None), data=alt.NamedData(name=DATA))
+        .facet(column=alt.Column("condition:N", sort=list(order), title=None), data=_data())
         .resolve_scale(y="independent")
     )
 
@@ -162,9 +175,9 @@ def rate_chart(order: tuple[str, ...], rate: str, level: str) -> Any:
         alt.Tooltip("low:Q", title=f"Wilson {level} low", format=".1%"),
         alt.Tooltip("high:Q", title=f"Wilson {level} high", format=".1%"),
     ]
-    bars = _base().mark_rule(color=BLUE, strokeWidth=2).encode(x=_x(order), y="low:Q", y2="high:Q", tooltip=tooltip)
-    dots = _base().mark_circle(size=80, color=BLUE).encode(x=_x(order), y=y, tooltip=tooltip)
-    return alt.layer(bars, dots)
+    bars = alt.Chart().mark_rule(color=BLUE, strokeWidth=2).encode(x=_x(order), y="low:Q", y2="high:Q", tooltip=tooltip)
+    dots = alt.Chart().mark_circle(size=80, color=BLUE, opacity=1).encode(x=_x(order), y=y, tooltip=tooltip)
+    return _layer(bars, dots, width="container", height=HEIGHT)
 
 
 TEMPLATES: dict[str, str] = {}  # "<builder> <labels as JSON>" -> its spec; the build cache saves it
@@ -189,25 +202,33 @@ def spec(
     labels: tuple[Any, ...],
     rows: Sequence[dict[str, Any]],
     domain: tuple[float, float] | None = None,
+    ticks: Sequence[float] | None = None,
 ) -> bytes:
     """The chart's Vega-Lite JSON with its rows inlined (the page never fetches data), and the
-    axis domain put in place of DOMAIN_MARK (so one cached template serves every domain)."""
+    axis domain and ticks put in place of DOMAIN_MARK and TICKS_MARK (so one cached template
+    serves every domain)."""
     text = template(builder, *labels)
     if domain is not None:
         text = text.replace(json.dumps(list(DOMAIN_MARK)), json.dumps(list(domain)))
+    if ticks is not None:
+        text = text.replace(json.dumps(list(TICKS_MARK)), json.dumps(list(ticks)))
     out = json.loads(text)
     out["datasets"] = {DATA: [{k: _finite(v) for k, v in row.items()} for row in rows]}
     return json.dumps(out, sort_keys=True, separators=(",", ":")).encode()
 
 
+# Marks drawn over the page's own background, light or dark (Material's slate): each keeps a
+# contrast of 3:1 or more on both (WCAG's for graphics), so no interval fades into white and
+# neither the cross nor the line of no change turns black on dark grey.
 VERDICT_COLORS = {
     "supported": "#1a9850",
     "contradicted": "#d73027",
-    "overstated": "#9e2a83",
+    "overstated": "#b8449f",
     "within noise": "#4575b4",
-    "inconclusive": "#fdae61",
-    "no trial data": "#999999",
+    "inconclusive": "#b87700",
+    "no trial data": "#888888",
 }
+CLAIMED, REFERENCE = "#e7298a", GREY
 
 
 def forest_domain(values: Sequence[float]) -> tuple[float, float]:
@@ -219,60 +240,168 @@ def forest_domain(values: Sequence[float]) -> tuple[float, float]:
 
 
 DOMAIN_MARK = (0.000123456, 98765.4321)  # stands for the axis domain in the cached template
+TICKS_MARK = (0.000234567, 87654.321)  # stands for the axis ticks in the cached template
+AXIS_PX = 330  # the narrowest axis: a 390 px phone less the page's margins and the chart's padding
 
 
-def forest_chart(min_effect: float, metric: str, rows: int, axis: str = "candidate / baseline") -> Any:
-    """Each claim's ratio and interval on a log axis fitted to the data, a line at 1, the shaded
-    band of no difference, the smallest-change ticks and the claimed ratio as a cross; coloured
-    by verdict. The band comes from the first row's `noise_lo`/`noise_hi`."""
+def _label_px(text: str) -> float:
+    """About how wide an axis label is drawn (10 px sans-serif): '%' wide, '.' narrow."""
+    return sum({"%": 8.9, ".": 2.8, ",": 2.8}.get(c, 5.6) for c in text)
+
+
+def percent(ratio: float) -> str:
+    """A ratio as the percent change the cards print (1.386 -> '+38.6%'), and 1 as the axis
+    prints its line of no change, '0%'."""
+    return "0%" if ratio == 1 else pct(ratio)
+
+
+def forest_ticks(rows: Sequence[Mapping[str, Any]], domain: tuple[float, float]) -> list[float]:
+    """Where the axis is labelled: at no change (0%), then at each row's interval ends and its
+    claimed value (at its ratio when it has no interval), in that order, each kept when it stands
+    clear of the ticks kept before it. Every tick is labelled; none sits unlabelled under a mark."""
+    span = math.log(domain[1]) - math.log(domain[0])
+
+    def clear(a: float, b: float) -> bool:
+        room = abs(math.log(a / b)) / span * AXIS_PX
+        return room >= (_label_px(percent(a)) + _label_px(percent(b))) / 2 + 4
+
+    kept = [1.0]
+    for row in rows:
+        has_interval = isinstance(row.get("low"), float)
+        for key in ("low", "high", "claimed") if has_interval else ("ratio", "claimed"):
+            value = row.get(key)
+            if isinstance(value, float) and domain[0] < value < domain[1] and all(clear(value, k) for k in kept):
+                kept.append(value)
+    return sorted(kept)
+
+
+def forest_label(row: Mapping[str, Any]) -> str:
+    """A row's label, in full, on lines of its own: the claim (or effect), the condition it is
+    judged at, and its verdict with the change, its interval and the change claimed."""
+    name, _, at = str(row["claim"]).partition(" @ ")
+    figures = f"{row['verdict']}: {percent(float(row['ratio']))}"
+    low, high = row.get("low"), row.get("high")
+    if isinstance(low, float) and isinstance(high, float):
+        figures += f" [{percent(low)}, {percent(high)}]"
+    if isinstance(row.get("claimed"), float):
+        figures += f"; claimed {percent(float(row['claimed']))}"
+    return "\n".join([name, *([f"at {at}"] if at else []), figures])
+
+
+KEY = (
+    "interval and measured change, coloured by verdict",
+    "claimed change",
+    "band of no difference",
+    "smallest change worth calling",
+)
+_KEY_SHAPES = ("M-1,0H1M0,-0.6L0.6,0L0,0.6L-0.6,0Z", "cross", "square", "M-1,0H-0.55M-0.2,0H0.2M0.55,0H1")
+_KEY_COLORS = (GREY, CLAIMED, BLUE, GREY)
+ROW_STEP = 72  # a forest row: up to three lines of label, then its interval
+RULE_OFFSET = 20  # the interval's place below the middle of its row
+
+
+def forest_spec(
+    rows: Sequence[dict[str, Any]], min_effect: float, metric: str, axis: str = "candidate vs baseline"
+) -> bytes:
+    """The forest plot of `rows` (claim, verdict, ratio, low, high, claimed; the first row also
+    noise_lo/noise_hi, the band of no difference) with its axis fitted and labelled."""
+    keys = ("low", "high", "claimed", "noise_lo", "noise_hi", "ratio")
+    ends = [v for r in rows for k, v in r.items() if k in keys and isinstance(v, float) and v > 0]
+    domain = forest_domain([*ends, 1 - min_effect, 1 + min_effect])
+    claimed = any(isinstance(r.get("claimed"), float) for r in rows)
+    labels = (min_effect, metric, len(rows), axis, claimed)
+    labelled = [{**r, "label": forest_label(r)} for r in rows]
+    return spec(forest_chart, labels, labelled, domain, forest_ticks(rows, domain))
+
+
+def _key(entries: list[str]) -> tuple[Any, Any]:
+    """The key to a forest plot's marks, drawn by the claimed change's layer: one legend (colour
+    and shape over the same entries) whose every entry looks like the mark it names."""
+    shapes = dict(zip(KEY, _KEY_SHAPES, strict=True))
+    colors = dict(zip(KEY, _KEY_COLORS, strict=True))
+    legend = alt.Legend(title=None, orient="bottom", direction="vertical", labelLimit=0, symbolStrokeWidth=2)
+    color = alt.Color("key:N", scale=alt.Scale(domain=entries, range=[colors[k] for k in entries]), legend=legend)
+    shape = alt.Shape("key:N", scale=alt.Scale(domain=entries, range=[shapes[k] for k in entries]), legend=legend)
+    return color, shape
+
+
+def forest_chart(
+    min_effect: float, metric: str, rows: int, axis: str = "candidate vs baseline", claimed: bool = True
+) -> Any:
+    """Each claim's ratio and interval on a log axis fitted to the data and labelled in percent
+    change, a line at no change, the shaded band of no difference, the smallest changes worth
+    calling as dashed lines and the claimed change as a cross; coloured by verdict, each row
+    labelled in full above its interval, with a key to every mark."""
     scale = alt.Scale(type="log", domain=list(DOMAIN_MARK), zero=False, nice=False)
-    x = alt.X("ratio:Q", title=f"{metric}: {axis} (log scale)", scale=scale)
-    y = alt.Y("claim:N", title=None, sort=None)
-    color = alt.Color(
-        "verdict:N",
-        scale=alt.Scale(domain=list(VERDICT_COLORS), range=list(VERDICT_COLORS.values())),
-        legend=alt.Legend(title="verdict", orient="bottom"),
+    x_axis = alt.Axis(
+        values=list(TICKS_MARK),
+        labelExpr="datum.value == 1 ? '0%' : replace(format(datum.value - 1, '+.1%'), '\u2212', '-')",
+        labelOverlap=False,
+        labelFlush=False,
+        grid=True,
     )
+    title = [f"{metric}: {axis},", "change in percent (log scale)"]
+    x = alt.X("ratio:Q", title=title, scale=scale, axis=x_axis)
+    y = alt.Y("claim:N", title=None, sort=None, axis=None, scale=alt.Scale(paddingInner=0, paddingOuter=0.2))
+    verdicts = alt.Scale(domain=list(VERDICT_COLORS), range=list(VERDICT_COLORS.values()))
+    # Coloured by verdict (each row's label names it, so no legend), through stroke and fill:
+    # the colour channel is the key's.
+    stroke, fill = (
+        alt.Stroke("verdict:N", scale=verdicts, legend=None),
+        alt.Fill("verdict:N", scale=verdicts, legend=None),
+    )
+    key_color, key_shape = _key(list(KEY) if claimed else [k for k in KEY if k != KEY[1]])
     tooltip = [
         alt.Tooltip("claim:N"),
         alt.Tooltip("verdict:N"),
-        alt.Tooltip("ratio:Q", format=".3f"),
-        alt.Tooltip("low:Q", title="CI low", format=".3f"),
-        alt.Tooltip("high:Q", title="CI high", format=".3f"),
+        alt.Tooltip("ratio:Q", title="ratio", format=".3f"),
+        alt.Tooltip("low:Q", title="CI low (ratio)", format=".3f"),
+        alt.Tooltip("high:Q", title="CI high (ratio)", format=".3f"),
     ]
-    base = _base()
-    layers = []
-    band = base.transform_filter("datum.first")
-    layers.append(band.mark_rect(opacity=0.15, color=BLUE).encode(x=alt.X("noise_lo:Q", scale=scale), x2="noise_hi:Q"))
-    marks = [{"at": 1 - min_effect}, {"at": 1 + min_effect}]
-    layers.append(
-        alt.Chart(alt.Data(values=marks)).mark_rule(strokeDash=[2, 2], color=GREY).encode(x=alt.X("at:Q", scale=scale))
-    )
-    layers.append(alt.Chart(alt.Data(values=[{"at": 1}])).mark_rule(color="black").encode(x=alt.X("at:Q", scale=scale)))
-    layers.append(
+    base = alt.Chart()
+    at = alt.X("at:Q", scale=scale)
+    layers = [
+        base.transform_filter("datum.first")
+        .mark_rect(opacity=0.15, color=BLUE)
+        .encode(x=alt.X("noise_lo:Q", scale=scale), x2="noise_hi:Q"),
+        alt.Chart(alt.Data(values=[{"at": 1 - min_effect}, {"at": 1 + min_effect}]))
+        .mark_rule(strokeDash=[2, 2], color=GREY, strokeWidth=1.5)
+        .encode(x=at),
+        alt.Chart(alt.Data(values=[{"at": 1}])).mark_rule(color=REFERENCE, strokeWidth=1.5).encode(x=at),
+        base.mark_text(align="left", baseline="top", dy=-ROW_STEP // 2 + 6, lineBreak="\n", fontSize=11).encode(
+            x=alt.value(0), y=y, text="label:N"
+        ),
         base.transform_filter("isValid(datum.low)")
-        .mark_rule(strokeWidth=3)
-        .encode(x=alt.X("low:Q", scale=scale), x2="high:Q", y=y, color=color, tooltip=tooltip)
-    )
-    layers.append(base.mark_point(filled=True, size=90, shape="diamond").encode(x=x, y=y, color=color, tooltip=tooltip))
-    claimed = [alt.Tooltip("claim:N"), alt.Tooltip("claimed:Q", title="claimed ratio", format=".3f")]
-    layers.append(
+        .mark_rule(strokeWidth=3, yOffset=RULE_OFFSET)
+        .encode(x=alt.X("low:Q", scale=scale), x2="high:Q", y=y, stroke=stroke, tooltip=tooltip),
+        base.mark_point(filled=True, size=90, shape="diamond", opacity=1, strokeOpacity=0, yOffset=RULE_OFFSET).encode(
+            x=x, y=y, fill=fill, tooltip=tooltip
+        ),
         base.transform_filter("isValid(datum.claimed)")
-        .mark_point(shape="cross", size=120, color="black", filled=True)
-        .encode(x=alt.X("claimed:Q", scale=scale), y=y, tooltip=claimed)
-    )
-    return alt.layer(*layers).properties(height=40 * rows + 30)
+        .transform_calculate(key=f"'{KEY[1]}'")
+        .mark_point(size=120, filled=False, strokeWidth=2.5, opacity=1, yOffset=RULE_OFFSET)
+        .encode(
+            x=alt.X("claimed:Q", scale=scale),
+            y=y,
+            color=key_color,
+            shape=key_shape,
+            tooltip=[alt.Tooltip("claim:N"), alt.Tooltip("claimed:Q", title="claimed ratio", format=".3f")],
+        ),
+    ]
+    return _layer(*layers, width="container", height=alt.Step(ROW_STEP))
 
 
 def sides_chart(metric: str, unit: str | None) -> Any:
-    """Per-trial values of the baseline and candidate of one claim, side by side."""
+    """Per-trial values of the baseline and candidate of one claim, side by side, each side (and
+    condition) named in full in the legend: on a phone the x axis has no room for run ids."""
+    legend = alt.Legend(title=None, orient="bottom", direction="vertical", labelLimit=0, symbolOpacity=1)
     return (
         _base()
         .mark_circle(size=60, opacity=0.75)
         .encode(
-            x=alt.X("side:N", title=None, sort=None, axis=alt.Axis(labelAngle=0)),
+            x=alt.X("side:N", title=None, sort=None, axis=None),
             y=alt.Y("value:Q", title=_title(metric, unit), scale=alt.Scale(zero=False)),
-            color=alt.Color("side:N", legend=None),
+            color=alt.Color("side:N", sort=None, legend=legend),
             tooltip=[alt.Tooltip("side:N"), alt.Tooltip("trial:Q"), alt.Tooltip("value:Q", format=",.4~g")],
         )
     )
@@ -281,7 +410,18 @@ def sides_chart(metric: str, unit: str | None) -> Any:
 def _means(metric: str, unit: str | None, x_field: str, x_title: str, level: str) -> tuple[Any, Any, list[Any]]:
     """The y axis, colour and tooltip shared by the charts of means with intervals."""
     y = alt.Y("mean:Q", title=_title(metric, unit), scale=alt.Scale(zero=False))
-    color = alt.Color("series:N", title=None, legend=alt.Legend(orient="bottom"))
+    # One series a line of its own, labelled in full, its symbol the line's own colour (not the
+    # band's pale fill): a long run id is never cut off and no series goes unnamed.
+    legend = alt.Legend(
+        orient="bottom",
+        direction="vertical",
+        columns=1,
+        labelLimit=0,
+        symbolType="stroke",
+        symbolOpacity=1,
+        symbolStrokeWidth=2.5,
+    )
+    color = alt.Color("series:N", title=None, legend=legend)
     tooltip = [
         alt.Tooltip("series:N"),
         alt.Tooltip(x_field, title=x_title),
@@ -298,8 +438,8 @@ def interaction_chart(metric: str, unit: str | None, factor: str, level: str) ->
     combination of the other factors: parallel lines mean no interaction."""
     x = alt.X("level:N", title=factor, sort=None, axis=alt.Axis(labelAngle=0))
     y, color, tooltip = _means(metric, unit, "level:N", factor, level)
-    base = _base()
-    lines = base.mark_line(point=alt.OverlayMarkDef(filled=True, size=70)).encode(
+    base = alt.Chart()
+    lines = base.mark_line(point=alt.OverlayMarkDef(filled=True, size=70, opacity=1)).encode(
         x=x, y=y, color=color, tooltip=tooltip
     )
     bars = (
@@ -307,7 +447,7 @@ def interaction_chart(metric: str, unit: str | None, factor: str, level: str) ->
         .mark_rule(strokeWidth=2)
         .encode(x=x, y=alt.Y("low:Q"), y2="high:Q", color=color)
     )
-    return alt.layer(bars, lines).properties(height=HEIGHT)
+    return _layer(bars, lines, width="container", height=HEIGHT)
 
 
 def sweep_chart(metric: str, unit: str | None, condition: str, level: str) -> Any:
@@ -315,11 +455,13 @@ def sweep_chart(metric: str, unit: str | None, condition: str, level: str) -> An
     as a line, its interval as a band; one line per value of the other conditions."""
     x = alt.X("x:Q", title=condition, scale=alt.Scale(zero=False, nice=False), axis=alt.Axis(tickMinStep=1))
     y, color, tooltip = _means(metric, unit, "x:Q", condition, level)
-    base = _base()
+    base = alt.Chart()
     band = (
         base.transform_filter("isValid(datum.low)")
         .mark_area(opacity=0.2)
         .encode(x=x, y=alt.Y("low:Q"), y2="high:Q", color=color)
     )
-    line = base.mark_line(point=alt.OverlayMarkDef(filled=True, size=50)).encode(x=x, y=y, color=color, tooltip=tooltip)
-    return alt.layer(band, line).properties(height=HEIGHT)
+    line = base.mark_line(point=alt.OverlayMarkDef(filled=True, size=50, opacity=1)).encode(
+        x=x, y=y, color=color, tooltip=tooltip
+    )
+    return _layer(band, line, width="container", height=HEIGHT)

@@ -186,7 +186,7 @@ def claim_outputs(
         links = [evaluations[i] for i in chain(claim_id, ledger)]
         comparisons = [ev for ev in links if ev.comparison is not None]
         trial_specs = {}
-        for ev in comparisons:
+        for ev in (ev for ev in comparisons if _has_trials(ev)):
             path = f"charts/trials-{ev.claim.id}.json"
             out[f"{base}/{path}"] = ch.spec(ch.sides_chart, (ev.claim.metric or "", ev.unit), _side_rows(ev))
             trial_specs[ev.claim.id] = path
@@ -194,11 +194,7 @@ def claim_outputs(
         rows = _forest_rows(comparisons)
         if rows:
             forest = "charts/forest.json"
-            keys = ("low", "high", "claimed", "noise_lo", "noise_hi")
-            ends = [v for r in rows for k, v in r.items() if k in keys and isinstance(v, float) and v > 0]
-            domain = ch.forest_domain([*ends, 1 - settings.min_effect, 1 + settings.min_effect])
-            labels = (settings.min_effect, comparisons[0].claim.metric or "", len(rows))
-            out[f"{base}/{forest}"] = ch.spec(ch.forest_chart, labels, rows, domain)
+            out[f"{base}/{forest}"] = ch.forest_spec(rows, settings.min_effect, comparisons[0].claim.metric or "")
         taken_apart = [
             t.link(g.attribution.statement, f"../{g.attribution.id}/index.md")
             + Markup(f" {claim_pages.badge(g.verdict)} ")
@@ -235,6 +231,11 @@ def _claim_sweep(
         f"as a band. The claim is judged at {judged}."
     )
     return claim_pages.SweepBlock("charts/sweep.json", caption, Markup(sweeps.sweep_table(found, claim.metric, level)))
+
+
+def _has_trials(ev: Evaluation) -> bool:
+    """Does a side of the comparison hold trials? Reported figures have none to draw."""
+    return any(t is not None for c in ev.conditions for s in (c.baseline, c.candidate) for t in s.trials)
 
 
 def _side_rows(ev: Evaluation) -> list[dict[str, object]]:

@@ -6,9 +6,15 @@
   function dark() {
     return document.body.getAttribute("data-md-color-scheme") === "slate";
   }
+  function ink() {
+    /* The page's own text colour (Material's --md-default-fg-color), for the text marks a
+       theme leaves black, such as a forest plot's row labels. */
+    var fg = getComputedStyle(document.body).getPropertyValue("--md-default-fg-color").trim();
+    return fg || "#e2e4e9";
+  }
   function embed(node, spec) {
     var options = { actions: false, renderer: "svg" };
-    if (dark()) { options.theme = "dark"; options.config = { background: null }; }
+    if (dark()) { options.theme = "dark"; options.config = { background: null, text: { color: ink() } }; }
     node.setAttribute("data-bl-scheme", dark() ? "dark" : "light");
     return window.vegaEmbed(node, spec, options);
   }
