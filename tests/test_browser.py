@@ -335,7 +335,7 @@ def test_the_front_page_glance_counts_match_the_ledger_and_filter_it(
         watched = Watched(browser)
         watched.page.goto(f"{url}/")
         text = watched.page.inner_text("article")
-        assert "2 claims in 1 reports, over 2 runs." in text
+        assert "2 claims: 2 contradicted; 1 corrected. From 1 report over 2 runs." in text
         for verdict in verdicts:
             count = sum(c["verdict"] == verdict for c in ledger)
             assert f"{verdict} {count}" in text
