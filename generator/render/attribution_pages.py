@@ -115,14 +115,15 @@ def attribution_page(
         cells=[
             {
                 "levels": [t.text(v) for v in c.levels],
-                "run": t.link(c.run, f"../../runs/{c.run}/index.md"),
+                "run": _page_link(c.run, f"../../runs/{c.run}/index.md"),
                 "n": len(c.values),
                 "mean": _mean(c.mean, c.low, c.high),
             }
             for c in grid.cells
         ],
         claims=[
-            t.link(ev.claim.statement, f"../{ev.claim.id}/index.md") + Markup(" ") + badge(ev.verdict) for ev in claims
+            _page_link(ev.claim.statement, f"../{ev.claim.id}/index.md") + Markup(" ") + badge(ev.verdict)
+            for ev in claims
         ],
         limits=[t.text(limit) for limit in limits],
     )
@@ -142,6 +143,12 @@ def grids_panel(grids: Sequence[Grid], up: str) -> str:
         f"\n\n**Attribution grids** ([how they are judged]({up}methods.md#attribution-grids))\n\n"
         "| Grid | Verdict | What the grid credits | Publisher credits |\n| --- | --- | --- | --- |\n" + rows + "\n"
     )
+
+
+def _page_link(label: str, page: str) -> Markup:
+    """A Markdown link to another page's source (`runs/<id>/index.md`): MkDocs turns it into the
+    page's URL, whatever `use_directory_urls` says. Ids match RUN_ID_PATTERN: no escaping needed."""
+    return Markup(f"[{t.text(label)}]({page})")
 
 
 def _effect_rows(grid: Grid) -> list[dict[str, object]]:
