@@ -1,0 +1,122 @@
+"""Every internal link of a built site resolves: a crawl of site/ (generator.site.links) over the
+example publication and a scaffolded one, and `build --strict` failing on a broken link by name."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from generator.cli import app
+from generator.site.links import Broken, broken_links
+from helpers import measured_run, publication, write_tree
+
+ROOT = Path(__file__).parents[1]
+PUBLICATION = ("mkdocs.yml", "site_src", "runs", "allowed_signers")
+
+
+def copy_example(dest: Path) -> Path:
+    """The repository's own publication (its committed files only) copied to `dest`."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--", *PUBLICATION], cwd=ROOT, capture_output=True, check=False
+    ).stdout
+    names = [n for n in listed.decode().split("\0") if n]
+    if not names:  # not a git checkout (an unpacked sdist): everything there is the publication
+        names = [str(p.relative_to(ROOT)) for top in PUBLICATION for p in (ROOT / top).rglob("*") if p.is_file()]
+        names += [top for top in PUBLICATION if (ROOT / top).is_file()]
+    for name in names:
+        target = dest / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(ROOT / name, target)
+    return dest
+
+
+def build_example(dest: Path, *args: str) -> Path:
+    """The example publication built with `benchledger build --strict`: its site folder."""
+    root = copy_example(dest)
+    result = CliRunner().invoke(app, ["build", "--strict", "--repo", str(root), *args])
+    assert result.exit_code == 0, result.output
+    return root / "site"
+
+
+@pytest.fixture(scope="module")
+def example(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_example(tmp_path_factory.mktemp("example") / "pub")
+
+
+def test_every_internal_link_of_the_example_publication_resolves(example: Path) -> None:
+    assert broken_links(example) == []
+    grid = (example / "claims" / "grid-who-earned-it" / "index.html").read_text()
+    # the cells link their runs' pages and the claims they take apart, as URLs MkDocs wrote
+    run = "2026-11-30-grid-nmax2-1t"
+    assert f'<a href="../../runs/{run}/">{run.replace("-", "&#45;")}</a>' in grid
+    assert 'href="../grid-threads-credit/"' in grid and "index.md" not in grid.split("<article")[1]
+    claim = (example / "claims" / "grid-threads-credit" / "index.html").read_text()
+    assert 'href="../grid-who-earned-it/"' in claim
+    # the front page's glance links the ledger filtered by verdict: each #verdict=... is a real id
+    ledger = (example / "claims" / "index.html").read_text()
+    home = (example / "index.html").read_text()
+    assert 'href="claims/#verdict=contradicted"' in home and 'id="verdict=contradicted"' in ledger
+
+
+def test_the_glance_marker_inside_inline_code_stays_as_written(example: Path) -> None:
+    guide = (example / "guide" / "publishing" / "index.html").read_text()
+    assert "<p>Put <code>&lt;!-- at a glance --&gt;</code> on its own line in any page" in guide
+    assert "#verdict=" not in guide  # no glance panel was put in the guide
+    assert 'class="bl-verdict' in (example / "index.html").read_text()  # the home page's own marker still is
+
+
+def test_a_scaffolded_publication_has_no_broken_link(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["init", str(tmp_path / "pub")])
+    assert result.exit_code == 0, result.output
+    build = CliRunner().invoke(app, ["build", "--strict", "--repo", str(tmp_path / "pub")])
+    assert build.exit_code == 0, build.output
+    assert broken_links(tmp_path / "pub" / "site") == []
+
+
+BROKEN_PAGE = """\
+# Home
+
+<a href="runs/no-such-run/">a run that is not there</a>
+<a href="claims/#no-such-anchor">an anchor that is not there</a>
+<a href="https://example.org/elsewhere/">an outside link is not crawled</a>
+<a href="#home">an anchor of this page</a>
+"""
+
+
+def test_build_strict_fails_naming_page_and_target_of_a_broken_link(tmp_path: Path) -> None:
+    files = publication(measured_run(), extra={"site_src/index.md": BROKEN_PAGE})
+    root = write_tree(tmp_path / "pub", files)
+    result = CliRunner().invoke(app, ["build", "--strict", "--repo", str(root)])
+    assert result.exit_code == 1, result.output
+    assert "index.html: broken link to runs/no-such-run/ (no file runs/no-such-run/index.html)" in result.output
+    assert "index.html: broken link to claims/#no-such-anchor (no id 'no-such-anchor' on claims/index.html)" in (
+        result.output
+    )
+    assert "example.org" not in result.output and "#home" not in result.output
+    relaxed = CliRunner().invoke(app, ["build", "--repo", str(root)])
+    assert relaxed.exit_code == 0, relaxed.output  # without --strict: warnings, still built
+    assert "WARNING -  benchledger: index.html: broken link to runs/no-such-run/" in relaxed.output
+
+
+def test_the_crawl_resolves_relative_paths_folders_fragments_and_chart_specs(tmp_path: Path) -> None:
+    site = write_tree(
+        tmp_path / "site",
+        {
+            "index.html": '<h1 id="top">Home</h1><a href="a/">a</a><a href="a/index.html#x">x</a>'
+            '<a href="mailto:me@example.org">m</a><a href="//cdn.example/x.js">cdn</a>'
+            "<script>var s = '<a href=\"nowhere/\">';</script><!-- <a href=\"gone/\"> -->",
+            "a/index.html": '<p id="x">x</p><a href="../#top">up</a><a href="..">root</a><a href="../../out">out</a>'
+            '<div class="bl-chart" data-bl-spec="charts/gone.json"></div><img src="pic%20one.png">'
+            "<a href='../a/#nope'>single quotes</a><a href=\"../index.html#to&#112;\">entity</a>",
+            "a/pic one.png": "",
+        },
+    )
+    assert broken_links(site) == [
+        Broken("a/index.html", "../../out", "points outside the site"),
+        Broken("a/index.html", "charts/gone.json", "no file a/charts/gone.json"),
+        Broken("a/index.html", "../a/#nope", "no id 'nope' on a/index.html"),
+    ]
