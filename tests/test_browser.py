@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import importlib.util
 import http.server
+import importlib.util
 import json
 import os
 import shutil
@@ -490,9 +490,20 @@ def test_the_compare_page_shows_a_changed_manifest_key_and_the_ratios_diff_print
         for f in expected["figures"]
     ]
     # a slowdown reads as worse by the metric's `better`; a change whose interval spans 0 reads as unclear
-    assert ["tokens_per_second", "concurrency=8", "5 / 5", "-4.2%", "[-7.1%, -1.1%]", "worse (higher is better)"] in figures
-    assert {row[5] for row in figures} <= {"worse (higher is better)", "better (higher is better)",
-                                           "unclear: the interval includes no change", "no direction declared"}
+    assert [
+        "tokens_per_second",
+        "concurrency=8",
+        "5 / 5",
+        "-4.2%",
+        "[-7.1%, -1.1%]",
+        "worse (higher is better)",
+    ] in figures
+    assert {row[5] for row in figures} <= {
+        "worse (higher is better)",
+        "better (higher is better)",
+        "unclear: the interval includes no change",
+        "no direction declared",
+    }
     worse = watched.page.eval_on_selector("td.bl-cue--worse", "n => getComputedStyle(n).color")
     assert worse == "rgb(198, 40, 40)"
     assert f"In a terminal, benchledger diff {A} {B} prints the same figures." in watched.page.inner_text("article")
@@ -503,7 +514,14 @@ def test_the_compare_page_shows_a_changed_manifest_key_and_the_ratios_diff_print
     watched.page.wait_for_selector("table[data-bl-table='figures']")
     assert f"In a terminal, benchledger diff {B} {A} prints the same figures." in watched.page.inner_text("article")
     flipped = watched.page.eval_on_selector_all("table[data-bl-table='figures'] tbody tr", rows)
-    assert ["tokens_per_second", "concurrency=8", "5 / 5", "+4.4%", "[+1.2%, +7.7%]", "better (higher is better)"] in flipped
+    assert [
+        "tokens_per_second",
+        "concurrency=8",
+        "5 / 5",
+        "+4.4%",
+        "[+1.2%, +7.7%]",
+        "better (higher is better)",
+    ] in flipped
     watched.page.screenshot(path=str(screenshots / "compare.png"), full_page=True)
     watched.page.goto(f"{server}/compare/?a={A}&b=../../etc")
     watched.page.wait_for_selector(".bl-compare-status:has-text('No run')")

@@ -69,6 +69,14 @@ def test_the_glance_marker_inside_inline_code_stays_as_written(example: Path) ->
     assert 'class="bl-verdict' in (example / "index.html").read_text()  # the home page's own marker still is
 
 
+def test_reported_figures_are_labelled_reported_not_measured(example: Path) -> None:
+    copied = (example / "claims" / "shortlist-c8" / "index.html").read_text()  # both runs reported by a blog
+    assert "<dt>Reported</dt><dd>&#43;19.0&#37; &#40;reported figures, no interval&#41;</dd>" in copied
+    assert "<dt>Measured" not in copied and "<dt>Source</dt><dd>2026&#45;09&#45;06&#45;bailey" in copied
+    measured = (example / "claims" / "testbed-throughput-nmax3-vs-nmax2" / "index.html").read_text()
+    assert "<dt>Measured</dt>" in measured  # trials measured on the test bed
+
+
 def test_a_scaffolded_publication_has_no_broken_link(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["init", str(tmp_path / "pub")])
     assert result.exit_code == 0, result.output
@@ -108,7 +116,7 @@ def test_the_crawl_resolves_relative_paths_folders_fragments_and_chart_specs(tmp
         {
             "index.html": '<h1 id="top">Home</h1><a href="a/">a</a><a href="a/index.html#x">x</a>'
             '<a href="mailto:me@example.org">m</a><a href="//cdn.example/x.js">cdn</a>'
-            "<script>var s = '<a href=\"nowhere/\">';</script><!-- <a href=\"gone/\"> -->",
+            '<script>var s = \'<a href="nowhere/">\';</script><!-- <a href="gone/"> -->',
             "a/index.html": '<p id="x">x</p><a href="../#top">up</a><a href="..">root</a><a href="../../out">out</a>'
             '<div class="bl-chart" data-bl-spec="charts/gone.json"></div><img src="pic%20one.png">'
             "<a href='../a/#nope'>single quotes</a><a href=\"../index.html#to&#112;\">entity</a>",

@@ -133,7 +133,8 @@ def comparison_figures(ev: Evaluation, level: str) -> list[tuple[str, str]]:
         figures += side_figures(f"Baseline{where}", c.baseline, cmp.unit, level)
         figures += side_figures(f"Candidate{where}", c.candidate, cmp.unit, level)
         measured = interval_text(c) + (f" ({c.verdict})" if where else "")
-        figures.append((f"Measured{where}", measured))
+        kind = "Reported" if c.baseline.reported or c.candidate.reported else "Measured"  # copied, not measured
+        figures.append((f"{kind}{where}", measured))
         if c.trials_needed:
             figures.append((f"Trials needed per side{where}", str(c.trials_needed)))
         if c.restored is not None:
@@ -159,7 +160,7 @@ def card(ev: Evaluation, role: Markup | str, level: str) -> dict[str, object]:
     if c.value is not None:
         figures.append(("Stated figure", t.number(c.value)))
     if ev.sources:
-        figures.append(("Measured by", " · ".join(f"{run}: {words}" for run, words in ev.sources)))
+        figures.append(("Source", " · ".join(f"{run}: {words}" for run, words in ev.sources)))
     if ev.receipts:
         figures.append(("Receipts", " · ".join(f"{run}: {state}" for run, state in ev.receipts)))
     if ev.reproduced:

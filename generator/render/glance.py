@@ -31,8 +31,11 @@ def marker_line(markdown: str) -> int | None:
         if fence is None and opened:
             fence = opened.group(1)
         elif fence is not None:
-            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence) and not line.strip(
-                " " + fence[0]
+            if (
+                opened
+                and opened.group(1)[0] == fence[0]
+                and len(opened.group(1)) >= len(fence)
+                and not line.strip(" " + fence[0])
             ):
                 fence = None
         elif line.strip() == MARKER and not line.startswith(("    ", "\t")):
