@@ -540,7 +540,7 @@ READ = {
     "grid": "claims/grid-who-earned-it/",
     "run": "runs/2026-11-29-testbed-nmax2/",
     "runs": "runs/",
-    "compare": "compare/?a=2026-11-29-testbed-nmax2&b=2026-11-29-testbed-nmax3",
+    "compare": "compare/?a=2026-11-29-testbed-nodraft&b=2026-11-29-testbed-nmax2",
 }
 PALETTES = ("default", "slate")
 
@@ -582,12 +582,12 @@ def contrast_violations(page: Any) -> list[str]:
 
 
 @pytest.mark.parametrize("palette", PALETTES)
-@pytest.mark.parametrize("name", ["home", "ledger", "claim", "grid", "run"])
+@pytest.mark.parametrize("name", ["home", "ledger", "claim", "grid", "run", "runs", "compare"])
 def test_every_label_reaches_wcag_aa_contrast_in_both_palettes(
     browser: Any, example: str, name: str, palette: str
 ) -> None:
     watched = open_in(browser, f"{example}/{READ[name]}", palette, 1280)
-    assert watched.page.locator(".bl-verdict, .bl-receipt").count() > 0  # the page has labels to judge
+    assert watched.page.locator(".bl-verdict, .bl-receipt, .bl-cue--worse").count() > 0  # labels to judge
     assert contrast_violations(watched.page) == []
     assert watched.errors == []
     watched.page.close()
@@ -606,3 +606,94 @@ def test_screenshots_of_the_pages_a_reader_opens(
         assert wide <= 1, (name, wide)  # the page never scrolls sideways; a wide table scrolls in its box
         assert watched.errors == [], name
         watched.page.close()
+
+
+ON_SCREEN = """() => {
+  const cells = [...document.querySelectorAll('article .bl-stack td, article .bl-verdict, article .bl-receipt')]
+    .filter(n => n.offsetParent !== null);
+  const off = cells.filter(n => { const r = n.getBoundingClientRect(); return r.left < 0 || r.right > window.innerWidth + 1; });
+  return [cells.length, off.map(n => n.textContent.trim())];
+}"""
+
+
+@pytest.mark.parametrize("name", ["ledger", "runs", "compare", "grid"])
+def test_on_a_phone_every_cell_of_a_verdict_table_is_on_screen(browser: Any, example: str, name: str) -> None:
+    """390 px: the ledger's Measured, Claimed and Flags, the runs' Source and Receipts, the
+    compare page's B / A and interval, the grid's effect verdicts stack into rows, none hidden."""
+    watched = open_in(browser, f"{example}/{READ[name]}", "default", 390)
+    shown, off = watched.page.evaluate(ON_SCREEN)
+    assert shown >= 12 and off == [], (name, off)
+    labels = watched.page.eval_on_selector(
+        "article .bl-stack tbody tr", "r => [...r.cells].map(c => getComputedStyle(c, '::before').content)"
+    )
+    expected = {
+        "ledger": ['"Date"', '"Claim"', '"Verdict"', '"Measured"', '"Claimed"', '"Flags"'],
+        "runs": [
+            '"Run"',
+            '"Receipts"',
+            '"Source"',
+            '"Trials"',
+            '"Date"',
+            '"Benchmark"',
+            '"Title"',
+            '"Setup"',
+            '"Conditions"',
+        ],
+        "compare": ['"key"', '"A"', '"B"'],
+        "grid": ['"Effect"', '"Ratio"', '"Interval"', '"Verdict"'],
+    }
+    assert labels == expected[name]  # each value says which column it came from
+    assert watched.errors == []
+    watched.page.close()
+
+
+def test_the_runs_index_shows_receipts_and_source_without_scrolling_at_1280(browser: Any, example: str) -> None:
+    watched = open_in(browser, f"{example}/runs/", "default", 1280)
+    heads = watched.page.eval_on_selector_all("article thead th", "ns => ns.map(n => n.textContent)")
+    assert heads[:4] == ["Run", "Receipts", "Source", "Trials"]
+    hidden = watched.page.evaluate(
+        "() => [...document.querySelectorAll('article tbody tr')].flatMap(r => [...r.cells].slice(0, 3)).filter(c => {"
+        " const box = c.closest('.md-typeset__scrollwrap').getBoundingClientRect();"
+        " return c.getBoundingClientRect().right > box.right + 1; }).length"
+    )
+    assert hidden == 0
+    watched.page.close()
+
+
+CLAIM_VERDICTS = ["no trial data", "contradicted", "overstated", "supported", "within noise", "inconclusive"]
+GRID_VERDICTS = ["interacts", "misattributed", "supported", "inconclusive", "no trial data"]
+STATES = ["unverified", "verified", "dual-verified", "stale", "reproduced", "partly reproduced", "not reproduced",
+          "signed", "unsigned", "badly signed", "expired"]  # fmt: skip
+EVERY_LABEL = """(names) => {
+  const p = document.createElement('p');
+  p.id = 'bl-every-label';
+  const span = (kind, name) => `<span class="${kind} ${kind}--${name.replaceAll(' ', '-')}">${name}</span>`;
+  p.innerHTML = span('bl-verdict', 'supported') + ' · ' + span('bl-verdict', 'misattributed') + ' ' +
+    names.verdicts.map(v => span('bl-verdict', v)).join(' ') + ' ' + names.states.map(s => span('bl-receipt', s)).join(' ');
+  document.querySelector('article').prepend(p);
+  return [...p.children].map(n => [n.textContent, getComputedStyle(n).backgroundColor, getComputedStyle(n).color]);
+}"""
+
+
+@pytest.mark.parametrize("palette", PALETTES)
+def test_every_verdict_and_state_has_its_own_colour_a_text_label_and_aa_contrast(
+    browser: Any, example: str, palette: str, screenshots: Path
+) -> None:
+    """The combined badge of a claim a grid takes apart ("supported · misattributed"), every
+    claim and grid verdict and every receipt or rerun state, put on a claim page and judged."""
+    watched = open_in(browser, f"{example}/{READ['claim']}", palette, 1280)
+    verdicts = list(dict.fromkeys(CLAIM_VERDICTS + GRID_VERDICTS))
+    shown = watched.page.evaluate(EVERY_LABEL, {"verdicts": verdicts, "states": STATES})
+    assert [s[0] for s in shown] == ["supported", "misattributed", *verdicts, *STATES]  # each says what it is
+    background = {text: bg for text, bg, _ in shown[2 : 2 + len(verdicts)]}
+    for kind in (CLAIM_VERDICTS, GRID_VERDICTS):
+        assert len({background[v] for v in kind}) == len(kind), background  # no two alike on one page
+    assert background["misattributed"] == "rgb(163, 58, 0)" and background["interacts"] == "rgb(0, 109, 117)"
+    assert all(fg == "rgb(255, 255, 255)" for _, _, fg in shown[: 2 + len(verdicts)])
+    first, second = (watched.page.locator("#bl-every-label span").nth(i).bounding_box() for i in range(2))
+    assert first and second and abs(first["y"] - second["y"]) < 1  # the pair reads as one line
+    watched.page.locator("#bl-every-label").screenshot(
+        path=str(screenshots / f"every-label-{'dark' if palette == 'slate' else 'light'}.png")
+    )
+    assert contrast_violations(watched.page) == []
+    watched.page.close()
