@@ -200,7 +200,7 @@ def claim_outputs(
             labels = (settings.min_effect, comparisons[0].claim.metric or "", len(rows))
             out[f"{base}/{forest}"] = ch.spec(ch.forest_chart, labels, rows, domain)
         taken_apart = [
-            t.link(g.attribution.statement, f"../{g.attribution.id}/")
+            Markup(f"[{t.text(g.attribution.statement)}](../{g.attribution.id}/index.md)")  # MkDocs resolves it
             + Markup(f" {claim_pages.badge(g.verdict)} ")
             + t.text(attribution_pages.sentence(g))
             for g in {g.attribution.id: g for ev in links for g in attribution_pages.related(ev, grids)}.values()
