@@ -34,3 +34,14 @@ def test_excluded_trials_are_struck_through_even_when_mkdocs_yml_does_not_ask(tm
     assert "~~" not in page
     notes = (root / "site" / "notes" / "index.html").read_text()
     assert "<p>About ~5% to ~6% faster.</p>" in notes  # a lone tilde stays a tilde, no subscript
+
+
+def test_the_glance_marker_counts_only_on_its_own_line_outside_code() -> None:
+    from generator.render.glance import MARKER, marker_line, place
+
+    assert marker_line(f"# Home\n\n{MARKER}\n") == 2
+    assert marker_line(f"Put `{MARKER}` on its own line.\n") is None  # inline code, with text around it
+    assert marker_line(f"```markdown\n{MARKER}\n```\n\n~~~\n{MARKER}\n~~~\n") is None  # fenced examples
+    assert marker_line(f"````\n```\n{MARKER}\n````\n{MARKER}\n") == 4  # a longer fence closes only with its own
+    assert marker_line(f"    {MARKER}\n") is None  # an indented code block
+    assert place(f"a\n{MARKER}\nb", 1, "PANEL") == "a\nPANEL\nb"
