@@ -137,3 +137,6 @@ def test_the_crawl_resolves_relative_paths_folders_fragments_and_chart_specs(tmp
         Broken("a/index.html", "charts/gone.json", "no file a/charts/gone.json"),
         Broken("a/index.html", "../a/#nope", "no id 'nope' on a/index.html"),
     ]
+    (site / "404.html").write_text('<a href="/repo/a/#x">served under /repo/</a><a href="/repo/b/">b</a>')
+    served = [b for b in broken_links(site, "/repo") if b.page == "404.html"]
+    assert served == [Broken("404.html", "/repo/b/", "no file b/index.html")]

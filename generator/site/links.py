@@ -62,15 +62,19 @@ def _parse(html: str) -> _Page:
     return page
 
 
-def _target(site: Path, page: str, link: str) -> tuple[str, str] | None:
-    """The site path and fragment a link points to, or None for a link that leaves the site."""
+def _target(site: Path, page: str, link: str, root: str) -> tuple[str, str] | None:
+    """The site path and fragment a link points to, or None for a link that leaves the site.
+    `root` is the path the site is served under (site_url's, e.g. /repo/), for links from /."""
     parts = urlsplit(link)
     if parts.scheme or parts.netloc or link.startswith("//"):
         return None
     path = unquote(parts.path)
     if not path:
         return page, unquote(parts.fragment)
-    base = "" if path.startswith("/") else page.rsplit("/", 1)[0] + "/" if "/" in page else ""
+    if path.startswith("/"):
+        base, path = "", path.removeprefix(root) if path.startswith(root) else path
+    else:
+        base = page.rsplit("/", 1)[0] + "/" if "/" in page else ""
     joined: list[str] = []
     for part in (base + path.lstrip("/")).split("/"):
         if part == "..":
@@ -85,15 +89,17 @@ def _target(site: Path, page: str, link: str) -> tuple[str, str] | None:
     return resolved, unquote(parts.fragment)
 
 
-def broken_links(site: Path) -> list[Broken]:
-    """Every internal link of the built site at `site` that names no file or no anchor, in page order."""
+def broken_links(site: Path, root: str = "/") -> list[Broken]:
+    """Every internal link of the built site at `site` that names no file or no anchor, in page order;
+    `root` is the path the site is served under (the path of site_url), for links that start with /."""
+    root = root if root.endswith("/") else root + "/"
     pages: dict[str, _Page] = {}
     for path in sorted(site.rglob("*.html")):
         pages[path.relative_to(site).as_posix()] = _parse(path.read_text(encoding="utf-8", errors="replace"))
     out: list[Broken] = []
     for name, page in pages.items():
         for link in dict.fromkeys(page.links):
-            found = _target(site, name, link)
+            found = _target(site, name, link, root)
             if found is None:
                 continue
             target, fragment = found

@@ -11,6 +11,7 @@ import os
 import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
@@ -106,7 +107,8 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         """Every internal link of the built site is crawled; each broken one is a warning, so
         `build --strict` fails naming the page and the target."""
         self.restore_epoch()
-        for broken in broken_links(Path(config.site_dir)):
+        root = urlsplit(config.site_url or "/").path or "/"
+        for broken in broken_links(Path(config.site_dir), root):
             log.warning("benchledger: %s", broken)
 
     def on_build_error(self, *, error: Exception) -> None:
