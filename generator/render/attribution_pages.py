@@ -141,7 +141,10 @@ def grids_panel(grids: Sequence[Grid], up: str) -> str:
     )
     return (
         f"\n\n**Attribution grids** ([how they are judged]({up}methods.md#attribution-grids))\n\n"
-        "| Grid | Verdict | What the grid credits | Publisher credits |\n| --- | --- | --- | --- |\n" + rows + "\n"
+        '<div class="bl-stack bl-stack--grids" markdown="1">\n\n'
+        "| Grid | Verdict | What the grid credits | Publisher credits |\n| --- | --- | --- | --- |\n"
+        + rows
+        + "\n</div>\n\n"
     )
 
 
