@@ -78,6 +78,45 @@ def test_reported_figures_are_labelled_reported_not_measured(example: Path) -> N
     assert "<dt>Measured</dt>" in measured  # trials measured on the test bed
 
 
+def test_a_generated_publication_with_a_grid_and_several_conditions_has_no_broken_link(tmp_path: Path) -> None:
+    from test_attribution import four_cells, grid_attribution, report
+
+    runs = four_cells()
+    several = {  # two runs measured at concurrency 1 and 8, and a claim on them
+        "a": measured_run("2026-09-02-full-vocab"),
+        "b": measured_run("2026-09-02-shortlist", setup={"draft_vocab": 16000, "head_kernel": "lowm"}),
+    }
+    shortlist = {
+        "id": "shortlist-c8",
+        "statement": "The shortlist is faster.",
+        "metric": "tokens_per_second",
+        "baseline": "2026-09-02-full-vocab",
+        "candidate": "2026-09-02-shortlist",
+        "at": [{"concurrency": 1}, {"concurrency": 8}],
+        "varies": ["setup.draft_vocab"],
+    }
+    claim = {
+        "id": "b-did-it",
+        "statement": "B raised throughput by a third.",
+        "metric": "tokens_per_second",
+        "baseline": "2026-09-01-a0-b0",
+        "candidate": "2026-09-01-a1-b1",
+        "at": {"concurrency": 1},
+        "varies": ["setup.b"],
+    }
+    attribution = grid_attribution(list(runs), {"A": "setup.a", "B": "setup.b"}, credits="B")
+    files = publication(*runs.values(), *several.values(), extra=report(attribution, [claim, shortlist]))
+    root = write_tree(tmp_path / "pub", files)
+    result = CliRunner().invoke(app, ["build", "--strict", "--repo", str(root)])
+    assert result.exit_code == 0, result.output
+    site = root / "site"
+    assert broken_links(site) == []
+    grid = (site / "claims" / "the-grid" / "index.html").read_text()
+    assert grid.count('href="../../runs/2026-09-01-a') == 4 and 'href="../b-did-it/"' in grid
+    assert 'href="../the-grid/"' in (site / "claims" / "b-did-it" / "index.html").read_text()
+    assert 'href="../../runs/2026-09-02-shortlist/"' in (site / "claims" / "shortlist-c8" / "index.html").read_text()
+
+
 def test_a_scaffolded_publication_has_no_broken_link(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["init", str(tmp_path / "pub")])
     assert result.exit_code == 0, result.output
