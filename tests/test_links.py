@@ -117,6 +117,24 @@ def test_a_generated_publication_with_a_grid_and_several_conditions_has_no_broke
     assert 'href="../../runs/2026-09-02-shortlist/"' in (site / "claims" / "shortlist-c8" / "index.html").read_text()
 
 
+def test_every_page_of_a_paged_runs_index_links_the_trials_and_compare(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found by the crawl at 1,000 runs: the second page's links to ledger/trials.csv and compare
+    were escaped (..&#47;../) and so pointed under runs/."""
+    import functools
+
+    from generator.render import run_page
+
+    monkeypatch.setattr(run_page, "runs_index", functools.partial(run_page.runs_index, per_page=1))
+    root = write_tree(tmp_path / "pub", publication(measured_run("2026-09-01-a"), measured_run("2026-09-02-b")))
+    result = CliRunner().invoke(app, ["build", "--strict", "--repo", str(root), "--no-cache"])
+    assert result.exit_code == 0, result.output
+    second = (root / "site" / "runs" / "_pages" / "2" / "index.html").read_text()
+    assert 'href="../../../ledger/trials.csv"' in second and 'href="../../../compare/"' in second
+    assert broken_links(root / "site") == []
+
+
 def test_a_scaffolded_publication_has_no_broken_link(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["init", str(tmp_path / "pub")])
     assert result.exit_code == 0, result.output
