@@ -27,20 +27,20 @@ def marker_line(markdown: str) -> int | None:
     block) keeps it as written."""
     fence: str | None = None
     for number, line in enumerate(markdown.split("\n")):
-        opened = _FENCE.match(line)
-        if fence is None and opened:
+        if fence is not None:
+            fence = None if _closes(line, fence) else fence
+        elif opened := _FENCE.match(line):
             fence = opened.group(1)
-        elif fence is not None:
-            if (
-                opened
-                and opened.group(1)[0] == fence[0]
-                and len(opened.group(1)) >= len(fence)
-                and not line.strip(" " + fence[0])
-            ):
-                fence = None
         elif line.strip() == MARKER and not line.startswith(("    ", "\t")):
             return number
     return None
+
+
+def _closes(line: str, fence: str) -> bool:
+    """Whether `line` closes a code block opened by `fence`: the same character, at least as
+    many times, and nothing else on the line (CommonMark)."""
+    found = _FENCE.match(line)
+    return bool(found and found.group(1).startswith(fence) and not line.strip(" " + fence[0]))
 
 
 def place(markdown: str, number: int, panel: str) -> str:
