@@ -55,6 +55,8 @@ def test_every_internal_link_of_the_example_publication_resolves(example: Path) 
     run = "2026-11-30-grid-nmax2-1t"
     assert f'<a href="../../runs/{run}/">{run.replace("-", "&#45;")}</a>' in grid
     assert 'href="../grid-threads-credit/"' in grid and "index.md" not in grid.split("<article")[1]
+    # each cell names its levels in one column, so the table stacks on a phone with its labels
+    assert "<td>threads&#61;1, draft&#61;noise&#45;0.02</td>" in grid
     claim = (example / "claims" / "grid-threads-credit" / "index.html").read_text()
     assert 'href="../grid-who-earned-it/"' in claim
     # the front page's glance links the ledger filtered by verdict: each #verdict=... is a real id

@@ -114,7 +114,7 @@ def attribution_page(
         interaction_spec=interaction if grid.cells else None,
         cells=[
             {
-                "levels": [t.text(v) for v in c.levels],
+                "levels": t.text(", ".join(f"{f}={v}" for f, v in zip(grid.factors, c.levels, strict=True))),
                 "run": _page_link(c.run, f"../../runs/{c.run}/index.md"),
                 "n": len(c.values),
                 "mean": _mean(c.mean, c.low, c.high),
