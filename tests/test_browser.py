@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import http.server
+import importlib.util
 import json
 import os
 import shutil
@@ -478,7 +479,7 @@ def test_the_compare_page_shows_a_changed_manifest_key_and_the_ratios_diff_print
     def pct(r: float) -> str:
         return f"{(r - 1) * 100:+.1f}%"
 
-    assert figures == [
+    assert [row[:5] for row in figures] == [
         [
             f["metric"],
             ", ".join(f"{k}={v}" for k, v in f["at"].items()),
@@ -488,11 +489,211 @@ def test_the_compare_page_shows_a_changed_manifest_key_and_the_ratios_diff_print
         ]
         for f in expected["figures"]
     ]
-    assert ["tokens_per_second", "concurrency=8", "5 / 5", "-4.2%", "[-7.1%, -1.1%]"] in figures
+    # a slowdown reads as worse by the metric's `better`; a change whose interval spans 0 reads as unclear
+    assert [
+        "tokens_per_second",
+        "concurrency=8",
+        "5 / 5",
+        "-4.2%",
+        "[-7.1%, -1.1%]",
+        "worse (higher is better)",
+    ] in figures
+    assert {row[5] for row in figures} <= {
+        "worse (higher is better)",
+        "better (higher is better)",
+        "unclear: the interval includes no change",
+        "no direction declared",
+    }
+    worse = watched.page.eval_on_selector("td.bl-cue--worse", "n => getComputedStyle(n).color")
+    assert worse == "rgb(198, 40, 40)"
     assert f"In a terminal, benchledger diff {A} {B} prints the same figures." in watched.page.inner_text("article")
+    watched.page.fill("input[name=a]", B)  # the other way round: the terminal hint follows the pair shown
+    watched.page.fill("input[name=b]", A)
+    watched.page.click("button:has-text('Compare')")
+    watched.page.wait_for_url(f"**/compare/?a={B}&b={A}")
+    watched.page.wait_for_selector("table[data-bl-table='figures']")
+    assert f"In a terminal, benchledger diff {B} {A} prints the same figures." in watched.page.inner_text("article")
+    flipped = watched.page.eval_on_selector_all("table[data-bl-table='figures'] tbody tr", rows)
+    assert [
+        "tokens_per_second",
+        "concurrency=8",
+        "5 / 5",
+        "+4.4%",
+        "[+1.2%, +7.7%]",
+        "better (higher is better)",
+    ] in flipped
     watched.page.screenshot(path=str(screenshots / "compare.png"), full_page=True)
     watched.page.goto(f"{server}/compare/?a={A}&b=../../etc")
     watched.page.wait_for_selector(".bl-compare-status:has-text('No run')")
     assert watched.errors == []
     assert watched.hosts <= {server.split("/")[2]}, watched.hosts
+    watched.page.close()
+
+
+# The example publication, read as a reader would: axe-core's colour-contrast rule in both of
+# Material's palettes, and screenshots at a desktop and a phone width in each.
+AXE_PACKAGE = "axe_playwright_python"  # in the test extras: it ships axe-core's axe.min.js
+READ = {
+    "home": "",
+    "ledger": "claims/",
+    "claim": "claims/grid-threads-credit/",
+    "grid": "claims/grid-who-earned-it/",
+    "run": "runs/2026-11-29-testbed-nmax2/",
+    "runs": "runs/",
+    "compare": "compare/?a=2026-11-29-testbed-nodraft&b=2026-11-29-testbed-nmax2",
+}
+PALETTES = ("default", "slate")
+
+
+@pytest.fixture(scope="module")
+def example(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    from test_links import build_example
+
+    with served(build_example(tmp_path_factory.mktemp("example") / "pub")) as url:
+        yield url
+
+
+def open_in(browser: Any, url: str, palette: str, width: int) -> Watched:
+    """A page of the site in a palette (Material keeps the reader's choice on <body>), charts drawn."""
+    watched = Watched(browser, width)
+    watched.page.goto(url)
+    watched.page.evaluate("s => document.body.setAttribute('data-md-color-scheme', s)", palette)
+    scheme = "dark" if palette == "slate" else "light"
+    watched.page.wait_for_function(
+        "s => [...document.querySelectorAll('div.bl-chart')].every(n => n.getAttribute('data-bl-scheme') === s)",
+        arg=scheme,
+        timeout=20000,
+    )
+    if "compare/" in url:
+        watched.page.wait_for_selector("table[data-bl-table='figures']")
+    return watched
+
+
+def contrast_violations(page: Any) -> list[str]:
+    """axe-core's color-contrast rule over the whole page: each failing node and its ratio."""
+    spec = importlib.util.find_spec(AXE_PACKAGE)
+    assert spec and spec.origin, f"pip install axe-playwright-python (pyproject's test extras) for {AXE_PACKAGE}"
+    page.add_script_tag(path=str(Path(spec.origin).parent / "axe.min.js"))
+    found = page.evaluate(
+        "() => axe.run(document, {runOnly: {type: 'rule', values: ['color-contrast']}, resultTypes: ['violations']})"
+        ".then(r => r.violations.flatMap(v => v.nodes.map(n => n.target.join(' ') + ': ' + n.any.map(a => a.message).join('; '))))"
+    )
+    return list(found)
+
+
+@pytest.mark.parametrize("palette", PALETTES)
+@pytest.mark.parametrize("name", ["home", "ledger", "claim", "grid", "run", "runs", "compare"])
+def test_every_label_reaches_wcag_aa_contrast_in_both_palettes(
+    browser: Any, example: str, name: str, palette: str
+) -> None:
+    watched = open_in(browser, f"{example}/{READ[name]}", palette, 1280)
+    assert watched.page.locator(".bl-verdict, .bl-receipt, .bl-cue--worse").count() > 0  # labels to judge
+    assert contrast_violations(watched.page) == []
+    assert watched.errors == []
+    watched.page.close()
+
+
+@pytest.mark.parametrize("palette", PALETTES)
+@pytest.mark.parametrize("width", [1280, 390])
+def test_screenshots_of_the_pages_a_reader_opens(
+    browser: Any, example: str, width: int, palette: str, screenshots: Path
+) -> None:
+    for name, path in READ.items():
+        watched = open_in(browser, f"{example}/{path}", palette, width)
+        shot = screenshots / f"example-{name}-{width}-{'dark' if palette == 'slate' else 'light'}.png"
+        watched.page.screenshot(path=str(shot), full_page=True)
+        wide = watched.page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+        assert wide <= 1, (name, wide)  # the page never scrolls sideways; a wide table scrolls in its box
+        assert watched.errors == [], name
+        watched.page.close()
+
+
+ON_SCREEN = """() => {
+  const cells = [...document.querySelectorAll('article .bl-stack td, article .bl-verdict, article .bl-receipt')]
+    .filter(n => n.offsetParent !== null);
+  const off = cells.filter(n => { const r = n.getBoundingClientRect(); return r.left < 0 || r.right > window.innerWidth + 1; });
+  return [cells.length, off.map(n => n.textContent.trim())];
+}"""
+
+
+@pytest.mark.parametrize("name", ["ledger", "runs", "compare", "grid"])
+def test_on_a_phone_every_cell_of_a_verdict_table_is_on_screen(browser: Any, example: str, name: str) -> None:
+    """390 px: the ledger's Measured, Claimed and Flags, the runs' Source and Receipts, the
+    compare page's B / A and interval, the grid's effect verdicts stack into rows, none hidden."""
+    watched = open_in(browser, f"{example}/{READ[name]}", "default", 390)
+    shown, off = watched.page.evaluate(ON_SCREEN)
+    assert shown >= 12 and off == [], (name, off)
+    labels = watched.page.eval_on_selector(
+        "article .bl-stack tbody tr", "r => [...r.cells].map(c => getComputedStyle(c, '::before').content)"
+    )
+    expected = {
+        "ledger": ['"Date"', '"Claim"', '"Verdict"', '"Measured"', '"Claimed"', '"Flags"'],
+        "runs": [
+            '"Run"',
+            '"Receipts"',
+            '"Source"',
+            '"Trials"',
+            '"Date"',
+            '"Benchmark"',
+            '"Title"',
+            '"Setup"',
+            '"Conditions"',
+        ],
+        "compare": ['"key"', '"A"', '"B"'],
+        "grid": ['"Effect"', '"Ratio"', '"Interval"', '"Verdict"'],
+    }
+    assert labels == expected[name]  # each value says which column it came from
+    assert watched.errors == []
+    watched.page.close()
+
+
+def test_the_runs_index_shows_receipts_and_source_without_scrolling_at_1280(browser: Any, example: str) -> None:
+    watched = open_in(browser, f"{example}/runs/", "default", 1280)
+    heads = watched.page.eval_on_selector_all("article thead th", "ns => ns.map(n => n.textContent)")
+    assert heads[:4] == ["Run", "Receipts", "Source", "Trials"]
+    hidden = watched.page.evaluate(
+        "() => [...document.querySelectorAll('article tbody tr')].flatMap(r => [...r.cells].slice(0, 3)).filter(c => {"
+        " const box = c.closest('.md-typeset__scrollwrap').getBoundingClientRect();"
+        " return c.getBoundingClientRect().right > box.right + 1; }).length"
+    )
+    assert hidden == 0
+    watched.page.close()
+
+
+CLAIM_VERDICTS = ["no trial data", "contradicted", "overstated", "supported", "within noise", "inconclusive"]
+GRID_VERDICTS = ["interacts", "misattributed", "supported", "inconclusive", "no trial data"]
+STATES = ["unverified", "verified", "dual-verified", "stale", "reproduced", "partly reproduced", "not reproduced",
+          "signed", "unsigned", "badly signed", "expired"]  # fmt: skip
+EVERY_LABEL = """(names) => {
+  const p = document.createElement('p');
+  p.id = 'bl-every-label';
+  const span = (kind, name) => `<span class="${kind} ${kind}--${name.replaceAll(' ', '-')}">${name}</span>`;
+  p.innerHTML = span('bl-verdict', 'supported') + ' · ' + span('bl-verdict', 'misattributed') + ' ' +
+    names.verdicts.map(v => span('bl-verdict', v)).join(' ') + ' ' + names.states.map(s => span('bl-receipt', s)).join(' ');
+  document.querySelector('article').prepend(p);
+  return [...p.children].map(n => [n.textContent, getComputedStyle(n).backgroundColor, getComputedStyle(n).color]);
+}"""
+
+
+@pytest.mark.parametrize("palette", PALETTES)
+def test_every_verdict_and_state_has_its_own_colour_a_text_label_and_aa_contrast(
+    browser: Any, example: str, palette: str, screenshots: Path
+) -> None:
+    """The combined badge of a claim a grid takes apart ("supported · misattributed"), every
+    claim and grid verdict and every receipt or rerun state, put on a claim page and judged."""
+    watched = open_in(browser, f"{example}/{READ['claim']}", palette, 1280)
+    verdicts = list(dict.fromkeys(CLAIM_VERDICTS + GRID_VERDICTS))
+    shown = watched.page.evaluate(EVERY_LABEL, {"verdicts": verdicts, "states": STATES})
+    assert [s[0] for s in shown] == ["supported", "misattributed", *verdicts, *STATES]  # each says what it is
+    background = {text: bg for text, bg, _ in shown[2 : 2 + len(verdicts)]}
+    for kind in (CLAIM_VERDICTS, GRID_VERDICTS):
+        assert len({background[v] for v in kind}) == len(kind), background  # no two alike on one page
+    assert background["misattributed"] == "rgb(163, 58, 0)" and background["interacts"] == "rgb(0, 109, 117)"
+    assert all(fg == "rgb(255, 255, 255)" for _, _, fg in shown[: 2 + len(verdicts)])
+    first, second = (watched.page.locator("#bl-every-label span").nth(i).bounding_box() for i in range(2))
+    assert first and second and abs(first["y"] - second["y"]) < 1  # the pair reads as one line
+    watched.page.locator("#bl-every-label").screenshot(
+        path=str(screenshots / f"every-label-{'dark' if palette == 'slate' else 'light'}.png")
+    )
+    assert contrast_violations(watched.page) == []
     watched.page.close()

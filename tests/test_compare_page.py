@@ -61,3 +61,34 @@ def test_environment_values_compare_as_diff_compares_them(tmp_path: Path) -> Non
     result = CliRunner().invoke(app, ["diff", A, B, "--json", "--repo", str(root)])
     keys = [d["key"] for d in json.loads(result.stdout)["differences"]]
     assert "setup.label" in keys and "setup.threads" not in keys and "setup.flag" not in keys
+
+
+def test_environment_values_print_as_yaml_and_figures_carry_their_better(tmp_path: Path) -> None:
+    """null, true and false as the publisher wrote them, never Python's None, True, False; on the
+    page (compare.json) and in `benchledger diff` alike. Each figure says which way is better."""
+    root = write_tree(
+        tmp_path,
+        publication(
+            measured_run(A, setup={"offload": None, "flash": True}),
+            measured_run(B, setup={"offload": "cpu", "flash": False}),
+        ),
+    )
+    out = generate(root)
+    a, b = (json.loads(out[f"runs/{r}/compare.json"]) for r in (A, B))
+    assert (a["environment"]["setup.offload"], a["environment"]["setup.flash"]) == ("null", "true")
+    assert b["environment"]["setup.flash"] == "false"
+    better = {f["name"]: f["better"] for f in a["figures"]}
+    assert better["tokens_per_second"] == "higher" and better["acceptance"] == "higher"
+    assert better["draft_tokens"] is None  # no `better` declared: shown, never judged
+    result = CliRunner().invoke(app, ["diff", A, B, "--json", "--repo", str(root)])
+    differences = {d["key"]: (d["baseline"], d["candidate"]) for d in json.loads(result.stdout)["differences"]}
+    assert differences["setup.offload"] == ("null", "cpu") and differences["setup.flash"] == ("true", "false")
+    plain = CliRunner().invoke(app, ["diff", A, B, "--repo", str(root)])
+    assert "None" not in plain.stdout and "True" not in plain.stdout and "null" in plain.stdout
+
+
+def test_the_terminal_hint_is_marked_for_the_page_to_follow_the_chosen_pair(tmp_path: Path) -> None:
+    root = write_tree(tmp_path, publication(measured_run(A), measured_run(B)))
+    page = generate(root)["compare/index.md"].decode()
+    pair = f"{A} {B}".replace("-", "&#45;")
+    assert f'<p class="bl-compare-hint">In a terminal, <code>benchledger diff {pair}</code>' in page

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from ..format.claimed import Claimed
+from ..format.keys import as_yaml
 from ..ledger.records import Row, Run
 from . import stats, wording
 from .power import Settling, comparison_settling
@@ -39,7 +40,7 @@ def confounds(baseline: Run, candidate: Run, varies: Sequence[str]) -> tuple[Con
     for key in sorted(set(b) | set(c)):
         left, right = b.get(key, MISSING), c.get(key, MISSING)
         if left != right and not varied(key):
-            out.append(Confound(key, str(left), str(right)))
+            out.append(Confound(key, as_yaml(left), as_yaml(right)))
     return tuple(out)
 
 

@@ -9,10 +9,11 @@ import json
 from typing import Any
 
 from ..format.conditions import condition_label
+from ..format.keys import as_yaml
 from ..ledger.records import Run
 from ..ledger.references import shared_conditions
 from . import stats
-from .comparison import MISSING, confounds, environment, side
+from .comparison import MISSING, confounds, direction_of, environment, side
 
 T_STEPS = 2000  # t quantiles at 1/df = 0, 1/2000, ..., 1: linear in 1/df between them
 
@@ -42,18 +43,20 @@ def pair_data(run: Run) -> dict[str, Any]:
     """What the compare page needs of one run: its environment as shown by `diff` (dotted key
     -> text) and the per-trial values of every figure at every condition (exclusions applied)."""
     figures = []
+    better = {name: {1: "higher", -1: "lower"}.get(direction_of(run, name, None)) for name in run.figures}
     for raw in run.results.condition_values():
         at = run.results.mapping(raw)
         label = condition_label(at.items())
         for name in run.figures:
-            figures.append({"name": name, "at": list(raw), "label": label, "values": list(side(run, name, at).values)})
+            values = list(side(run, name, at).values)
+            figures.append({"name": name, "at": list(raw), "label": label, "values": values, "better": better[name]})
     environment_of = sorted(environment(run).items())
     return {
         "id": run.id,
         "title": run.meta.title,
         "benchmark": run.meta.benchmark,
         "conditions": list(run.results.conditions),
-        "environment": {key: str(value) for key, value in environment_of},
+        "environment": {key: as_yaml(value) for key, value in environment_of},
         "equal_as": {key: _equal_as(value) for key, value in environment_of},
         "absent": MISSING,
         "figures": figures,

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ..errors import BenchledgerError
-from .common import Repo, docs_dir_of, fail, find_config, shown, verdict_settings
+from ..errors import BenchledgerError, Problem
+from .common import Repo, docs_dir_of, fail, find_config, mkdocs_yaml, shown, verdict_settings
 
 if TYPE_CHECKING:
     from ..site.pipeline import Generated
@@ -143,6 +143,17 @@ def _external_build(tool: str, config_file: Path, strict: bool, site_dir: Path |
         fail(f"{tool} build failed (exit code {done.returncode}); see its output above")
 
 
+def _crawl(site: Path, site_url: str) -> None:
+    """Fail naming every internal link of the built site that names no file or anchor."""
+    from urllib.parse import urlsplit
+
+    from ..site.links import broken_links
+
+    broken = broken_links(site, urlsplit(site_url).path or "/")
+    if broken:
+        fail([Problem("", None, None, str(b)) for b in broken])
+
+
 @app.command()
 def build(
     repo: Repo = Path("."),
@@ -174,6 +185,9 @@ def _build(repo: Path, strict: bool, site_dir: Path | None, builder: str, verbos
     if builder == "zensical":
         _generate(repo)
         _external_build("zensical", config_file, strict, site_dir)
+        if strict:  # zensical runs no plugin, so the plugin's crawl of the built site runs here
+            written = mkdocs_yaml(repo)
+            _crawl(repo / str(written.get("site_dir") or "site"), str(written.get("site_url") or "/"))
         typer.echo(ZENSICAL_LIMITS, err=True)
         typer.echo("Site built with zensical.")
         return

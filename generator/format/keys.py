@@ -25,6 +25,16 @@ def flatten(value: Any, prefix: str = "") -> dict[str, Any]:
     return {prefix: value}
 
 
+def as_yaml(value: Any) -> str:
+    """A flattened value as the publisher would write it in YAML: null, true, false, 8, text
+    (never Python's None, True, False)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
 def parse_assignment(item: str) -> tuple[str, object] | None:
     """'concurrency=8' -> ('concurrency', 8): the value read as a YAML scalar (a number, a
     boolean, else the text as written). None when the item is not KEY=VALUE."""

@@ -16,7 +16,7 @@ from ..format.conditions import condition_label
 from ..ledger.records import Ledger
 from . import charts as ch
 from . import text as t
-from .claim_pages import badge
+from .claim_pages import badge, verdict_badges
 from .templating import generated_mark, render
 
 CLAIMS = "claims"
@@ -121,15 +121,16 @@ def attribution_page(
         interaction_spec=interaction if grid.cells else None,
         cells=[
             {
-                "levels": [t.text(v) for v in c.levels],
-                "run": t.link(c.run, f"../../runs/{c.run}/index.md"),
+                "levels": t.text(", ".join(f"{f}={v}" for f, v in zip(grid.factors, c.levels, strict=True))),
+                "run": _page_link(c.run, f"../../runs/{c.run}/index.md"),
                 "n": len(c.values),
                 "mean": _mean(c.mean, c.low, c.high),
             }
             for c in grid.cells
         ],
         claims=[
-            t.link(ev.claim.statement, f"../{ev.claim.id}/index.md") + Markup(" ") + badge(ev.verdict) for ev in claims
+            _page_link(ev.claim.statement, f"../{ev.claim.id}/index.md") + Markup(" ") + verdict_badges(ev)
+            for ev in claims
         ],
         limits=[t.text(limit) for limit in limits],
     )
@@ -147,8 +148,17 @@ def grids_panel(grids: Sequence[Grid], up: str) -> str:
     )
     return (
         f"\n\n**Attribution grids** ([how they are judged]({up}methods.md#attribution-grids))\n\n"
-        "| Grid | Verdict | What the grid credits | Publisher credits |\n| --- | --- | --- | --- |\n" + rows + "\n"
+        '<div class="bl-stack bl-stack--grids" markdown="1">\n\n'
+        "| Grid | Verdict | What the grid credits | Publisher credits |\n| --- | --- | --- | --- |\n"
+        + rows
+        + "\n</div>\n\n"
     )
+
+
+def _page_link(label: str, page: str) -> Markup:
+    """A Markdown link to another page's source (`runs/<id>/index.md`): MkDocs turns it into the
+    page's URL, whatever `use_directory_urls` says. Ids match RUN_ID_PATTERN: no escaping needed."""
+    return Markup(f"[{t.text(label)}]({page})")
 
 
 def _effect_rows(grid: Grid) -> list[dict[str, object]]:

@@ -195,7 +195,7 @@ def card(ev: Evaluation, role: Markup | str, level: str) -> dict[str, object]:
     if c.value is not None:
         figures.append(("Stated figure", t.number(c.value)))
     if ev.sources:
-        figures.append(("Measured by", " · ".join(f"{run}: {words}" for run, words in ev.sources)))
+        figures.append(("Source", " · ".join(f"{run}: {words}" for run, words in ev.sources)))
     if ev.receipts:
         figures.append(("Receipts", " · ".join(f"{run}: {state}" for run, state in ev.receipts)))
     if ev.reproduced:

@@ -5,6 +5,7 @@ lists show the newest few and say how many more there are."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 from ..analysis.attribution import Grid
@@ -16,6 +17,36 @@ from .claim_pages import badge, verdict_badges
 
 MARKER = "<!-- at a glance -->"
 SHOWN = 5  # newest items per list
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+def marker_line(markdown: str) -> int | None:
+    """The index of the first line that is the marker alone, outside fenced and indented code:
+    a page that writes about the marker (`<!-- at a glance -->` in inline code or an example
+    block) keeps it as written."""
+    fence: str | None = None
+    for number, line in enumerate(markdown.split("\n")):
+        if fence is not None:
+            fence = None if _closes(line, fence) else fence
+        elif opened := _FENCE.match(line):
+            fence = opened.group(1)
+        elif line.strip() == MARKER and not line.startswith(("    ", "\t")):
+            return number
+    return None
+
+
+def _closes(line: str, fence: str) -> bool:
+    """Whether `line` closes a code block opened by `fence`: the same character, at least as
+    many times, and nothing else on the line (CommonMark)."""
+    found = _FENCE.match(line)
+    return bool(found and found.group(1).startswith(fence) and not line.strip(" " + fence[0]))
+
+
+def place(markdown: str, number: int, panel: str) -> str:
+    """The page with line `number` (the marker's, from `marker_line`) replaced by the panel."""
+    lines = markdown.split("\n")
+    lines[number] = panel
+    return "\n".join(lines)
 
 
 def glance(

@@ -196,7 +196,7 @@ def claim_outputs(
             forest = "charts/forest.json"
             out[f"{base}/{forest}"] = ch.forest_spec(rows, settings.min_effect, comparisons[0].claim.metric or "")
         taken_apart = [
-            t.link(g.attribution.statement, f"../{g.attribution.id}/index.md")
+            Markup(f"[{t.text(g.attribution.statement)}](../{g.attribution.id}/index.md)")  # MkDocs resolves it
             + Markup(f" {claim_pages.badge(g.verdict)} ")
             + t.text(attribution_pages.sentence(g))
             for g in {g.attribution.id: g for ev in links for g in attribution_pages.related(ev, grids)}.values()

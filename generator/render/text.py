@@ -16,6 +16,8 @@ from urllib.parse import quote
 
 from markupsafe import Markup
 
+from ..format.keys import as_yaml
+
 _SAFE = re.compile(r"[A-Za-z0-9 .,]")
 _URL = re.compile(r"^https?://[^\s<>\"'`]+$")
 
@@ -146,8 +148,4 @@ def percent(value: float | None, digits: int = 1) -> str:
 
 def scalar(value: Any) -> str:
     """A YAML scalar as the publisher would write it."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
+    return as_yaml(value)

@@ -11,6 +11,7 @@ import os
 import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
@@ -24,11 +25,12 @@ from ..ledger.records import RUNS_DIR, Ledger
 from ..render.assets import JAVASCRIPT, STYLESHEETS
 from ..render.attribution_pages import grids_panel
 from ..render.claim_pages import insert_panel, limits_panel, report_panel
-from ..render.glance import MARKER, glance
+from ..render.glance import glance, marker_line, place
 from ..render.outputs import OWNED
 from ..render.sweeps import insert_sweeps
 from ..render.templating import GENERATED_PREFIX
 from .cache import BuildCache
+from .links import broken_links
 from .navigation import auto_nav
 from .pipeline import generate_site
 
@@ -88,6 +90,9 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
                 config.extra_javascript.append(path)
         if "md_in_html" not in config.markdown_extensions:  # generated pages fold details in <details>
             config.markdown_extensions.append("md_in_html")
+        if "pymdownx.tilde" not in config.markdown_extensions:  # excluded trials are ~~struck through~~
+            config.markdown_extensions.append("pymdownx.tilde")
+            config.mdx_configs["pymdownx.tilde"] = {"subscript": False}
         for path in STYLESHEETS:
             if path not in config.extra_css:
                 config.extra_css.append(path)
@@ -102,7 +107,12 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         return config
 
     def on_post_build(self, *, config: Any) -> None:
+        """Every internal link of the built site is crawled; each broken one is a warning, so
+        `build --strict` fails naming the page and the target."""
         self.restore_epoch()
+        root = urlsplit(config.site_url or "/").path or "/"
+        for broken in broken_links(Path(config.site_dir), root):
+            log.warning("benchledger: %s", broken)
 
     def on_build_error(self, *, error: Exception) -> None:
         self.restore_epoch()
@@ -132,10 +142,11 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
             return markdown
         if isinstance(title, str):
             page.meta["title"] = html.escape(title)
-        if MARKER in markdown:
+        marker = marker_line(markdown)
+        if marker is not None:
             up = "../" * page.file.src_uri.count("/")
             panel = glance(self.ledger, self.evaluations, self.receipts, self.grids, up)
-            markdown = markdown.replace(MARKER, panel, 1)
+            markdown = place(markdown, marker, panel)
         path = f"{self.docs_rel}/{page.file.src_uri}"
         report = next((r for r in self.ledger.reports if r.path == path), None)
         if report is None:

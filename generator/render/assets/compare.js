@@ -14,7 +14,8 @@
     return node;
   }
   function table(head, rows, kind) {
-    var wrap = element("div", null, { "class": "bl-scroll" });
+    /* On a phone each row stacks as "label value" lines (benchledger.css, .bl-stack). */
+    var wrap = element("div", null, { "class": "bl-scroll bl-stack" });
     var t = element("table", null, { "data-bl-table": kind });
     var tr = element("tr");
     head.forEach(function (h) { tr.appendChild(element("th", h)); });
@@ -22,7 +23,11 @@
     var body = t.appendChild(element("tbody"));
     rows.forEach(function (cells) {
       var row = element("tr");
-      cells.forEach(function (c) { row.appendChild(element("td", c)); });
+      cells.forEach(function (c, i) {
+        var cell = element("td", typeof c === "object" ? c.text : c, { "data-label": head[i] });
+        if (typeof c === "object") { cell.className = c.className; }
+        row.appendChild(cell);
+      });
       body.appendChild(row);
     });
     wrap.appendChild(t);
@@ -87,10 +92,20 @@
       var r = ratio(listing, f.values, other.values);
       rows.push([
         f.name, f.label, f.values.length + " / " + other.values.length,
-        r ? pct(r.ratio) : "\u2013", r ? "[" + pct(r.low) + ", " + pct(r.high) + "]" : "no interval"
+        r ? pct(r.ratio) : "\u2013", r ? "[" + pct(r.low) + ", " + pct(r.high) + "]" : "no interval",
+        cue(f.better === other.better ? f.better : null, r)
       ]);
     });
     return rows;
+  }
+  function cue(better, r) {
+    /* Better or worse for the reader, by the metric's `better`; said only when the interval
+       excludes no change. The words carry it; the colour only repeats them. */
+    if (!r) { return { text: "\u2013", className: "bl-cue" }; }
+    if (!better) { return { text: "no direction declared", className: "bl-cue" }; }
+    if (r.low <= 1 && r.high >= 1) { return { text: "unclear: the interval includes no change", className: "bl-cue" }; }
+    var good = (better === "higher") === (r.ratio > 1);
+    return { text: (good ? "better" : "worse") + " (" + better + " is better)", className: "bl-cue bl-cue--" + (good ? "better" : "worse") };
   }
   function show(out, listing, a, b) {
     out.textContent = "";
@@ -110,7 +125,7 @@
     }
     out.appendChild(element("p", "For every figure both runs have (" + listing.level +
       " intervals, one condition at a time):"));
-    out.appendChild(table(["metric", "condition", "n (A / B)", "B / A", "interval"], rows, "figures"));
+    out.appendChild(table(["metric", "condition", "n (A / B)", "B / A", "interval", "change"], rows, "figures"));
   }
   function picker(label, name, list, value) {
     var wrap = element("label", label + " ");
@@ -151,6 +166,9 @@
         Promise.all([a, b].map(function (id) { return fetchJson("../runs/" + id + "/compare.json"); }))
           .then(function (runs) {
             status.textContent = "";
+            Array.prototype.forEach.call(document.querySelectorAll(".bl-compare-hint code"), function (code) {
+              code.textContent = "benchledger diff " + a + " " + b;  /* the pair shown, for a terminal */
+            });
             show(out, listing, runs[0], runs[1]);
             root.setAttribute("data-bl-ready", "yes");
           })

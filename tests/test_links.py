@@ -1,0 +1,201 @@
+"""Every internal link of a built site resolves: a crawl of site/ (generator.site.links) over the
+example publication and a scaffolded one, and `build --strict` failing on a broken link by name."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from generator.cli import app
+from generator.cli.publish import builder_executable
+from generator.site.links import Broken, broken_links
+from helpers import measured_run, publication, write_tree
+
+ROOT = Path(__file__).parents[1]
+PUBLICATION = ("mkdocs.yml", "site_src", "runs", "allowed_signers")
+
+
+def copy_example(dest: Path) -> Path:
+    """The repository's own publication (its committed files only) copied to `dest`."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--", *PUBLICATION], cwd=ROOT, capture_output=True, check=False
+    ).stdout
+    names = [n for n in listed.decode().split("\0") if n]
+    if not names:  # not a git checkout (an unpacked sdist): everything there is the publication
+        names = [str(p.relative_to(ROOT)) for top in PUBLICATION for p in (ROOT / top).rglob("*") if p.is_file()]
+        names += [top for top in PUBLICATION if (ROOT / top).is_file()]
+    for name in names:
+        target = dest / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(ROOT / name, target)
+    return dest
+
+
+def build_example(dest: Path, *args: str) -> Path:
+    """The example publication built with `benchledger build --strict`: its site folder."""
+    root = copy_example(dest)
+    result = CliRunner().invoke(app, ["build", "--strict", "--repo", str(root), *args])
+    assert result.exit_code == 0, result.output
+    return root / "site"
+
+
+@pytest.fixture(scope="module")
+def example(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_example(tmp_path_factory.mktemp("example") / "pub")
+
+
+def test_every_internal_link_of_the_example_publication_resolves(example: Path) -> None:
+    assert broken_links(example) == []
+    grid = (example / "claims" / "grid-who-earned-it" / "index.html").read_text()
+    # the cells link their runs' pages and the claims they take apart, as URLs MkDocs wrote
+    run = "2026-11-30-grid-nmax2-1t"
+    assert f'<a href="../../runs/{run}/">{run.replace("-", "&#45;")}</a>' in grid
+    assert 'href="../grid-threads-credit/"' in grid and "index.md" not in grid.split("<article")[1]
+    # each cell names its levels in one column, so the table stacks on a phone with its labels
+    assert "<td>threads&#61;1, draft&#61;noise&#45;0.02</td>" in grid
+    claim = (example / "claims" / "grid-threads-credit" / "index.html").read_text()
+    assert 'href="../grid-who-earned-it/"' in claim
+    # the front page's glance links the ledger filtered by verdict: each #verdict=... is a real id
+    ledger = (example / "claims" / "index.html").read_text()
+    home = (example / "index.html").read_text()
+    assert 'href="claims/#verdict=contradicted"' in home and 'id="verdict=contradicted"' in ledger
+
+
+def test_the_glance_marker_inside_inline_code_stays_as_written(example: Path) -> None:
+    guide = (example / "guide" / "publishing" / "index.html").read_text()
+    assert "<p>Put <code>&lt;!-- at a glance --&gt;</code> on its own line in any page" in guide
+    assert "#verdict=" not in guide  # no glance panel was put in the guide
+    assert 'class="bl-verdict' in (example / "index.html").read_text()  # the home page's own marker still is
+
+
+def test_reported_figures_are_labelled_reported_not_measured(example: Path) -> None:
+    copied = (example / "claims" / "shortlist-c8" / "index.html").read_text()  # both runs reported by a blog
+    assert "<dt>Reported</dt><dd>&#43;19.0&#37; &#40;reported figures, no interval&#41;</dd>" in copied
+    assert "<dt>Measured" not in copied and "<dt>Source</dt><dd>2026&#45;09&#45;06&#45;bailey" in copied
+    measured = (example / "claims" / "testbed-throughput-nmax3-vs-nmax2" / "index.html").read_text()
+    assert "<dt>Measured</dt>" in measured  # trials measured on the test bed
+
+
+def test_a_generated_publication_with_a_grid_and_several_conditions_has_no_broken_link(tmp_path: Path) -> None:
+    from test_attribution import four_cells, grid_attribution, report
+
+    runs = four_cells()
+    several = {  # two runs measured at concurrency 1 and 8, and a claim on them
+        "a": measured_run("2026-09-02-full-vocab"),
+        "b": measured_run("2026-09-02-shortlist", setup={"draft_vocab": 16000, "head_kernel": "lowm"}),
+    }
+    shortlist = {
+        "id": "shortlist-c8",
+        "statement": "The shortlist is faster.",
+        "metric": "tokens_per_second",
+        "baseline": "2026-09-02-full-vocab",
+        "candidate": "2026-09-02-shortlist",
+        "at": [{"concurrency": 1}, {"concurrency": 8}],
+        "varies": ["setup.draft_vocab"],
+    }
+    claim = {
+        "id": "b-did-it",
+        "statement": "B raised throughput by a third.",
+        "metric": "tokens_per_second",
+        "baseline": "2026-09-01-a0-b0",
+        "candidate": "2026-09-01-a1-b1",
+        "at": {"concurrency": 1},
+        "varies": ["setup.b"],
+    }
+    attribution = grid_attribution(list(runs), {"A": "setup.a", "B": "setup.b"}, credits="B")
+    files = publication(*runs.values(), *several.values(), extra=report(attribution, [claim, shortlist]))
+    root = write_tree(tmp_path / "pub", files)
+    result = CliRunner().invoke(app, ["build", "--strict", "--repo", str(root)])
+    assert result.exit_code == 0, result.output
+    site = root / "site"
+    assert broken_links(site) == []
+    grid = (site / "claims" / "the-grid" / "index.html").read_text()
+    assert grid.count('href="../../runs/2026-09-01-a') == 4 and 'href="../b-did-it/"' in grid
+    assert 'href="../the-grid/"' in (site / "claims" / "b-did-it" / "index.html").read_text()
+    assert 'href="../../runs/2026-09-02-shortlist/"' in (site / "claims" / "shortlist-c8" / "index.html").read_text()
+
+
+def test_every_page_of_a_paged_runs_index_links_the_trials_and_compare(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found by the crawl at 1,000 runs: the second page's links to ledger/trials.csv and compare
+    were escaped (..&#47;../) and so pointed under runs/."""
+    import functools
+
+    from generator.render import run_page
+
+    monkeypatch.setattr(run_page, "runs_index", functools.partial(run_page.runs_index, per_page=1))
+    root = write_tree(tmp_path / "pub", publication(measured_run("2026-09-01-a"), measured_run("2026-09-02-b")))
+    result = CliRunner().invoke(app, ["build", "--strict", "--repo", str(root), "--no-cache"])
+    assert result.exit_code == 0, result.output
+    second = (root / "site" / "runs" / "_pages" / "2" / "index.html").read_text()
+    assert 'href="../../../ledger/trials.csv"' in second and 'href="../../../compare/"' in second
+    assert broken_links(root / "site") == []
+
+
+def test_a_scaffolded_publication_has_no_broken_link(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["init", str(tmp_path / "pub")])
+    assert result.exit_code == 0, result.output
+    build = CliRunner().invoke(app, ["build", "--strict", "--repo", str(tmp_path / "pub")])
+    assert build.exit_code == 0, build.output
+    assert broken_links(tmp_path / "pub" / "site") == []
+
+
+BROKEN_PAGE = """\
+# Home
+
+<a href="runs/no-such-run/">a run that is not there</a>
+<a href="claims/#no-such-anchor">an anchor that is not there</a>
+<a href="https://example.org/elsewhere/">an outside link is not crawled</a>
+<a href="#home">an anchor of this page</a>
+"""
+
+
+@pytest.mark.parametrize("builder", ["mkdocs", "properdocs", "zensical"])
+def test_build_strict_fails_naming_page_and_target_of_a_broken_link(tmp_path: Path, builder: str) -> None:
+    if builder != "mkdocs" and builder_executable(builder) is None:
+        pytest.skip(f"{builder} is not installed (pip install {builder}); CI installs it")
+    files = publication(measured_run(), extra={"site_src/index.md": BROKEN_PAGE})
+    root = write_tree(tmp_path / "pub", files)
+    result = CliRunner().invoke(app, ["build", "--strict", "--repo", str(root), "--builder", builder])
+    assert result.exit_code == 1, result.output
+    if builder == "properdocs":  # the plugin warns inside the subprocess, whose output is not captured here
+        assert "properdocs build failed" in result.output
+        return
+    assert "index.html: broken link to runs/no-such-run/ (no file runs/no-such-run/index.html)" in result.output
+    assert "index.html: broken link to claims/#no-such-anchor (no id 'no-such-anchor' on claims/index.html)" in (
+        result.output
+    )
+    assert "example.org" not in result.output and "#home" not in result.output
+    if builder == "zensical":  # no plugin runs: benchledger crawls the site after zensical built it
+        return
+    relaxed = CliRunner().invoke(app, ["build", "--repo", str(root)])
+    assert relaxed.exit_code == 0, relaxed.output  # without --strict: warnings, still built
+    assert "WARNING -  benchledger: index.html: broken link to runs/no-such-run/" in relaxed.output
+
+
+def test_the_crawl_resolves_relative_paths_folders_fragments_and_chart_specs(tmp_path: Path) -> None:
+    site = write_tree(
+        tmp_path / "site",
+        {
+            "index.html": '<h1 id="top">Home</h1><a href="a/">a</a><a href="a/index.html#x">x</a>'
+            '<a href="mailto:me@example.org">m</a><a href="//cdn.example/x.js">cdn</a>'
+            '<script>var s = \'<a href="nowhere/">\';</script><!-- <a href="gone/"> -->',
+            "a/index.html": '<p id="x">x</p><a href="../#top">up</a><a href="..">root</a><a href="../../out">out</a>'
+            '<div class="bl-chart" data-bl-spec="charts/gone.json"></div><img src="pic%20one.png">'
+            "<a href='../a/#nope'>single quotes</a><a href=\"../index.html#to&#112;\">entity</a>",
+            "a/pic one.png": "",
+        },
+    )
+    assert broken_links(site) == [
+        Broken("a/index.html", "../../out", "points outside the site"),
+        Broken("a/index.html", "charts/gone.json", "no file a/charts/gone.json"),
+        Broken("a/index.html", "../a/#nope", "no id 'nope' on a/index.html"),
+    ]
+    (site / "404.html").write_text('<a href="/repo/a/#x">served under /repo/</a><a href="/repo/b/">b</a>')
+    served = [b for b in broken_links(site, "/repo") if b.page == "404.html"]
+    assert served == [Broken("404.html", "/repo/b/", "no file b/index.html")]
