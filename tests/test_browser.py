@@ -477,7 +477,9 @@ def test_the_compare_page_shows_a_changed_manifest_key_and_the_ratios_diff_print
     figures = watched.page.eval_on_selector_all("table[data-bl-table='figures'] tbody tr", rows)
 
     def pct(r: float) -> str:
-        return f"{(r - 1) * 100:+.1f}%"
+        from generator.format.signed import change
+
+        return change(r)  # the page and the CLI write a change one way: no change is "0.0%"
 
     assert [row[:5] for row in figures] == [
         [
