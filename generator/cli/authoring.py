@@ -3,6 +3,8 @@ re-measures), schema."""
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -60,9 +62,15 @@ def rerun(
     ] = None,
     sign: Annotated[Path | None, typer.Option(help="SSH private key to sign the receipt with.")] = None,
     date: Annotated[str | None, typer.Option(help="Day of the rerun, YYYY-MM-DD.", show_default="today")] = None,
+    yes: Annotated[bool, typer.Option("--yes", help="Run the recorded command without asking (for scripts).")] = False,
     repo: Repo = Path("."),
 ) -> None:
     """Make a run again from the invocation its runner recorded, and say whether it reproduced.
+
+    The run folder says what to execute: rerun shows the exact command and runs it only when
+    you answer yes (or pass --yes). Without a terminal to ask on and without --yes it runs
+    nothing and exits 1. Rerunning a run folder someone else wrote runs their command with
+    your rights: read it first.
 
     Start the same server first (the manifest says how it was built and started). The rerun
     is measured in a temporary folder; every metric at every condition is compared with the
@@ -81,7 +89,7 @@ def rerun(
         fail("--trials: give 2 to 10,000 trials per condition (an interval needs two)")
     try:
         ask = Request(run, by, base_url, trials, _margin(margin), tuple(allow_difference or ()), sign, date)
-        done = do_rerun(repo, ask, typer.echo)
+        done = do_rerun(repo, ask, typer.echo, _consent(yes))
     except BenchledgerError as err:
         fail(err.problems)
     for f in done.figures:
@@ -95,6 +103,27 @@ def rerun(
     for path in done.written:
         typer.echo(f"wrote {path}")
     typer.echo("Commit the receipt and the folder beside it.")
+
+
+def _interactive() -> bool:
+    """Whether a person can answer at a terminal (not a pipe, a file or a closed stdin)."""
+    return sys.stdin.isatty()
+
+
+def _consent(yes: bool) -> Callable[[str], bool]:
+    """--yes, else a yes typed at a terminal; never a yes read from a pipe or a closed stdin."""
+
+    def ask(command: str) -> bool:
+        if yes:
+            return True
+        if not _interactive():
+            fail(
+                "rerun: stdin is not a terminal, so nobody can confirm the command above; nothing was run. "
+                "Read it, then pass --yes to run it"
+            )
+        return typer.confirm("Run this command?", default=False)
+
+    return ask
 
 
 def _margin(text: str | None) -> float | None:

@@ -16,6 +16,7 @@ from types import MappingProxyType
 from ..errors import BenchledgerError, Problem
 from ..format.hashing import file_hash, normalized_bytes
 from ..format.models import MANIFEST_SCHEMA, RECEIPT_SCHEMA, RUN_ID, RUN_SCHEMA, ManifestFile, ReceiptFile, RunFile
+from .invocation import invocation_problems
 from .records import RUNS_DIR, Receipt, Request, Results, Run
 from .tables import mark_excluded, parse_requests, parse_results
 from .yamlio import Lines, load_model
@@ -143,6 +144,7 @@ def _parse_files(
                         f"{meta.id!r} differs from its folder {rid!r}; make them equal",
                     )
                 )
+            problems.extend(invocation_problems(meta, rel, lines))
     except BenchledgerError as err:
         problems.extend(err.problems)
     try:
