@@ -12,7 +12,6 @@ from pathlib import Path
 from types import MappingProxyType
 
 from ..errors import BenchledgerError, Problem
-from .git import commit_times
 from .records import DOCS_DIR, REPORTS_DIR, RUNS_DIR, Ledger, Report, Run
 from .reports import load_report
 from .runs import ParsedRuns, decode, load_run
@@ -28,9 +27,7 @@ def load(root: Path | str, docs_dir: str = DOCS_DIR, cache: ParsedRuns | None = 
     runs, failed = _runs(root, problems, cache)
     reports = _reports(root / docs_dir / REPORTS_DIR, root, problems)
     allowed = _allowed_signers(root, problems)
-    signatures = [f"{run.path}/{r.signature}" for run in runs.values() for r in run.receipts if r.signature]
-    signed_at = MappingProxyType(commit_times(root, signatures))
-    return Ledger(root, MappingProxyType(runs), tuple(reports), tuple(problems), allowed, frozenset(failed), signed_at)
+    return Ledger(root, MappingProxyType(runs), tuple(reports), tuple(problems), allowed, frozenset(failed))
 
 
 def _runs(root: Path, problems: list[Problem], cache: ParsedRuns | None) -> tuple[dict[str, Run], set[str]]:
