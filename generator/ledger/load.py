@@ -12,6 +12,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from ..errors import BenchledgerError, Problem
+from .publication import docs_problems
 from .records import DOCS_DIR, REPORTS_DIR, RUNS_DIR, Ledger, Report, Run
 from .reports import load_report
 from .runs import ParsedRuns, decode, load_run
@@ -25,6 +26,7 @@ def load(root: Path | str, docs_dir: str = DOCS_DIR, cache: ParsedRuns | None = 
     root = Path(root).resolve()
     problems: list[Problem] = []
     runs, failed = _runs(root, problems, cache)
+    problems += docs_problems(root, root / docs_dir)
     reports = _reports(root / docs_dir / REPORTS_DIR, root, problems)
     allowed = _allowed_signers(root, problems)
     return Ledger(root, MappingProxyType(runs), tuple(reports), tuple(problems), allowed, frozenset(failed))
@@ -65,6 +67,8 @@ def _reports(folder: Path, root: Path, problems: list[Problem]) -> list[Report]:
     reports = []
     if folder.is_dir():
         for path in sorted(folder.rglob("*.md")):
+            if not path.is_symlink() and not path.is_file():
+                continue  # docs_problems names it (a folder called x.md is walked, a FIFO refused)
             report, found = load_report(root, path, folder)
             problems.extend(found)
             if report is not None:

@@ -1,0 +1,70 @@
+"""What MkDocs would publish from the docs folder must come from the repository: a symlink
+leading outside it (`env.txt -> /proc/self/environ`, `passwd.txt -> /etc/passwd`) would put
+that file on the site, so it is refused, as are dangling links, link loops and entries that
+are not regular files or folders (a FIFO would hang the build)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..errors import Problem
+
+FIX = "replace the link with a copy of the file you mean to publish, or remove it"
+
+
+def docs_problems(root: Path, docs: Path) -> list[Problem]:
+    """Every entry under `docs` (links to folders inside the repository are walked too) that
+    is not a regular file or folder of the repository."""
+    root = root.resolve()
+    problems: list[Problem] = []
+    seen: set[Path] = set()
+    stack = [docs] if docs.is_dir() and not docs.is_symlink() else []
+    while stack:
+        folder = stack.pop()
+        real = folder.resolve()
+        if real in seen:
+            continue
+        seen.add(real)
+        try:
+            with os.scandir(folder) as scan:
+                entries = sorted(scan, key=lambda e: e.name)
+        except OSError as err:
+            problems.append(Problem(_rel(folder, root), None, None, f"cannot be read ({err.strerror}); fix it"))
+            continue
+        for entry in entries:
+            path = Path(entry.path)
+            problem = _link_problem(path, root) if entry.is_symlink() else _entry_problem(entry)
+            if problem is not None:
+                problems.append(Problem(_rel(path, root), None, None, problem))
+            elif entry.is_dir():
+                stack.append(path)
+    return sorted(problems)
+
+
+def _link_problem(path: Path, root: Path) -> str | None:
+    shown = os.readlink(path)
+    try:
+        target = path.resolve(strict=True)
+    except FileNotFoundError:
+        return f"is a symlink to {shown!r}, which does not exist; {FIX}"
+    except (OSError, RuntimeError):
+        return f"is a symlink loop ({shown!r}); remove it"
+    if not target.is_relative_to(root):
+        return f"is a symlink to {shown!r}, outside the repository: the site would publish that file; {FIX}"
+    if not (target.is_file() or target.is_dir()):
+        return f"is a symlink to {shown!r}, which is not a regular file or folder; remove it"
+    return None
+
+
+def _entry_problem(entry: os.DirEntry[str]) -> str | None:
+    if entry.is_dir(follow_symlinks=False) or entry.is_file(follow_symlinks=False):
+        return None
+    return "is not a regular file or folder (a FIFO, socket or device); remove it"
+
+
+def _rel(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
