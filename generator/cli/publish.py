@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ..errors import BenchledgerError
-from .common import Repo, docs_dir_of, fail, find_config, shown, verdict_settings
+from .common import Repo, docs_dir_of, fail, find_config, mkdocs_yaml, shown, verdict_settings
 
 if TYPE_CHECKING:
     from ..site.pipeline import Generated
@@ -143,6 +143,23 @@ def _external_build(tool: str, config_file: Path, strict: bool, site_dir: Path |
         fail(f"{tool} build failed (exit code {done.returncode}); see its output above")
 
 
+def _check_site_dir(repo: Path, site_dir: Path | None) -> None:
+    """The folder MkDocs empties and fills: --site-dir anywhere but over the publication;
+    mkdocs.yml's site_dir (committed, so anyone's) only inside the repository."""
+    from ..ledger.publication import layout_problems
+
+    root = repo.resolve()
+    site = site_dir if site_dir is not None else root / str(mkdocs_yaml(repo).get("site_dir") or "site")
+    if site_dir is None and not site.resolve().is_relative_to(root):
+        fail(
+            f"{repo / 'mkdocs.yml'}: site_dir: {site.resolve()} is outside the repository, and MkDocs empties "
+            "it before it builds; use a folder inside it, e.g. site, or pass --site-dir to build elsewhere"
+        )
+    problems = layout_problems(root, docs_dir_of(repo), site, "--site-dir" if site_dir else "site_dir")
+    if problems:
+        fail(problems)
+
+
 @app.command()
 def build(
     repo: Repo = Path("."),
@@ -167,6 +184,7 @@ def _build(repo: Path, strict: bool, site_dir: Path | None, builder: str, verbos
         fail(f"--builder {builder!r}: expected one of {', '.join(BUILDERS)}")
     config_file = find_config(repo)
     _check(repo, quiet=True, allow_stale=not strict)
+    _check_site_dir(repo, site_dir)
     if builder == "properdocs":
         _external_build("properdocs", config_file, strict, site_dir)
         typer.echo("Site built with properdocs (the benchledger plugin ran inside it).")

@@ -12,7 +12,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from ..errors import BenchledgerError, Problem
-from .publication import docs_problems
+from .publication import docs_problems, layout_problems
 from .records import DOCS_DIR, REPORTS_DIR, RUNS_DIR, Ledger, Report, Run
 from .reports import load_report
 from .runs import ParsedRuns, decode, load_run
@@ -26,8 +26,9 @@ def load(root: Path | str, docs_dir: str = DOCS_DIR, cache: ParsedRuns | None = 
     root = Path(root).resolve()
     problems: list[Problem] = []
     runs, failed = _runs(root, problems, cache)
-    problems += docs_problems(root, root / docs_dir)
-    reports = _reports(root / docs_dir / REPORTS_DIR, root, problems)
+    layout = layout_problems(root, root / docs_dir)
+    problems += layout or docs_problems(root, root / docs_dir)
+    reports = [] if layout else _reports(root / docs_dir / REPORTS_DIR, root, problems)
     allowed = _allowed_signers(root, problems)
     return Ledger(root, MappingProxyType(runs), tuple(reports), tuple(problems), allowed, frozenset(failed))
 

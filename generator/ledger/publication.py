@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 
 from ..errors import Problem
+from .records import RUNS_DIR
 
 FIX = "replace the link with a copy of the file you mean to publish, or remove it"
 
@@ -68,3 +69,30 @@ def _rel(path: Path, root: Path) -> str:
         return path.relative_to(root).as_posix()
     except ValueError:
         return str(path)
+
+
+def layout_problems(root: Path, docs: Path, site: Path | None = None, site_field: str = "site_dir") -> list[Problem]:
+    """The docs folder may not hold runs/ (generation would write into committed run folders);
+    the site folder, which MkDocs empties before building, may not be or hold the repository,
+    runs/ or the docs folder. `site_field` names where the site folder was given."""
+    root = root.resolve()
+    runs, docs = (root / RUNS_DIR).resolve(), docs.resolve()
+    out = []
+    if runs.is_relative_to(docs) or docs.is_relative_to(runs):
+        message = (
+            f"{_rel(docs, root) if docs != root else '.'} holds runs/ or lies inside it: pages and copies "
+            "would be written into the committed run folders; use a folder of its own, e.g. docs_dir: site_src"
+        )
+        out.append(Problem("mkdocs.yml", None, "docs_dir", message))
+    if site is None:
+        return out
+    site = site.resolve()
+    fix = "MkDocs empties the site folder before it builds; use a folder of its own, e.g. site"
+    where = "" if site_field.startswith("--") else "mkdocs.yml"
+    if root.is_relative_to(site):
+        out.append(Problem(where, None, site_field, f"{site} is the repository or a folder above it; {fix}"))
+    elif site.is_relative_to(runs) or runs.is_relative_to(site):
+        out.append(Problem(where, None, site_field, f"{site} is, holds or lies inside runs/; {fix}"))
+    elif site.is_relative_to(docs) or docs.is_relative_to(site):
+        out.append(Problem(where, None, site_field, f"{site} is, holds or lies inside docs_dir; {fix}"))
+    return out
