@@ -15,6 +15,7 @@ from typing import Any, TypeGuard
 from ..errors import BenchledgerError, Problem
 from ..format.hashing import file_hash
 from ..format.models import MANIFEST_SCHEMA, RUN_SCHEMA
+from ..ledger.publication import reserved_id
 from ..runner.writer import RunWriter, check_target
 
 MAX_INPUT_BYTES = 256 * 1024 * 1024
@@ -207,6 +208,9 @@ def source(imported: Imported, options: Options) -> dict[str, Any]:
 
 def write_run(imported: Imported, inputs: list[tuple[str, bytes]], options: Options) -> Path:
     """The run folder, assembled beside the target and renamed into place."""
+    reserved = reserved_id(options.run_id, "runs")
+    if reserved is not None:
+        raise BenchledgerError(Problem("--id", None, None, reserved))
     check_target(options.out, options.run_id, options.force)
     day = options.date or imported.date
     if day is None:

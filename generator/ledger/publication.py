@@ -6,10 +6,12 @@ are not regular files or folders (a FIFO would hang the build)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import Problem
-from .records import RUNS_DIR
+from .records import RUNS_DIR, Report
+from .yamlio import line_for
 
 FIX = "replace the link with a copy of the file you mean to publish, or remove it"
 
@@ -95,4 +97,31 @@ def layout_problems(root: Path, docs: Path, site: Path | None = None, site_field
         out.append(Problem(where, None, site_field, f"{site} is, holds or lies inside runs/; {fix}"))
     elif site.is_relative_to(docs) or docs.is_relative_to(site):
         out.append(Problem(where, None, site_field, f"{site} is, holds or lies inside docs_dir; {fix}"))
+    return out
+
+
+RESERVED_IDS = frozenset({"index.md", "index.html"})  # runs/index.md and claims/index.md are generated
+
+
+def reserved_id(value: str, kind: str) -> str | None:
+    """Why a run, claim or attribution id cannot be used: its pages would collide with the
+    index page benchledger generates for runs/ or claims/."""
+    if value not in RESERVED_IDS:
+        return None
+    return (
+        f"{value!r} is the name of the {kind} index page benchledger generates; "
+        f"choose another id, e.g. {value.partition('.')[0]}-1"
+    )
+
+
+def reserved_id_problems(reports: Sequence[Report]) -> list[Problem]:
+    """Claims and attributions whose id collides with a generated page."""
+    out = []
+    for report in reports:
+        claims, grids = [c.id for c in report.meta.claims], [a.id for a in report.meta.attributions]
+        for key, ids in (("claims", claims), ("attributions", grids)):
+            for i, value in enumerate(ids):
+                why = reserved_id(value, "claims")
+                if why is not None:
+                    out.append(Problem(report.path, line_for((key, i, "id"), report.lines), f"{key}.{i}.id", why))
     return out

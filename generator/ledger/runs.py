@@ -17,6 +17,7 @@ from ..errors import BenchledgerError, Problem
 from ..format.hashing import file_hash, normalized_bytes
 from ..format.models import MANIFEST_SCHEMA, RECEIPT_SCHEMA, RUN_ID, RUN_SCHEMA, ManifestFile, ReceiptFile, RunFile
 from .invocation import invocation_problems
+from .publication import reserved_id
 from .records import RUNS_DIR, Receipt, Request, Results, Run
 from .tables import mark_excluded, parse_requests, parse_results
 from .yamlio import Lines, load_model
@@ -96,6 +97,8 @@ def parse_run(
                 "(YYYY-MM-DD-slug)",
             )
         ]
+    if reserved_id(rid, "runs") is not None:
+        return None, [Problem(rel, None, None, f"folder name {reserved_id(rid, 'runs')}, and rename the folder")]
     problems = list(walked)
 
     def text_of(name: str, required: bool = True) -> str | None:
