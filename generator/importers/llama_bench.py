@@ -65,8 +65,9 @@ METRICS = {
     "tokens_per_second": {"unit": "tok/s", "better": "higher"},
     "seconds": {"unit": "s", "better": "lower"},
 }
-MD_TEST = re.compile(r"^(?:(pp|tg)\s*(\d+)(?:\+(?:tg)?(\d+))?)(?:\s*@\s*d(\d+))?$")
-MD_VALUE = re.compile(r"^([0-9.eE+-]+)\s*±\s*([0-9.eE+-]+)$")
+MD_TEST = re.compile(r"^(?:(pp|tg)\s*(\d{1,9})(?:\+(?:tg)?(\d{1,9}))?)(?:\s*@\s*d(\d{1,9}))?$")
+NUMBER = r"(?:\d{1,30}(?:\.\d{0,30})?|\.\d{1,30})(?:[eE][+-]?\d{1,3})?"
+MD_VALUE = re.compile(rf"^({NUMBER})\s*±\s*({NUMBER})$")
 MD_COLUMNS = {"threads": "n_threads", "ngl": "n_gpu_layers", "fa": "flash_attn", "n_batch": "n_batch"}
 
 
@@ -180,8 +181,9 @@ def _markdown(name: str, text: str, repetitions: int | None) -> list[dict[str, A
         test, value = MD_TEST.match(row["test"].replace(" ", "")), MD_VALUE.match(row["t/s"])
         if test is None:
             raise BenchledgerError(Problem(name, number, "test", f"{row['test'][:40]!r} is not ppN, tgN or ppN @ dN"))
-        if value is None:
-            raise BenchledgerError(Problem(name, number, "t/s", f"{row['t/s'][:40]!r} is not `mean ± sd`"))
+        if value is None or not all(math.isfinite(float(v)) for v in value.groups()):
+            message = f"{row['t/s'][:40]!r} is not `mean ± sd` (two finite numbers, e.g. 6.17 ± 0.07)"
+            raise BenchledgerError(Problem(name, number, "t/s", message))
         kind, size, extra, depth = test.groups()
         item: dict[str, Any] = {
             "n_prompt": int(size) if kind == "pp" else 0,

@@ -134,3 +134,20 @@ def test_a_hyperfine_command_carrying_a_bearer_token_is_refused(tmp_path: Path) 
     code, out, _ = import_into(tmp_path, "hyperfine", str(bad), "--id", RUN)
     assert code == 1 and "Error: hyperfine.json: $.results[0].command: holds a credential" in out, out
     assert "pppp" not in out
+
+
+@pytest.mark.parametrize(
+    ("test", "value", "message"),
+    [
+        ("pp 5", "1.2.3 ± 0.5", "t/s: '1.2.3 ± 0.5' is not `mean ± sd` (two finite numbers, e.g. 6.17 ± 0.07)"),
+        ("pp 5", "1e999 ± 1", "t/s: '1e999 ± 1' is not `mean ± sd` (two finite numbers, e.g. 6.17 ± 0.07)"),
+        ("pp " + "9" * 5000, "1 ± 0", "test: 'pp " + "9" * 37 + "' is not ppN, tgN or ppN @ dN"),
+    ],
+)
+def test_a_malformed_llama_bench_table_value_is_a_clear_error(
+    tmp_path: Path, test: str, value: str, message: str
+) -> None:
+    table = tmp_path / "bench.md"
+    table.write_text(f"| test | t/s |\n| --- | --- |\n| {test} | {value} |\n")
+    code, out, _ = import_into(tmp_path, "llama-bench", str(table), "--id", RUN, "--citation", "x")
+    assert code == 1 and f"Error: bench.md:3: {message}\n" in out, out
