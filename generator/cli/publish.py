@@ -272,10 +272,28 @@ def export(
     states = {run_id: r.state for run_id, r in checked.receipts.items()}
     evaluations = evaluate_all(checked.ledger, verdict_settings(repo, None, None), states)
     files = export_files(checked.ledger, evaluations, format)
-    existing = [out / name for name in files if (out / name).exists()]
-    if existing and not force:
-        fail(f"{existing[0]}: already exists; pass --force to replace it, or choose another --out")
-    out.mkdir(parents=True, exist_ok=True)
+    _export_target(out, list(files), force)
     for name, data in files.items():
-        (out / name).write_bytes(data)
+        tmp = out / f".{name}.{os.getpid()}.tmp"
+        try:
+            tmp.write_bytes(data)
+            tmp.replace(out / name)  # replaces a file, never writes through a link
+        except OSError as err:
+            fail(f"{out / name}: cannot be written ({err.strerror}); choose another --out")
         typer.echo(f"wrote {out / name}")
+
+
+def _export_target(out: Path, names: list[str], force: bool) -> None:
+    """--out is a folder (made if missing) whose tables are new, or regular files with --force."""
+    if out.exists() and not out.is_dir():
+        fail(f"--out: {out} is a file; give a folder for the tables")
+    for name in names:
+        path = out / name
+        if path.is_symlink() or (path.exists() and not path.is_file()):
+            fail(f"{path}: is a link or not a regular file; remove it, or choose another --out")
+        if path.exists() and not force:
+            fail(f"{path}: already exists; pass --force to replace it, or choose another --out")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        fail(f"--out: {out} cannot be created ({err.strerror}); give a folder you can write to")
