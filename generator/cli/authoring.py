@@ -35,6 +35,7 @@ def verify(
     """
     from ..authoring.receipt import write_receipt
 
+    _check_by_and_date(by, date)
     try:
         written = write_receipt(repo, run, by, method, statement, sign, date)
     except BenchledgerError as err:
@@ -87,6 +88,7 @@ def rerun(
 
     if trials is not None and not 2 <= trials <= 10_000:
         fail("--trials: give 2 to 10,000 trials per condition (an interval needs two)")
+    _check_by_and_date(by, date)
     try:
         ask = Request(run, by, base_url, trials, _margin(margin), tuple(allow_difference or ()), sign, date)
         done = do_rerun(repo, ask, typer.echo, _consent(yes))
@@ -103,6 +105,30 @@ def rerun(
     for path in done.written:
         typer.echo(f"wrote {path}")
     typer.echo("Commit the receipt and the folder beside it.")
+
+
+MAX_NAME = 200
+
+
+def _check_by_and_date(by: str, date: str | None) -> None:
+    """What check would refuse in the receipt, refused before it is written: a name too long
+    for a file name, a day outside the years dates may take, or after today."""
+    import datetime as dt
+
+    from ..format.models import DATE_YEARS
+
+    if len(by.strip()) > MAX_NAME or any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in by):
+        fail(f"--by: give a name of at most {MAX_NAME} characters, without control characters")
+    if date is None:
+        return
+    try:
+        day = dt.date.fromisoformat(date)
+    except ValueError:
+        fail(f"--date: {date!r} is not a day, YYYY-MM-DD")
+    if not DATE_YEARS[0] <= day.year <= DATE_YEARS[1]:
+        fail(f"--date: {date!r} is out of range; give a day between {DATE_YEARS[0]} and {DATE_YEARS[1]}")
+    if day > dt.date.today():
+        fail(f"--date: {date!r} is after today; give the day you verified the run")
 
 
 def _interactive() -> bool:
@@ -160,6 +186,8 @@ def init(
     toolchain pinned in requirements-site.txt, so every push builds the same bytes."""
     from ..authoring.scaffold import scaffold
 
+    if folder.is_symlink():
+        fail(f"{folder}: is a symlink; give a real folder, or a path that does not exist yet")
     try:
         written = scaffold(folder, force, install)
     except BenchledgerError as err:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ..errors import BenchledgerError
-from .common import Repo, docs_dir_of, fail, find_config, mkdocs_yaml, shown, verdict_settings
+from .common import Repo, check_epoch, docs_dir_of, fail, find_config, mkdocs_yaml, shown, verdict_settings
 
 if TYPE_CHECKING:
     from ..site.pipeline import Generated
@@ -180,6 +180,7 @@ def build(
 
 
 def _build(repo: Path, strict: bool, site_dir: Path | None, builder: str, verbose: bool) -> None:
+    check_epoch()
     if builder not in BUILDERS:
         fail(f"--builder {builder!r}: expected one of {', '.join(BUILDERS)}")
     config_file = find_config(repo)
@@ -233,6 +234,7 @@ def serve(
     from mkdocs.exceptions import MkDocsException
 
     config_file = find_config(repo)
+    check_epoch()
     _check(repo, quiet=True, allow_stale=True)
     _mkdocs_logging(False)
     try:

@@ -76,7 +76,13 @@ def test_a_receipt_cannot_predate_its_run(repo: Path) -> None:
 
 
 def test_a_receipt_cannot_be_dated_after_the_build(repo: Path) -> None:
-    assert verify(repo, "Zak Example", "2099-01-01")[0] == 0
+    assert verify(repo, "Zak Example", "2099-01-01") == (
+        1,
+        "Error: --date: '2099-01-01' is after today; give the day you verified the run\n",
+    )
+    from generator.authoring.receipt import write_receipt
+
+    write_receipt(repo, RUN, "Zak Example", "review", None, None, "2099-01-01")  # written by hand
     code, out = cli("check", "--repo", str(repo))
     assert code == 1 and "date: dated 2099-01-01, after the build" in out
 
