@@ -12,10 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeGuard
 
+import yaml
+
 from ..errors import BenchledgerError, Problem
 from ..format.hashing import file_hash
 from ..format.models import MANIFEST_SCHEMA, RUN_SCHEMA
 from ..ledger.publication import reserved_id
+from ..ledger.runs import parse_run, run_digest
 from ..runner.writer import RunWriter, check_target
 
 MAX_INPUT_BYTES = 256 * 1024 * 1024
@@ -247,4 +250,24 @@ def write_run(imported: Imported, inputs: list[tuple[str, bytes]], options: Opti
         writer.write_raw_bytes(path.removeprefix("raw/"), data)
     columns = list(dict.fromkeys(k for row in imported.rows for k in row))
     manifest = {"schema": MANIFEST_SCHEMA, "captured": {"by": f"benchledger import {imported.tool}", "method": "auto"}}
+    _refuse_unchecked(writer, run, manifest | imported.manifest, columns, options)
     return writer.finish(run, manifest | imported.manifest, columns)
+
+
+def _refuse_unchecked(
+    writer: RunWriter, run: dict[str, Any], manifest: dict[str, Any], columns: list[str], options: Options
+) -> None:
+    """Read the assembled folder as `check` will, before it is moved into place: an import
+    never writes a run folder that check refuses (nothing is written then)."""
+    writer._write_csv("results.csv", writer.results, columns)
+    for name, data in (("run.yaml", run), ("manifest.yaml", manifest)):
+        text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
+        (writer.tmp / name).write_text(text, encoding="utf-8")  # finish() writes the same bytes
+    files = sorted(p for p in writer.tmp.rglob("*") if p.is_file())
+    blobs = {p.relative_to(writer.tmp).as_posix(): p.read_bytes() for p in files}
+    _, problems = parse_run(options.out / options.run_id, blobs, [], run_digest(blobs))
+    errors = [p for p in problems if p.severity == "error"]
+    if errors:
+        writer.abandon()
+        note = "; check would refuse the imported run, so nothing was written"
+        raise BenchledgerError([Problem(p.file, p.line, p.field, p.message + note) for p in errors])

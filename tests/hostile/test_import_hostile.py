@@ -151,3 +151,19 @@ def test_a_malformed_llama_bench_table_value_is_a_clear_error(
     table.write_text(f"| test | t/s |\n| --- | --- |\n| {test} | {value} |\n")
     code, out, _ = import_into(tmp_path, "llama-bench", str(table), "--id", RUN, "--citation", "x")
     assert code == 1 and f"Error: bench.md:3: {message}\n" in out, out
+
+
+def test_an_import_check_would_refuse_writes_nothing(tmp_path: Path) -> None:
+    """A negative standard deviation in a llama-bench CSV: check refuses it, so import does."""
+    lines = (FIXTURES.parent / "llama-bench" / "testbed-tiny-threads.csv").read_text().splitlines()
+    bad = tmp_path / "bench.csv"
+    bad.write_text(lines[0] + "\n" + lines[1].rsplit(",", 1)[0] + ',"-5.0"\n')
+    code, out, root = import_into(
+        tmp_path, "llama-bench", str(bad), "--id", RUN, "--citation", "x", "--repetitions", "3"
+    )
+    assert code == 1
+    assert (
+        f"Error: runs/{RUN}/results.csv:2: tokens_per_second.sd: -5 is negative; a standard deviation is >= 0; "
+        "check would refuse the imported run, so nothing was written\n"
+    ) in out, out
+    assert sorted(p.name for p in (root / "runs").iterdir()) == []
