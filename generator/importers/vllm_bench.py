@@ -102,6 +102,12 @@ def _records(name: str, data: bytes) -> list[tuple[tuple[str, str], dict[str, An
     return out
 
 
+# columns results.csv and requests.csv already hold: a condition by one of these names would overwrite them
+RESERVED_COLUMNS = frozenset(
+    {"trial", "request", "start_s", "ttft_s", "latency_s", "output_tokens", "draft_tokens", "draft_accepted", "error"}
+)
+
+
 def _conditions(passes: list[tuple[tuple[str, str], dict[str, Any]]]) -> list[str]:
     """The traffic, plus every recorded argument or metadata key that differs between passes."""
     records = [record for _, record in passes]
@@ -109,9 +115,12 @@ def _conditions(passes: list[tuple[tuple[str, str], dict[str, Any]]]) -> list[st
     metadata = [k for r in records for k, v in r.items() if isinstance(v, str) and k not in KNOWN_TEXT]
     for key in dict.fromkeys([*RECORDED, *metadata]):
         if len({_condition(r.get(key)) for r in records}) > 1:
-            if not re.match(NAME_PATTERN, key) or key == "trial":
+            if not re.match(NAME_PATTERN, key) or key in RESERVED_COLUMNS:
                 (file, path), _ = passes[0]
-                message = f"{key[:40]!r} differs between files but cannot name a column; import them as separate runs"
+                message = (
+                    f"{key[:40]!r} differs between files but cannot name a column (results.csv and requests.csv "
+                    "already use that name); import them as separate runs"
+                )
                 raise BenchledgerError(Problem(file, None, path, message))
             keys.append(key)
     return keys or ["request_rate"]

@@ -167,3 +167,20 @@ def test_an_import_check_would_refuse_writes_nothing(tmp_path: Path) -> None:
         "check would refuse the imported run, so nothing was written\n"
     ) in out, out
     assert sorted(p.name for p in (root / "runs").iterdir()) == []
+
+
+@pytest.mark.parametrize("key", ["error", "latency_s", "request"])
+def test_vllm_metadata_cannot_overwrite_request_columns(tmp_path: Path, key: str) -> None:
+    files = []
+    for i, name in enumerate(["serve-c1-pass1.json", "serve-c1-pass2.json"]):
+        record = json.loads((FIXTURES.parent / "vllm-bench" / name).read_text())
+        record[key] = f"value-{i}"  # what `--metadata KEY=VALUE` records
+        files.append(tmp_path / name)
+        files[-1].write_text(json.dumps(record))
+    code, out, root = import_into(tmp_path, "vllm-bench", *map(str, files), "--id", RUN)
+    assert code == 1
+    assert (
+        f"{key!r} differs between files but cannot name a column (results.csv and requests.csv already use that "
+        "name); import them as separate runs\n"
+    ) in out, out
+    assert not (root / "runs" / RUN).exists()
