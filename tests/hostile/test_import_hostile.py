@@ -184,3 +184,32 @@ def test_vllm_metadata_cannot_overwrite_request_columns(tmp_path: Path, key: str
         "name); import them as separate runs\n"
     ) in out, out
     assert not (root / "runs" / RUN).exists()
+
+
+def test_a_hyperfine_command_adds_no_markdown_structure_to_the_notes(tmp_path: Path) -> None:
+    from generator.render.text import notes
+
+    export = json.loads((FIXTURES.parent / "hyperfine" / "gzip-sizes.json").read_text())
+    export["results"][0]["command"] = "echo `a` ``b``\n# Owned\n\n- [x](https://evil.example)"
+    hostile = tmp_path / "hyperfine.json"
+    hostile.write_text(json.dumps(export))
+    code, out, root = import_into(tmp_path, "hyperfine", str(hostile), "--id", RUN)
+    assert code == 0, out
+    written = yaml.safe_load((root / "runs" / RUN / "run.yaml").read_text())["notes"]
+    assert "- ``` echo `a` ``b``↵# Owned↵↵- [x](https://evil.example) ```\n" in written
+    html = str(notes(written))
+    assert "<h1>" not in html and "<a " not in html
+    assert "<code>echo `a` ``b``↵# Owned↵↵- [x](https://evil.example)</code>" in html
+
+
+def test_a_hyperfine_command_over_2000_characters_is_refused_not_cut(tmp_path: Path) -> None:
+    export = json.loads((FIXTURES.parent / "hyperfine" / "gzip-sizes.json").read_text())
+    export["results"][0]["command"] = "x" * 2001
+    hostile = tmp_path / "hyperfine.json"
+    hostile.write_text(json.dumps(export))
+    code, out, _ = import_into(tmp_path, "hyperfine", str(hostile), "--id", RUN)
+    assert code == 1
+    assert (
+        "Error: hyperfine.json: $.results[0].command: is 2,001 characters; benchledger keeps a command of at most "
+        "2,000 characters (it may be a condition value): shorten it, e.g. with a script\n"
+    ) in out
