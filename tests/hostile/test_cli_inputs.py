@@ -66,3 +66,13 @@ def test_init_into_a_dangling_symlink_is_a_clear_error(tmp_path: Path) -> None:
     code, out = cli("init", str(link))
     assert (code, out) == (1, f"Error: {link}: is a symlink; give a real folder, or a path that does not exist yet\n")
     assert not (tmp_path / "nowhere").exists()
+
+
+@pytest.mark.parametrize("value", ["9" * 5000, "2026-02-30"])
+def test_a_setup_value_yaml_cannot_convert_is_kept_as_text(tmp_path: Path, value: str) -> None:
+    from helpers import import_into
+
+    fixture = Path(__file__).parents[1] / "fixtures" / "hyperfine" / "gzip-sizes.json"
+    code, out, root = import_into(tmp_path, "hyperfine", str(fixture), "--id", RUN, "--setup", f"knob={value}")
+    assert code == 0, out
+    assert f"knob: '{value}'" in (root / "runs" / RUN / "run.yaml").read_text()
