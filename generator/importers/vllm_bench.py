@@ -128,6 +128,11 @@ def _conditions(passes: list[tuple[tuple[str, str], dict[str, Any]]]) -> list[st
 
 def _metrics(records: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
     present = list(dict.fromkeys(k for r in records for k, v in r.items() if finite(v)))
+    for key in (k for k in present if LATENCY.match(k)):
+        twin = next((k for k in present if k != key and _name(k) == _name(key)), None)
+        if twin is not None:  # p99.9_ttft_ms and p99_9_ttft_ms: one would silently stand for both
+            message = f"{key!r} and {twin!r} would both be the metric {_name(key)!r}; keep one of them"
+            raise BenchledgerError(Problem("vllm-bench", None, None, message))
     out = {k: {"unit": unit, "better": "higher"} for k, unit in THROUGHPUTS.items() if k in present}
     out |= {_name(k): {"unit": "ms", "better": "lower"} for k in present if LATENCY.match(k)}
     out |= {k: {"unit": unit, "better": "higher"} for k, unit in SPECULATIVE.items() if k in present}

@@ -213,3 +213,16 @@ def test_a_hyperfine_command_over_2000_characters_is_refused_not_cut(tmp_path: P
         "Error: hyperfine.json: $.results[0].command: is 2,001 characters; benchledger keeps a command of at most "
         "2,000 characters (it may be a condition value): shorten it, e.g. with a script\n"
     ) in out
+
+
+def test_vllm_keys_that_would_name_one_metric_are_refused(tmp_path: Path) -> None:
+    record = json.loads((FIXTURES.parent / "vllm-bench" / "serve-c1-pass1.json").read_text())
+    record |= {"p99.9_ttft_ms": 10.0, "p99_9_ttft_ms": 99.0}
+    bad = tmp_path / "result.json"
+    bad.write_text(json.dumps(record))
+    code, out, _ = import_into(tmp_path, "vllm-bench", str(bad), "--id", RUN)
+    assert code == 1
+    assert (
+        "Error: vllm-bench: 'p99.9_ttft_ms' and 'p99_9_ttft_ms' would both be the metric 'p99_9_ttft_ms'; "
+        "keep one of them\n"
+    ) in out, out
