@@ -76,3 +76,23 @@ def test_a_setup_value_yaml_cannot_convert_is_kept_as_text(tmp_path: Path, value
     code, out, root = import_into(tmp_path, "hyperfine", str(fixture), "--id", RUN, "--setup", f"knob={value}")
     assert code == 0, out
     assert f"knob: '{value}'" in (root / "runs" / RUN / "run.yaml").read_text()
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (
+            ["--citation", "x", "--url", "javascript:alert(1)"],
+            "run.yaml:16: source.url: url 'javascript:alert(1)' must be an http:// or https:// address",
+        ),
+        (["--date", "0001-01-01"], "run.yaml:4: date: the year 1 is out of range; give a date between 1970 and 2105"),
+    ],
+)
+def test_import_refuses_dates_and_urls_check_refuses(tmp_path: Path, options: list[str], message: str) -> None:
+    from helpers import import_into
+
+    fixture = Path(__file__).parents[1] / "fixtures" / "hyperfine" / "gzip-sizes.json"
+    code, out, root = import_into(tmp_path, "hyperfine", str(fixture), "--id", RUN, *options)
+    assert code == 1 and f"Error: runs/{RUN}/{message}" in out, out
+    assert "check would refuse the imported run, so nothing was written\n" in out
+    assert not (root / "runs" / RUN).exists()
