@@ -83,6 +83,7 @@ def rerun(
     if run_id not in ledger.runs:
         raise BenchledgerError(Problem(f"{RUNS_DIR}/{run_id}", None, None, "no such run; give its folder or its id"))
     original = ledger.runs[run_id]
+    _vouched(original)
     argv = _invocation(original, ask)
     name = f"{day.isoformat()}-rerun-{slug(ask.by)}"
     folder = ledger.root / RUNS_DIR / run_id
@@ -120,6 +121,18 @@ def _day(text: str | None) -> dt.date:
         return dt.date.fromisoformat(text) if text else dt.date.today()
     except ValueError:
         raise BenchledgerError(Problem("--date", None, None, f"{text!r} is not YYYY-MM-DD")) from None
+
+
+def _vouched(run: Run) -> None:
+    """A run.yaml changed since a receipt vouched for it may hold an edited invocation: refused."""
+    for receipt in run.receipts:
+        listed = receipt.data.files.get("run.yaml")
+        if listed is not None and listed != file_hash(run.blobs["run.yaml"]):
+            message = (
+                f"changed since {receipt.name} vouched for it, so its invocation may have been edited; "
+                "compare it with the committed history, then restore it or verify the run again"
+            )
+            raise BenchledgerError(Problem(f"{RUNS_DIR}/{run.id}/run.yaml", None, None, message))
 
 
 def _invocation(run: Run, ask: Request) -> list[str]:

@@ -170,3 +170,22 @@ def test_an_openai_invocation_pointing_elsewhere_is_refused(tmp_path: Path) -> N
         "'http://127.0.0.1:8080/v1'; benchledger rerun executes the invocation" in out
     )
     assert "runner.invocation: sets --prompts '/x' but runner.prompts shows 'built-in'" in out
+
+
+def test_a_run_yaml_changed_since_a_receipt_vouched_for_it_is_not_rerun(pub: Path, mark: Path, tmp_path: Path) -> None:
+    """Invocation and runner.command edited together: the receipt no longer matches, so no rerun."""
+    mark.unlink()
+    assert cli("verify", RUN, "--by", "Zak", "--method", "review", "--repo", str(pub))[0] == 0
+    evil = tmp_path / "pwned"
+    edit_invocation(pub, ["sh", "-c", f"touch {evil}; echo v=100"])
+    data = yaml.safe_load(run_yaml(pub).read_text())
+    data["runner"]["command"] = data["runner"]["invocation"][data["runner"]["invocation"].index("--") + 1 :]
+    run_yaml(pub).write_text(yaml.safe_dump(data, sort_keys=False))
+    (receipt,) = (pub / "runs" / RUN / "receipts").glob("*.yaml")
+    code, out = cli("rerun", RUN, "--by", "Ana", "--repo", str(pub), "--yes")
+    assert code == 1
+    assert (
+        f"Error: runs/{RUN}/run.yaml: changed since receipts/{receipt.name} vouched for it, so its invocation may "
+        "have been edited; compare it with the committed history, then restore it or verify the run again\n"
+    ) in out, out
+    assert not evil.exists() and not mark.exists()
