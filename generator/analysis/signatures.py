@@ -32,6 +32,7 @@ class Signer:
     namespaces: tuple[str, ...] | None
     valid_after: dt.datetime | None
     valid_before: dt.datetime | None
+    cert_authority: bool = False  # the key signs certificates, not receipts (ssh-keygen's cert-authority)
 
 
 @dataclass(frozen=True)
@@ -86,7 +87,8 @@ def parse_allowed_signers(text: str, rel: str = "allowed_signers") -> tuple[list
             continue
         namespaces = tuple(options["namespaces"].split(",")) if "namespaces" in options else None
         principals = tuple(p.strip() for p in parsed.principals.split(","))
-        signers.append(Signer(number, principals, parsed.key_type, key, namespaces, after, before))
+        ca = "cert-authority" in options
+        signers.append(Signer(number, principals, parsed.key_type, key, namespaces, after, before, ca))
     return signers, problems
 
 
@@ -141,7 +143,12 @@ def _problem(
     mine = [s for s in signers if _principal_matches(s.principals, verifier)]
     if not mine:
         return f"unknown principal: allowed_signers lists no key for {verifier!r}"
-    holding = [s for s in mine if s.key is not None and s.key == key]
+    holding = [s for s in mine if s.key is not None and s.key == key and not s.cert_authority]
+    if not holding and any(s.key is not None and s.key == key for s in mine):
+        return (
+            "key not allowed: the signing key is listed only as a cert-authority, which vouches for "
+            "certificates, not for signatures it makes itself (as ssh-keygen -Y verify)"
+        )
     if not holding:
         return f"key not allowed: the signing key is not listed for {verifier!r} in allowed_signers"
     return _validity(holding, when)

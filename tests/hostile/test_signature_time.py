@@ -116,6 +116,7 @@ def test_the_site_shows_the_expired_state(tmp_path: Path) -> None:
         ('valid-after="20300101"', "badly signed"),
         ('valid-after="20300101Z"', "badly signed"),
         ('namespaces="git"', "badly signed"),
+        ("cert-authority", "badly signed"),
     ],
 )
 def test_verdicts_match_ssh_keygen_at_build_time(tmp_path: Path, options: str, expected: str) -> None:
