@@ -146,7 +146,7 @@ def _external_build(tool: str, config_file: Path, strict: bool, site_dir: Path |
 def _check_site_dir(repo: Path, site_dir: Path | None) -> None:
     """The folder MkDocs empties and fills: --site-dir anywhere but over the publication;
     mkdocs.yml's site_dir (committed, so anyone's) only inside the repository."""
-    from ..ledger.publication import layout_problems
+    from ..ledger.publication import layout_problems, theme_problems
 
     root = repo.resolve()
     site = site_dir if site_dir is not None else root / str(mkdocs_yaml(repo).get("site_dir") or "site")
@@ -156,6 +156,9 @@ def _check_site_dir(repo: Path, site_dir: Path | None) -> None:
             "it before it builds; use a folder inside it, e.g. site, or pass --site-dir to build elsewhere"
         )
     problems = layout_problems(root, docs_dir_of(repo), site, "--site-dir" if site_dir else "site_dir")
+    theme = mkdocs_yaml(repo).get("theme")
+    custom = theme.get("custom_dir") if isinstance(theme, dict) else None
+    problems += theme_problems(root, root / str(custom) if custom else None)
     if problems:
         fail(problems)
 

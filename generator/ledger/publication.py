@@ -125,3 +125,15 @@ def reserved_id_problems(reports: Sequence[Report]) -> list[Problem]:
                 if why is not None:
                     out.append(Problem(report.path, line_for((key, i, "id"), report.lines), f"{key}.{i}.id", why))
     return out
+
+
+def theme_problems(root: Path, custom_dir: Path | None) -> list[Problem]:
+    """MkDocs publishes every file of `theme.custom_dir` that is not a template: it must lie in
+    the repository, and hold no link leading out of it."""
+    if custom_dir is None:
+        return []
+    root, folder = root.resolve(), custom_dir.resolve()
+    if not folder.is_relative_to(root):
+        message = f"{folder} is outside the repository, and MkDocs publishes the files in it; use a folder inside it"
+        return [Problem("mkdocs.yml", None, "theme.custom_dir", message)]
+    return docs_problems(root, folder)

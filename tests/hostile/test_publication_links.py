@@ -108,3 +108,33 @@ def test_a_fifo_named_like_a_report_does_not_hang_check(repo: Path) -> None:
 def test_a_folder_named_like_a_report_is_no_traceback(repo: Path) -> None:
     (repo / "site_src" / "reports" / "old.md").mkdir(parents=True)
     assert cli("check", "--repo", str(repo)) == (0, "1 runs, 0 reports, 0 claims: no problems\n")
+
+
+def test_a_theme_folder_outside_the_repository_is_refused(repo: Path, sentinel: Path) -> None:
+    """MkDocs publishes every file of theme.custom_dir that is not a template."""
+    from helpers import MKDOCS_YML
+
+    (sentinel / "secret.txt").write_text(TOKEN)
+    (repo / "mkdocs.yml").write_text(
+        MKDOCS_YML.replace("  name: material\n", f"  name: material\n  custom_dir: {sentinel}\n")
+    )
+    message = (
+        f"mkdocs.yml: theme.custom_dir: {sentinel} is outside the repository, and MkDocs publishes the files in it"
+    )
+    code, out = cli("build", "--repo", str(repo))
+    assert code == 1 and f"Error: {message}; use a folder inside it\n" in out, out
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q"], cwd=repo, capture_output=True, text=True)
+    assert done.returncode != 0 and message in done.stderr
+    assert not (repo / "site").exists() or TOKEN not in published(repo)
+
+
+def test_a_link_out_of_an_inside_theme_folder_is_refused(repo: Path, sentinel: Path) -> None:
+    from helpers import MKDOCS_YML
+
+    (repo / "overrides").mkdir()
+    (repo / "overrides" / "leak.txt").symlink_to(sentinel / "precious.txt")
+    (repo / "mkdocs.yml").write_text(
+        MKDOCS_YML.replace("  name: material\n", "  name: material\n  custom_dir: overrides\n")
+    )
+    code, out = cli("build", "--repo", str(repo))
+    assert code == 1 and "Error: overrides/leak.txt: is a symlink to " in out and "outside the repository" in out
