@@ -50,6 +50,7 @@ def check(
     found and how to fix it; exits 1 if there is any problem. A receipt whose
     files changed since it was written (stale) or whose signature fails is a problem.
     """
+    _check_site_dir(repo, None)
     _check(repo, allow_stale=allow_stale)
 
 

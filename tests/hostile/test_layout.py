@@ -70,7 +70,9 @@ def test_a_committed_site_dir_of_runs_is_refused_by_mkdocs_itself(repo: Path) ->
     assert done.returncode != 0
     assert f"mkdocs.yml: site_dir: {repo.resolve() / 'runs'} is, holds or lies inside runs/; {FIX}" in done.stderr
     assert tree_digest(repo / "runs") == before
-    assert cli("build", "--repo", str(repo))[0] == 1
+    for command in ("check", "build"):
+        code, out = cli(command, "--repo", str(repo))
+        assert code == 1 and f"Error: mkdocs.yml: site_dir: {repo.resolve() / 'runs'} is, holds or lies" in out
 
 
 def test_a_docs_dir_holding_runs_is_refused_and_nothing_is_written(repo: Path) -> None:
