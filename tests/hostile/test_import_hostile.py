@@ -226,3 +226,12 @@ def test_vllm_keys_that_would_name_one_metric_are_refused(tmp_path: Path) -> Non
         "Error: vllm-bench: 'p99.9_ttft_ms' and 'p99_9_ttft_ms' would both be the metric 'p99_9_ttft_ms'; "
         "keep one of them\n"
     ) in out, out
+
+
+def test_a_credential_in_a_guidellm_yaml_report_is_refused(tmp_path: Path) -> None:
+    text = (FIXTURES / "sweep.yaml").read_text()
+    bad = tmp_path / "benchmarks.yaml"
+    bad.write_text(text.replace("  backend_kwargs:\n", "  backend_kwargs:\n    hf_token: hf_qqqq\n", 1))
+    code, out, root = import_into(tmp_path, "guidellm", str(bad), "--id", RUN)
+    assert code == 1 and "Error: benchmarks.yaml: $.args.backend_kwargs.hf_token: holds a credential" in out, out
+    assert "qqqq" not in out and not (root / "runs" / RUN).exists()
