@@ -80,6 +80,9 @@ def layout_problems(root: Path, docs: Path, site: Path | None = None, site_field
     root = root.resolve()
     runs, docs = (root / RUNS_DIR).resolve(), docs.resolve()
     out = []
+    if not docs.is_relative_to(root):
+        message = f"{docs} is outside the repository; use a folder inside it, e.g. docs_dir: site_src"
+        return [Problem("mkdocs.yml", None, "docs_dir", message)]
     if runs.is_relative_to(docs) or docs.is_relative_to(runs):
         message = (
             f"{_rel(docs, root) if docs != root else '.'} holds runs/ or lies inside it: pages and copies "

@@ -86,3 +86,14 @@ def test_a_docs_dir_holding_runs_is_refused_and_nothing_is_written(repo: Path) -
         code, out = cli(command, "--repo", str(repo))
         assert code == 1 and message in out, (command, out)
     assert tree_digest(repo) == before
+
+
+def test_a_docs_dir_outside_the_repository_is_refused_by_plain_mkdocs_too(repo: Path, sentinel: Path) -> None:
+    (repo / "mkdocs.yml").write_text(MKDOCS_YML.replace("docs_dir: site_src", f"docs_dir: {sentinel}"))
+    before = tree_digest(sentinel)
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "-q"], cwd=repo, capture_output=True, text=True, env=os.environ
+    )
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert f"mkdocs.yml: docs_dir: {sentinel} is outside the repository; use a folder inside it" in done.stderr
+    assert tree_digest(sentinel) == before
