@@ -110,10 +110,11 @@ _QUERY = re.compile(r"[?&]([^=&#\s]+)=([^&#\s]+)")
 def secret_name(name: str) -> bool:
     """A key, header, flag or variable name that holds a credential: api_key, openai_api_key,
     X-Api-Key, hf_token, bearer_token, client_secret, password, Authorization, --api-key...
-    (words of the name; `tokens`, `max_tokens`, `tokenizer` are not credentials)."""
+    (the name's last word, or api key and the like anywhere in it: `tokens`, `max_tokens`,
+    `tokenizer`, `time_to_first_token_ms` are not credentials)."""
     words = [w.lower() for w in _WORDS.findall(name)]
     joined = "".join(words)
-    return bool(SECRET_WORDS.intersection(words)) or any(s in joined for s in SECRET_JOINED)
+    return bool(words) and (words[-1] in SECRET_WORDS or any(s in joined for s in SECRET_JOINED))
 
 
 def redacted(value: str) -> bool:

@@ -235,3 +235,17 @@ def test_a_credential_in_a_guidellm_yaml_report_is_refused(tmp_path: Path) -> No
     code, out, root = import_into(tmp_path, "guidellm", str(bad), "--id", RUN)
     assert code == 1 and "Error: benchmarks.yaml: $.args.backend_kwargs.hf_token: holds a credential" in out, out
     assert "qqqq" not in out and not (root / "runs" / RUN).exists()
+
+
+def test_metric_names_holding_the_word_token_are_not_credentials(tmp_path: Path) -> None:
+    benign = report()
+    benign["args"] |= {
+        "time_to_first_token_ms": {"type_": "distribution", "unit": "ms"},
+        "first_token_time": "2026-11-30T10:00:00",
+        "token_source": "usage",
+        "password_file": "/run/secrets/pw",
+    }
+    good = tmp_path / "benchmarks.json"
+    good.write_text(json.dumps(benign))
+    code, out, _ = import_into(tmp_path, "guidellm", str(good), "--id", RUN)
+    assert code == 0, out
