@@ -133,7 +133,7 @@ def test_a_rerun_against_the_test_bed_agrees_and_another_draft_does_not(tmp_path
         args += ["--max-tokens", "128", "--requests", "16", "--id", run_id, "--out", str(pub / "runs")]
         code, out = cli(*args)
         assert code == 0, out
-        code, out = cli("rerun", run_id, "--by", "Ana", "--repo", str(pub), "--date", "2026-11-30")
+        code, out = cli("rerun", run_id, "--by", "Ana", "--repo", str(pub), "--date", "2026-11-30", "--yes")
         assert code == 0, out
     (first,) = (pub / "runs" / run_id / "receipts").glob("*.yaml")
     same = yaml.safe_load(first.read_text())["rerun"]
@@ -147,7 +147,7 @@ def test_a_rerun_against_the_test_bed_agrees_and_another_draft_does_not(tmp_path
     # n_max 12 with the noisy draft costs about 3x in throughput on the test bed (runs/2026-11-29-testbed-*),
     # far beyond any noise margin; n_max 2 costs about 1.6x, which a noisy machine can hide.
     with engine.LlamaServer(BIN, target, draft, n_max=12, threads=2) as server:
-        rerun = ["rerun", run_id, "--by", "Ana", "--repo", str(pub), "--base-url", server.base_url]
+        rerun = ["rerun", run_id, "--by", "Ana", "--repo", str(pub), "--base-url", server.base_url, "--yes"]
         code, out = cli(*rerun)
         assert code == 1 and "server.llama_cpp_props.slots.speculative: differs: False in the run" in out, out
         code, out = cli(*rerun, "--allow-difference", "server", "--date", "2026-11-30")

@@ -172,8 +172,13 @@ def test_key_not_allowed_for_the_principal(repo: Path, tmp_path: Path) -> None:
 
 @needs_ssh
 def test_valid_before_in_the_past(repo: Path, tmp_path: Path) -> None:
-    out = _signed(repo, tmp_path, '"Zak Example" valid-before="20260101" {key}\n')
-    assert "expired: the key was valid before 2026-01-01" in out
+    """Judged at build time: its own state, a warning, never "signed" (tests/hostile/test_signature_time.py)."""
+    key, public = keypair(tmp_path)
+    (repo / "allowed_signers").write_text(f'"Zak Example" valid-before="20260101" {public}\n')
+    assert verify(repo, "Zak Example", "--sign", str(key))[0] == 0
+    code, out = cli("check", "--repo", str(repo))
+    assert code == 0
+    assert f"Warning: runs/{RUN}/receipts/2026-09-25-zak-example.yaml.sig: signed with a key that expired on " in out
 
 
 @needs_ssh

@@ -50,7 +50,7 @@ def page_text(root: Path, path: str) -> str:
 
 
 def test_a_rerun_of_the_same_command_reproduces_and_keeps_its_trials(pub: Path) -> None:
-    code, out = cli("rerun", RUN, "--by", "Ana Verifier", "--repo", str(pub))
+    code, out = cli("rerun", RUN, "--by", "Ana Verifier", "--repo", str(pub), "--yes")
     assert code == 0, out
     assert "reproduced: 2 of 2 figures agree." in out
     data = receipt(pub)
@@ -73,7 +73,7 @@ def test_a_rerun_of_the_same_command_reproduces_and_keeps_its_trials(pub: Path) 
 
 def test_a_slower_rerun_is_not_reproduced_and_names_the_figure(pub: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PAUSE", "0.3")
-    code, out = cli("rerun", RUN, "--by", "Ana", "--repo", str(pub))
+    code, out = cli("rerun", RUN, "--by", "Ana", "--repo", str(pub), "--yes")
     assert code == 0, out
     assert "not reproduced: 1 of 2 figures agree." in out
     slower = re.search(r"differs\s+wall_seconds at all: rerun/original (\d+\.\d+)", out)
@@ -86,7 +86,7 @@ def test_a_slower_rerun_is_not_reproduced_and_names_the_figure(pub: Path, monkey
 
 
 def test_the_kept_trials_are_checked_like_the_run(pub: Path) -> None:
-    assert cli("rerun", RUN, "--by", "Ana", "--repo", str(pub))[0] == 0
+    assert cli("rerun", RUN, "--by", "Ana", "--repo", str(pub), "--yes")[0] == 0
     (kept,) = (pub / "runs" / RUN / "receipts").glob("*/results.csv")
     kept.write_text(kept.read_text().replace("100", "150"))
     code, out = cli("check", "--repo", str(pub))
@@ -94,8 +94,8 @@ def test_the_kept_trials_are_checked_like_the_run(pub: Path) -> None:
 
 
 def test_a_second_rerun_the_same_day_never_overwrites(pub: Path) -> None:
-    assert cli("rerun", RUN, "--by", "Ana", "--repo", str(pub))[0] == 0
-    code, out = cli("rerun", RUN, "--by", "Ana", "--repo", str(pub))
+    assert cli("rerun", RUN, "--by", "Ana", "--repo", str(pub), "--yes")[0] == 0
+    code, out = cli("rerun", RUN, "--by", "Ana", "--repo", str(pub), "--yes")
     assert code == 1 and "already exists; receipts are never overwritten" in out
 
 
@@ -120,7 +120,7 @@ def test_runs_that_cannot_be_rerun_are_refused(tmp_path: Path, fields: dict[str,
         run["runs/2026-09-01-x/results.csv"] += ",1,31.0,2048,1490\n"
         del run["runs/2026-09-01-x/requests.csv"]
     root = write_tree(tmp_path, publication(run))
-    code, out = cli("rerun", "2026-09-01-x", "--by", "Ana", "--repo", str(root))
+    code, out = cli("rerun", "2026-09-01-x", "--by", "Ana", "--repo", str(root), "--yes")
     assert code == 1 and message in out, out
     assert not (root / "runs" / "2026-09-01-x" / "receipts").exists()
 
@@ -167,7 +167,7 @@ def test_a_signed_rerun_receipt_verifies(pub: Path, tmp_path: Path) -> None:
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "t", "-f", str(key)], check=True)
     public = " ".join(key.with_suffix(".pub").read_text().split()[:2])
     (pub / "allowed_signers").write_text(f'"Ana" namespaces="benchledger-receipt" {public}\n')
-    code, out = cli("rerun", RUN, "--by", "Ana", "--repo", str(pub), "--sign", str(key))
+    code, out = cli("rerun", RUN, "--by", "Ana", "--repo", str(pub), "--sign", str(key), "--yes")
     assert code == 0, out
     (signature,) = (pub / "runs" / RUN / "receipts").glob("*.yaml.sig")
     assert signature.read_text().startswith("-----BEGIN SSH SIGNATURE-----")

@@ -7,8 +7,6 @@ reader (ledger/) never calls a semantic check.
 
 from __future__ import annotations
 
-import datetime as dt
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,23 +30,13 @@ class Audit:
         return [p for p in self.problems if p.severity == "error"]
 
 
-USER_EPOCH = os.environ.get("SOURCE_DATE_EPOCH")  # read once: the plugin sets it later, from the runs
-
-
-def clock(ledger: Ledger) -> Clock:
-    """The build time receipts are judged at: the user's SOURCE_DATE_EPOCH, else now."""
-    if USER_EPOCH and USER_EPOCH.isascii() and USER_EPOCH.isdigit() and len(USER_EPOCH) < 12:
-        return Clock(dt.datetime.fromtimestamp(int(USER_EPOCH), dt.UTC), ledger.signed_at, user_epoch=True)
-    return Clock(dt.datetime.now(dt.UTC), ledger.signed_at)
-
-
 def audit(
     root: Path | str, docs_dir: str = DOCS_DIR, stale_is_error: bool = True, cache: ParsedRuns | None = None
 ) -> Audit:
     """Load the publication and collect every problem with it. Stale receipts are errors
     unless `stale_is_error` is False (then warnings: the site marks them)."""
     ledger = load(root, docs_dir, cache)
-    receipts, signer_problems = ledger_receipts(ledger, clock(ledger))
+    receipts, signer_problems = ledger_receipts(ledger, Clock.now())
     problems = [*ledger.problems, *check_references(ledger), *grid_problems(ledger), *signer_problems]
     problems += receipt_problems(receipts, stale_is_error)
     ordered = sorted(problems, key=lambda p: (p.file, p.line or 0))

@@ -2,10 +2,14 @@
 receipt's signature holds (analysis.signatures), and whether its date can be true; as a
 state per run.
 
-A signature is judged at a time the signer does not choose: the build's SOURCE_DATE_EPOCH
-when the user set one, else the time of the commit that last changed the signature (git),
-else now (a signature not yet committed). A receipt dated before its run was measured,
-or after that time, is refused.
+A signature is judged at build time: the clock of the machine that builds, as
+`ssh-keygen -Y verify` judges it by default. Never a date anyone writes into the repository:
+not the receipt's `date:`, not the commit date of the .sig (GIT_COMMITTER_DATE is the
+committer's choice), and not SOURCE_DATE_EPOCH, which reproducible builds usually take from
+the last commit's date. A signature whose key has since expired is its own state, "signed with
+a key that expired on DATE": the signature cannot show it was made while the key was valid,
+so it counts as no signature. A receipt dated before its run was measured, or after the
+build, is refused.
 """
 
 from __future__ import annotations
@@ -40,9 +44,10 @@ class ReceiptStatus:
     changed: tuple[str, ...] = ()
     vanished: tuple[str, ...] = ()
     added: tuple[str, ...] = ()
-    signed: bool | None = None  # None: no .sig beside the receipt
+    signed: bool | None = None  # None: no .sig beside the receipt, or its key has expired
     signature_problem: str | None = None
     dating_problem: str | None = None  # the receipt's date cannot be true
+    key_expired: dt.date | None = None  # signed with a key whose validity ended on this day
     measured: bool = False  # written by `benchledger rerun`, with the trials it measured kept beside it
 
     @property
@@ -68,6 +73,8 @@ class ReceiptStatus:
 
     @property
     def signature(self) -> str:
+        if self.key_expired is not None:
+            return f"signed with a key that expired on {self.key_expired.isoformat()}"
         if self.signed is None:
             return "unsigned"
         return "signed" if self.signed else "badly signed"
@@ -136,16 +143,13 @@ class RunReceipts:
 
 @dataclass(frozen=True)
 class Clock:
-    """The times receipts are judged at (never the signer's own `date:`)."""
+    """The time receipts are judged at: the build's clock (never a date from the repository)."""
 
-    build: dt.datetime  # the user's SOURCE_DATE_EPOCH, else now
-    signed_at: Mapping[str, dt.datetime] = field(default_factory=dict)  # signature path -> commit time
-    user_epoch: bool = False  # build is the user's SOURCE_DATE_EPOCH
+    build: dt.datetime
 
-    def signature_time(self, path: str) -> dt.datetime:
-        if self.user_epoch:
-            return self.build
-        return self.signed_at.get(path, self.build)
+    @classmethod
+    def now(cls) -> Clock:
+        return cls(dt.datetime.now(dt.UTC))
 
 
 def receipt_status(run: Run, found: Receipt, signers: Sequence[Signer], clock: Clock) -> ReceiptStatus:
@@ -159,18 +163,16 @@ def receipt_status(run: Run, found: Receipt, signers: Sequence[Signer], clock: C
     changed = tuple(f for f in listed if f in now and now[f] != listed[f])
     vanished = tuple(f for f in listed if f not in now)
     added = tuple(f for f in now if f not in listed and not f.startswith("receipts/"))
-    signed, problem = None, None
-    latest = clock.build
+    signed, problem, expired = None, None, None
     if signature is not None:
-        latest = clock.signature_time(f"{run.path}/{signature}")
-        problem = check_signature(blobs[name], blobs[signature], receipt.verifier, signers, latest)
-        signed = problem is None
+        judged = check_signature(blobs[name], blobs[signature], receipt.verifier, signers, clock.build)
+        problem, expired = judged.problem, judged.expired
+        signed = None if expired is not None else problem is None
     dating = None
     if receipt.date < run.meta.date:
         dating = f"dated {receipt.date} but the run was measured on {run.meta.date}; a receipt cannot predate its run"
-    elif receipt.date > latest.date():
-        what = "its signature was committed" if signature is not None and not clock.user_epoch else "the build"
-        dating = f"dated {receipt.date}, after {what} ({latest:%Y-%m-%d}); write the day it was verified"
+    elif receipt.date > clock.build.date():
+        dating = f"dated {receipt.date}, after the build ({clock.build:%Y-%m-%d}); write the day it was verified"
     return ReceiptStatus(
         name,
         receipt.verifier,
@@ -183,6 +185,7 @@ def receipt_status(run: Run, found: Receipt, signers: Sequence[Signer], clock: C
         signed,
         problem,
         dating,
+        expired,
         measured=receipt.rerun is not None,
     )
 
@@ -250,7 +253,7 @@ def person(name: str) -> str:
 
 def ledger_receipts(ledger: Ledger, clock: Clock | None = None) -> tuple[dict[str, RunReceipts], list[Problem]]:
     """Receipt status of every run, and the problems of allowed_signers."""
-    clock = clock or Clock(dt.datetime.now(dt.UTC), ledger.signed_at)
+    clock = clock or Clock.now()
     signers: list[Signer] = []
     problems: list[Problem] = []
     if ledger.allowed_signers is not None:
@@ -278,6 +281,13 @@ def receipt_problems(states: Mapping[str, RunReceipts], stale_is_error: bool) ->
                 )
             if r.signed is False:
                 out.append(Problem(where + ".sig", None, None, f"badly signed: {r.signature_problem}"))
+            if r.key_expired is not None:
+                message = (
+                    f"{r.signature}: the signature cannot show it was made before then, so it counts as "
+                    "none; ask the verifier to sign the receipt again with a current key (ssh-keygen -Y sign), "
+                    "or remove the .sig"
+                )
+                out.append(Problem(where + ".sig", None, None, message, "warning"))
             if r.dating_problem is not None:
                 out.append(Problem(where, None, "date", r.dating_problem))
     return out

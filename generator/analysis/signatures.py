@@ -1,7 +1,11 @@
 """SSH signatures of receipts: the repository's allowed_signers, and whether a signature holds.
 
 Signatures are SSHSIG (`ssh-keygen -Y sign`) over the receipt's exact bytes, namespace
-`benchledger-receipt`, verified in Python with the `sshsig` package.
+`benchledger-receipt`, verified in Python with the `sshsig` package, with the semantics of
+`ssh-keygen -Y verify` at the time the signature is judged: a key line holds when that time is
+neither before its `valid-after` nor after its `valid-before` (times without `Z` are local
+time, as ssh-keygen reads them). The time is the build's clock (see analysis.receipts), never
+a date the signer or a committer wrote.
 """
 
 from __future__ import annotations
@@ -28,15 +32,27 @@ class Signer:
     namespaces: tuple[str, ...] | None
     valid_after: dt.datetime | None
     valid_before: dt.datetime | None
+    cert_authority: bool = False  # the key signs certificates, not receipts (ssh-keygen's cert-authority)
+
+
+@dataclass(frozen=True)
+class Judged:
+    """A signature as judged at one time: it holds (neither field set), it does not (`problem`,
+    "badly signed"), or it matches a listed key whose every line for it had expired by then
+    (`expired`: the key's valid-before day; the signature cannot show it was made before it)."""
+
+    problem: str | None = None
+    expired: dt.date | None = None
 
 
 def _when(value: str) -> dt.datetime:
-    """ssh-keygen's YYYYMMDD[HHMM[SS]][Z] time format (read as UTC)."""
-    digits = value.rstrip("Zz")
+    """ssh-keygen's YYYYMMDD[HHMM[SS]][Z] time format: UTC with Z, local time without."""
+    digits = value[:-1] if value[-1:] in ("Z", "z") else value
     formats = {8: "%Y%m%d", 12: "%Y%m%d%H%M", 14: "%Y%m%d%H%M%S"}
     if len(digits) not in formats or not (digits.isascii() and digits.isdigit()):
         raise ValueError(f"time {value!r} is not YYYYMMDD[HHMM[SS]][Z]")
-    return dt.datetime.strptime(digits, formats[len(digits)]).replace(tzinfo=dt.UTC)
+    naive = dt.datetime.strptime(digits, formats[len(digits)])
+    return naive.replace(tzinfo=dt.UTC) if digits != value else naive.astimezone()
 
 
 def parse_allowed_signers(text: str, rel: str = "allowed_signers") -> tuple[list[Signer], list[Problem]]:
@@ -71,7 +87,8 @@ def parse_allowed_signers(text: str, rel: str = "allowed_signers") -> tuple[list
             continue
         namespaces = tuple(options["namespaces"].split(",")) if "namespaces" in options else None
         principals = tuple(p.strip() for p in parsed.principals.split(","))
-        signers.append(Signer(number, principals, parsed.key_type, key, namespaces, after, before))
+        ca = "cert-authority" in options
+        signers.append(Signer(number, principals, parsed.key_type, key, namespaces, after, before, ca))
     return signers, problems
 
 
@@ -90,9 +107,16 @@ def _key_type(blob: bytes) -> str:
 
 def check_signature(
     receipt: bytes, armored: bytes, verifier: str, signers: Iterable[Signer], when: dt.datetime
-) -> str | None:
-    """None when the signature holds at `when` (the time the signature is judged at: never the
-    signer's own `date:`); otherwise why it does not, in words."""
+) -> Judged:
+    """Whether the signature holds at `when`, the time it is judged at (the build's clock:
+    never the signer's own `date:`, never a commit date)."""
+    problem = _problem(receipt, armored, verifier, signers, when)
+    return problem if isinstance(problem, Judged) else Judged(problem)
+
+
+def _problem(
+    receipt: bytes, armored: bytes, verifier: str, signers: Iterable[Signer], when: dt.datetime
+) -> str | Judged | None:
     import sshsig
     from sshsig.sshsig import SshsigSignature
 
@@ -119,17 +143,30 @@ def check_signature(
     mine = [s for s in signers if _principal_matches(s.principals, verifier)]
     if not mine:
         return f"unknown principal: allowed_signers lists no key for {verifier!r}"
-    holding = [s for s in mine if s.key is not None and s.key == key]
+    holding = [s for s in mine if s.key is not None and s.key == key and not s.cert_authority]
+    if not holding and any(s.key is not None and s.key == key for s in mine):
+        return (
+            "key not allowed: the signing key is listed only as a cert-authority, which vouches for "
+            "certificates, not for signatures it makes itself (as ssh-keygen -Y verify)"
+        )
     if not holding:
         return f"key not allowed: the signing key is not listed for {verifier!r} in allowed_signers"
-    reasons = []
+    return _validity(holding, when)
+
+
+def _validity(holding: Sequence[Signer], when: dt.datetime) -> str | Judged | None:
+    """ssh-keygen's checks of each allowed_signers line that lists the key: the namespace, then
+    `when < valid-after` (not yet valid), then `when > valid-before` (expired)."""
+    reasons, expired = [], []
     for s in holding:
         if s.namespaces is not None and not any(fnmatch.fnmatchcase(NAMESPACE, n) for n in s.namespaces):
             reasons.append(f"namespace {NAMESPACE!r} not allowed for this key (line {s.line})")
-        elif s.valid_before is not None and when >= s.valid_before:
-            reasons.append(f"expired: the key was valid before {s.valid_before:%Y-%m-%d} (line {s.line})")
         elif s.valid_after is not None and when < s.valid_after:
             reasons.append(f"not yet valid: the key is valid after {s.valid_after:%Y-%m-%d} (line {s.line})")
+        elif s.valid_before is not None and when > s.valid_before:
+            expired.append(s.valid_before)
         else:
             return None
+    if expired:
+        return Judged(expired=max(expired).date())
     return "; ".join(reasons)

@@ -10,6 +10,7 @@ recorded matches the original's in every key the verifier did not allow to diffe
 from __future__ import annotations
 
 import datetime as dt
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -25,6 +26,7 @@ from ..analysis.reproduction import Figure, Reproduction, figures, reproduction
 from ..errors import BenchledgerError, Problem
 from ..format.hashing import RECEIPTS_DIR, file_hash, hashed_files
 from ..format.models import RECEIPT_SCHEMA
+from ..ledger.invocation import invocation_problems, program, runner_argv
 from ..ledger.load import load
 from ..ledger.records import RUNS_DIR, Run
 from ..ledger.runs import load_run
@@ -58,8 +60,18 @@ class Request:
     date: str | None = None
 
 
-def rerun(repo: Path, ask: Request, echo: Callable[[str], None] = print) -> Rerun:
-    """Re-execute the run's recorded invocation, compare, and write the receipt."""
+def refuse(shown: str) -> bool:
+    """The default consent: none (a caller that runs commands must ask the person)."""
+    return False
+
+
+def rerun(
+    repo: Path, ask: Request, echo: Callable[[str], None] = print, consent: Callable[[str], bool] = refuse
+) -> Rerun:
+    """Re-execute the run's recorded invocation, compare, and write the receipt.
+
+    The exact command is shown (echo) and run only when `consent` says yes: rerunning a run
+    folder someone else wrote runs their command with your rights."""
     if not ask.by.strip():
         raise BenchledgerError(Problem("--by", None, None, "give the verifier's name"))
     day = _day(ask.date)
@@ -71,6 +83,7 @@ def rerun(repo: Path, ask: Request, echo: Callable[[str], None] = print) -> Reru
     if run_id not in ledger.runs:
         raise BenchledgerError(Problem(f"{RUNS_DIR}/{run_id}", None, None, "no such run; give its folder or its id"))
     original = ledger.runs[run_id]
+    _vouched(original)
     argv = _invocation(original, ask)
     name = f"{day.isoformat()}-rerun-{slug(ask.by)}"
     folder = ledger.root / RUNS_DIR / run_id
@@ -79,7 +92,7 @@ def rerun(repo: Path, ask: Request, echo: Callable[[str], None] = print) -> Reru
         where = str(target.relative_to(ledger.root))
         raise BenchledgerError(Problem(where, None, None, "already exists; receipts are never overwritten"))
     with tempfile.TemporaryDirectory(prefix="benchledger-rerun-") as tmp:
-        made = _measure(Path(tmp), original, argv, echo)
+        made = _measure(Path(tmp), original, argv, echo, consent)
         differences = _differences(original, made)
         refused = [d for d in differences if not _allowed(d[0], ask.allow)]
         if refused:
@@ -110,6 +123,18 @@ def _day(text: str | None) -> dt.date:
         raise BenchledgerError(Problem("--date", None, None, f"{text!r} is not YYYY-MM-DD")) from None
 
 
+def _vouched(run: Run) -> None:
+    """A run.yaml changed since a receipt vouched for it may hold an edited invocation: refused."""
+    for receipt in run.receipts:
+        listed = receipt.data.files.get("run.yaml")
+        if listed is not None and listed != file_hash(run.blobs["run.yaml"]):
+            message = (
+                f"changed since {receipt.name} vouched for it, so its invocation may have been edited; "
+                "compare it with the committed history, then restore it or verify the run again"
+            )
+            raise BenchledgerError(Problem(f"{RUNS_DIR}/{run.id}/run.yaml", None, None, message))
+
+
 def _invocation(run: Run, ask: Request) -> list[str]:
     """The recorded argv, measuring into a temporary folder, with --base-url and --trials set."""
     where = f"{RUNS_DIR}/{run.id}/run.yaml"
@@ -125,12 +150,12 @@ def _invocation(run: Run, ask: Request) -> list[str]:
     if runner is None or not runner.invocation:
         message = "records no runner invocation (runner.invocation); only runs made by `benchledger run` can be rerun"
         raise BenchledgerError(Problem(where, None, "runner", message))
-    argv = list(runner.invocation)
-    argv = argv[1:] if argv[0] == "benchledger" else argv
-    if argv[:1] != ["run"] or len(argv) < 2 or argv[1] not in ("openai", "command"):
-        shown = " ".join(argv[:3])
-        raise BenchledgerError(Problem(where, None, "runner.invocation", f"{shown!r} is not a `benchledger run` line"))
-    argv = [a for a in argv if a != "--force"]
+    problems = invocation_problems(run.meta, f"{RUNS_DIR}/{run.id}", {})
+    if problems:
+        raise BenchledgerError(problems)
+    argv = runner_argv(runner)
+    cut = argv.index("--") if "--" in argv else len(argv)
+    argv = [a for a in argv[:cut] if a != "--force"] + argv[cut:]  # the program's own --force stays
     if ask.base_url is not None:
         if argv[1] != "openai":
             raise BenchledgerError(Problem("--base-url", None, None, "only a `run openai` run measured a server"))
@@ -160,18 +185,26 @@ def _set(argv: Sequence[str], option: str, value: str | None) -> list[str]:
     return out if value is None else [*out, option, value]
 
 
-def _measure(tmp: Path, original: Run, argv: list[str], echo: Callable[[str], None]) -> Run:
-    """Run the runner into tmp/rerun; the manifest extras that no longer exist are rebuilt
-    from the original manifest (every section the runner does not capture itself)."""
-    extra = _value(argv, "--manifest-extra")
-    if extra is None or not Path(extra).is_file():
-        manifest = original.manifest.model_dump(mode="json", by_alias=True, exclude_none=True)
-        rebuilt = {k: v for k, v in manifest.items() if k not in AUTO_MANIFEST}
-        (tmp / "extra.yaml").write_text(yaml.safe_dump(rebuilt, sort_keys=False), encoding="utf-8")
-        argv = _set(argv, "--manifest-extra", str(tmp / "extra.yaml"))
+def _measure(
+    tmp: Path, original: Run, argv: list[str], echo: Callable[[str], None], consent: Callable[[str], bool]
+) -> Run:
+    """Run the runner into tmp/rerun, once the person consented to the exact command. The
+    manifest extras are rebuilt from the original manifest (every section the runner does not
+    capture itself), never read from a path the run folder names."""
+    manifest = original.manifest.model_dump(mode="json", by_alias=True, exclude_none=True)
+    rebuilt = {k: v for k, v in manifest.items() if k not in AUTO_MANIFEST}
+    (tmp / "extra.yaml").write_text(yaml.safe_dump(rebuilt, sort_keys=False), encoding="utf-8")
+    argv = _set(argv, "--manifest-extra", str(tmp / "extra.yaml"))
     argv = _set(_set(argv, "--id", "rerun"), "--out", str(tmp))
-    echo("Re-running: benchledger " + " ".join(argv))
-    done = subprocess.run([sys.executable, "-m", "generator.cli", *argv], check=False)
+    command = [sys.executable, "-m", "generator.cli", *argv]
+    echo(f"benchledger rerun will execute the command recorded in {RUNS_DIR}/{original.id}/run.yaml:")
+    echo("  " + shlex.join(command))
+    if program(argv):
+        echo("which runs this program once per trial, with your rights: " + shlex.join(program(argv)))
+    if not consent(shlex.join(command)):
+        message = "not confirmed; nothing was run (pass --yes to run it without asking)"
+        raise BenchledgerError(Problem(f"{RUNS_DIR}/{original.id}/run.yaml", None, "runner.invocation", message))
+    done = subprocess.run(command, check=False)
     if done.returncode != 0 or not (tmp / "rerun" / "results.csv").is_file():
         message = f"the rerun failed (exit {done.returncode}); nothing was written (its output is above)"
         raise BenchledgerError(Problem(f"{RUNS_DIR}/{original.id}", None, None, message))
@@ -182,15 +215,6 @@ def _measure(tmp: Path, original: Run, argv: list[str], echo: Callable[[str], No
         shown = f"{list(made.results.conditions)} instead of {list(original.results.conditions)}"
         raise BenchledgerError(Problem(f"{RUNS_DIR}/{original.id}", None, "conditions", f"the rerun measured {shown}"))
     return made
-
-
-def _value(argv: Sequence[str], option: str) -> str | None:
-    for i, arg in enumerate(argv):
-        if arg == option and i + 1 < len(argv):
-            return argv[i + 1]
-        if arg.startswith(option + "="):
-            return arg.split("=", 1)[1]
-    return None
 
 
 def _differences(original: Run, made: Run) -> list[tuple[str, object, object]]:

@@ -13,7 +13,7 @@ import typer
 
 from ..errors import BenchledgerError
 from . import authoring, publish
-from .common import shown
+from .common import check_epoch, shown
 from .compare import compare
 from .diff import diff
 from .importing import import_results
@@ -41,7 +41,10 @@ app.command()(review)
 
 def main() -> None:
     try:
+        check_epoch()
         app()
+    except typer.Exit as done:  # check_epoch's refusal, before a command runs
+        sys.exit(done.exit_code)
     except BenchledgerError as err:  # a library error that escaped a command
         for problem in err.problems:
             typer.echo(f"Error: {shown(str(problem))}", err=True)

@@ -3,6 +3,8 @@ re-measures), schema."""
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -33,6 +35,7 @@ def verify(
     """
     from ..authoring.receipt import write_receipt
 
+    _check_by_and_date(by, date)
     try:
         written = write_receipt(repo, run, by, method, statement, sign, date)
     except BenchledgerError as err:
@@ -60,9 +63,15 @@ def rerun(
     ] = None,
     sign: Annotated[Path | None, typer.Option(help="SSH private key to sign the receipt with.")] = None,
     date: Annotated[str | None, typer.Option(help="Day of the rerun, YYYY-MM-DD.", show_default="today")] = None,
+    yes: Annotated[bool, typer.Option("--yes", help="Run the recorded command without asking (for scripts).")] = False,
     repo: Repo = Path("."),
 ) -> None:
     """Make a run again from the invocation its runner recorded, and say whether it reproduced.
+
+    The run folder says what to execute: rerun shows the exact command and runs it only when
+    you answer yes (or pass --yes). Without a terminal to ask on and without --yes it runs
+    nothing and exits 1. Rerunning a run folder someone else wrote runs their command with
+    your rights: read it first.
 
     Start the same server first (the manifest says how it was built and started). The rerun
     is measured in a temporary folder; every metric at every condition is compared with the
@@ -79,9 +88,10 @@ def rerun(
 
     if trials is not None and not 2 <= trials <= 10_000:
         fail("--trials: give 2 to 10,000 trials per condition (an interval needs two)")
+    _check_by_and_date(by, date)
     try:
         ask = Request(run, by, base_url, trials, _margin(margin), tuple(allow_difference or ()), sign, date)
-        done = do_rerun(repo, ask, typer.echo)
+        done = do_rerun(repo, ask, typer.echo, _consent(yes))
     except BenchledgerError as err:
         fail(err.problems)
     for f in done.figures:
@@ -95,6 +105,51 @@ def rerun(
     for path in done.written:
         typer.echo(f"wrote {path}")
     typer.echo("Commit the receipt and the folder beside it.")
+
+
+MAX_NAME = 200
+
+
+def _check_by_and_date(by: str, date: str | None) -> None:
+    """What check would refuse in the receipt, refused before it is written: a name too long
+    for a file name, a day outside the years dates may take, or after today."""
+    import datetime as dt
+
+    from ..format.models import DATE_YEARS
+
+    if len(by.strip()) > MAX_NAME or any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in by):
+        fail(f"--by: give a name of at most {MAX_NAME} characters, without control characters")
+    if date is None:
+        return
+    try:
+        day = dt.date.fromisoformat(date)
+    except ValueError:
+        fail(f"--date: {date!r} is not a day, YYYY-MM-DD")
+    if not DATE_YEARS[0] <= day.year <= DATE_YEARS[1]:
+        fail(f"--date: {date!r} is out of range; give a day between {DATE_YEARS[0]} and {DATE_YEARS[1]}")
+    if day > dt.date.today():
+        fail(f"--date: {date!r} is after today; give the day you verified the run")
+
+
+def _interactive() -> bool:
+    """Whether a person can answer at a terminal (not a pipe, a file or a closed stdin)."""
+    return sys.stdin.isatty()
+
+
+def _consent(yes: bool) -> Callable[[str], bool]:
+    """--yes, else a yes typed at a terminal; never a yes read from a pipe or a closed stdin."""
+
+    def ask(command: str) -> bool:
+        if yes:
+            return True
+        if not _interactive():
+            fail(
+                "rerun: stdin is not a terminal, so nobody can confirm the command above; nothing was run. "
+                "Read it, then pass --yes to run it"
+            )
+        return typer.confirm("Run this command?", default=False)
+
+    return ask
 
 
 def _margin(text: str | None) -> float | None:
@@ -131,6 +186,8 @@ def init(
     toolchain pinned in requirements-site.txt, so every push builds the same bytes."""
     from ..authoring.scaffold import scaffold
 
+    if folder.is_symlink():
+        fail(f"{folder}: is a symlink; give a real folder, or a path that does not exist yet")
     try:
         written = scaffold(folder, force, install)
     except BenchledgerError as err:

@@ -45,6 +45,24 @@ def fail(problems: list[Problem] | str) -> NoReturn:
     raise typer.Exit(1)
 
 
+MAX_EPOCH = 4_294_967_295  # 2106-02-07: the 32-bit fields of gzip and sitemaps
+
+
+def check_epoch() -> None:
+    """SOURCE_DATE_EPOCH, when set, must be what MkDocs and numpy can read: whole seconds since
+    1970 (numpy reads it on import, so a bad value would otherwise end in a traceback)."""
+    import os
+
+    value = os.environ.get("SOURCE_DATE_EPOCH")
+    if value is None:
+        return
+    if not (value.isascii() and value.isdigit() and len(value) <= 10 and int(value) <= MAX_EPOCH):
+        fail(
+            f"SOURCE_DATE_EPOCH: {value[:40]!r} is not a whole number of seconds since 1970 up to {MAX_EPOCH} "
+            "(e.g. 1767225600); fix it or unset it"
+        )
+
+
 def find_config(repo: Path) -> Path:
     path = repo / "mkdocs.yml"
     if not path.is_file():

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ..errors import BenchledgerError, Problem
-from .common import Repo, docs_dir_of, fail, find_config, mkdocs_yaml, shown, verdict_settings
+from .common import Repo, check_epoch, docs_dir_of, fail, find_config, mkdocs_yaml, shown, verdict_settings
 
 if TYPE_CHECKING:
     from ..site.pipeline import Generated
@@ -50,6 +50,7 @@ def check(
     found and how to fix it; exits 1 if there is any problem. A receipt whose
     files changed since it was written (stale) or whose signature fails is a problem.
     """
+    _check_site_dir(repo, None)
     _check(repo, allow_stale=allow_stale)
 
 
@@ -154,6 +155,26 @@ def _crawl(site: Path, site_url: str) -> None:
         fail([Problem("", None, None, str(b)) for b in broken])
 
 
+def _check_site_dir(repo: Path, site_dir: Path | None) -> None:
+    """The folder MkDocs empties and fills: --site-dir anywhere but over the publication;
+    mkdocs.yml's site_dir (committed, so anyone's) only inside the repository."""
+    from ..ledger.publication import layout_problems, theme_problems
+
+    root = repo.resolve()
+    site = site_dir if site_dir is not None else root / str(mkdocs_yaml(repo).get("site_dir") or "site")
+    if site_dir is None and not site.resolve().is_relative_to(root):
+        fail(
+            f"{repo / 'mkdocs.yml'}: site_dir: {site.resolve()} is outside the repository, and MkDocs empties "
+            "it before it builds; use a folder inside it, e.g. site, or pass --site-dir to build elsewhere"
+        )
+    problems = layout_problems(root, docs_dir_of(repo), site, "--site-dir" if site_dir else "site_dir")
+    theme = mkdocs_yaml(repo).get("theme")
+    custom = theme.get("custom_dir") if isinstance(theme, dict) else None
+    problems += theme_problems(root, root / str(custom) if custom else None)
+    if problems:
+        fail(problems)
+
+
 @app.command()
 def build(
     repo: Repo = Path("."),
@@ -174,10 +195,12 @@ def build(
 
 
 def _build(repo: Path, strict: bool, site_dir: Path | None, builder: str, verbose: bool) -> None:
+    check_epoch()
     if builder not in BUILDERS:
         fail(f"--builder {builder!r}: expected one of {', '.join(BUILDERS)}")
     config_file = find_config(repo)
     _check(repo, quiet=True, allow_stale=not strict)
+    _check_site_dir(repo, site_dir)
     if builder == "properdocs":
         _external_build("properdocs", config_file, strict, site_dir)
         typer.echo("Site built with properdocs (the benchledger plugin ran inside it).")
@@ -229,6 +252,7 @@ def serve(
     from mkdocs.exceptions import MkDocsException
 
     config_file = find_config(repo)
+    check_epoch()
     _check(repo, quiet=True, allow_stale=True)
     _mkdocs_logging(False)
     try:
@@ -269,10 +293,28 @@ def export(
     reproduced = {run_id: r.reproduction.state for run_id, r in checked.receipts.items() if r.reproduction}
     evaluations, _ = evaluate_publication(checked.ledger, verdict_settings(repo, None, None), states, reproduced)
     files = export_files(checked.ledger, evaluations, format)
-    existing = [out / name for name in files if (out / name).exists()]
-    if existing and not force:
-        fail(f"{existing[0]}: already exists; pass --force to replace it, or choose another --out")
-    out.mkdir(parents=True, exist_ok=True)
+    _export_target(out, list(files), force)
     for name, data in files.items():
-        (out / name).write_bytes(data)
+        tmp = out / f".{name}.{os.getpid()}.tmp"
+        try:
+            tmp.write_bytes(data)
+            tmp.replace(out / name)  # replaces a file, never writes through a link
+        except OSError as err:
+            fail(f"{out / name}: cannot be written ({err.strerror}); choose another --out")
         typer.echo(f"wrote {out / name}")
+
+
+def _export_target(out: Path, names: list[str], force: bool) -> None:
+    """--out is a folder (made if missing) whose tables are new, or regular files with --force."""
+    if out.exists() and not out.is_dir():
+        fail(f"--out: {out} is a file; give a folder for the tables")
+    for name in names:
+        path = out / name
+        if path.is_symlink() or (path.exists() and not path.is_file()):
+            fail(f"{path}: is a link or not a regular file; remove it, or choose another --out")
+        if path.exists() and not force:
+            fail(f"{path}: already exists; pass --force to replace it, or choose another --out")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        fail(f"--out: {out} cannot be created ({err.strerror}); give a folder you can write to")

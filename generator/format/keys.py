@@ -44,6 +44,6 @@ def parse_assignment(item: str) -> tuple[str, object] | None:
     text = value.strip()
     try:
         parsed = yaml.safe_load(text) if text else ""
-    except yaml.YAMLError:
+    except (yaml.YAMLError, ValueError):  # ValueError: 2026-02-30, an integer of thousands of digits
         parsed = text
     return key.strip(), parsed if isinstance(parsed, str | int | float | bool) else text

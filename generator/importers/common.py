@@ -4,16 +4,22 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeGuard
+
+import yaml
 
 from ..errors import BenchledgerError, Problem
 from ..format.hashing import file_hash
 from ..format.models import MANIFEST_SCHEMA, RUN_SCHEMA
 from ..format.paths import file_name, is_local_path, local_paths
+from ..ledger.publication import reserved_id
+from ..ledger.runs import parse_run, run_digest
 from ..runner.writer import RunWriter, check_target
 
 MAX_INPUT_BYTES = 256 * 1024 * 1024
@@ -55,23 +61,120 @@ class Options:
 
 
 def read_inputs(paths: list[Path]) -> list[tuple[str, bytes]]:
-    """Each input file's name and bytes, refusing what is missing, a folder or too large."""
-    out = []
+    """Each input file's name (as kept under raw/) and bytes, refusing what is missing, a folder,
+    too large, or given twice. Files of one base name from different folders keep distinct
+    names: result.json, result-2.json, ..."""
+    out: list[tuple[str, bytes]] = []
+    names: set[str] = set()
+    first: dict[bytes, Path] = {}
     for path in paths:
         if not path.is_file():
             raise BenchledgerError(Problem(str(path), None, None, "no such file; give the tool's output file"))
         if path.stat().st_size > MAX_INPUT_BYTES:
             raise BenchledgerError(Problem(str(path), None, None, f"is larger than {MAX_INPUT_BYTES:,} bytes"))
-        out.append((path.name, path.read_bytes()))
+        data = path.read_bytes()
+        digest = hashlib.sha256(data).digest()
+        if digest in first:
+            message = (
+                f"holds the same bytes as {first[digest]}; give each result file once "
+                "(a file given twice would count its trials twice)"
+            )
+            raise BenchledgerError(Problem(str(path), None, None, message))
+        first[digest] = path
+        out.append((_distinct(path.name, names), data))
     return out
 
 
+def _distinct(name: str, taken: set[str]) -> str:
+    """`name`, or `stem-2.suffix`, `stem-3.suffix`... when an earlier input took it."""
+    stem, dot, suffix = name.partition(".") if not name.startswith(".") else (name, "", "")
+    found, n = name, 1
+    while found in taken:
+        n += 1
+        found = f"{stem}-{n}{dot}{suffix}"
+    taken.add(found)
+    return found
+
+
+SECRET_WORDS = frozenset(
+    {"token", "secret", "password", "passwd", "pwd", "authorization", "bearer", "credential", "credentials", "cookie"}
+)
+SECRET_JOINED = ("apikey", "accesskey", "privatekey", "secretkey", "sessionkey")
+_WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+# userinfo with a password, or a user name long enough to be a token (https://ghp_...@host);
+# ssh://git@host is neither
+_USERINFO = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://(?:[^/?#\s@:]*:[^/?#\s@]+|[^/?#\s@:]{20,})@")
+_BEARER = re.compile(r"\bbearer\s+[A-Za-z0-9._~+/=-]{12,}", re.I)
+_ASSIGNED = re.compile(r"^-{0,2}([A-Za-z0-9_.-]+)[=:]\s*(.+)$")
+_QUERY = re.compile(r"[?&]([^=&#\s]+)=([^&#\s]+)")
+
+
+def secret_name(name: str) -> bool:
+    """A key, header, flag or variable name that holds a credential: api_key, openai_api_key,
+    X-Api-Key, hf_token, bearer_token, client_secret, password, Authorization, --api-key...
+    (the name's last word, or api key and the like anywhere in it: `tokens`, `max_tokens`,
+    `tokenizer`, `time_to_first_token_ms` are not credentials)."""
+    words = [w.lower() for w in _WORDS.findall(name)]
+    joined = "".join(words)
+    return bool(words) and (words[-1] in SECRET_WORDS or any(s in joined for s in SECRET_JOINED))
+
+
+def redacted(value: str) -> bool:
+    text = value.strip().strip("\"'")
+    return not text.strip("*") or text in ("None", "null") or "redacted" in text.lower() or text.startswith("${")
+
+
+def secret_in_text(text: str) -> bool:
+    """A credential inside a string: userinfo in a URL, a bearer token, a secret query
+    parameter, or `NAME=value` / `Header: value` with a secret name."""
+    if _USERINFO.search(text) or _BEARER.search(text):
+        return True
+    if any(secret_name(k) and not redacted(v) for k, v in _QUERY.findall(text)):
+        return True
+    assigned = _ASSIGNED.match(text.strip())
+    return assigned is not None and secret_name(assigned.group(1)) and not redacted(assigned.group(2))
+
+
+def credential_paths(document: Any) -> list[str]:
+    """JSON paths of credentials in a parsed document, however deeply nested: a string under a
+    secret key (in nested objects and header maps), the item after a secret flag in an
+    argument list (`--api-key VALUE`), and any string holding one (secret_in_text)."""
+    found: list[str] = []
+    stack: list[tuple[Any, str, bool]] = [(document, "$", False)]  # node, its path, named secret
+    while stack:
+        node, path, named = stack.pop()
+        if isinstance(node, str):
+            if (named and not redacted(node)) or secret_in_text(node):
+                found.append(path)
+        elif isinstance(node, dict):
+            stack += [(value, f"{path}.{key}", named or secret_name(str(key))) for key, value in node.items()]
+        elif isinstance(node, list):
+            for i, value in enumerate(node):
+                flag = node[i - 1] if i > 0 else None
+                after_flag = isinstance(flag, str) and flag.startswith("-") and secret_name(flag)
+                stack.append((value, f"{path}[{i}]", named or after_flag))
+    return sorted(found)
+
+
+def refuse_credentials(name: str, document: Any) -> None:
+    """An input holding a credential is refused: its original is published under raw/."""
+    found = list(credential_paths(document))
+    if found:
+        message = (
+            "holds a credential; the original file is published under raw/, so remove or redact it "
+            '(e.g. "***") and import again'
+        )
+        raise BenchledgerError([Problem(name, None, where, message) for where in found])
+
+
 def load_json(name: str, data: bytes, what: str) -> Any:
-    """A JSON document, or a located error saying it is not `what`."""
+    """A JSON document, or a located error saying it is not `what` or that it holds a credential."""
     try:
-        return json.loads(data.decode("utf-8-sig"))
+        found = json.loads(data.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError, RecursionError) as err:
         raise BenchledgerError(Problem(name, None, None, f"is not {what} ({str(err)[:120]})")) from None
+    refuse_credentials(name, found)
+    return found
 
 
 def finite(value: Any) -> TypeGuard[int | float]:
@@ -111,6 +214,9 @@ def source(imported: Imported, options: Options) -> dict[str, Any]:
 
 def write_run(imported: Imported, inputs: list[tuple[str, bytes]], options: Options) -> Path:
     """The run folder, assembled beside the target and renamed into place."""
+    reserved = reserved_id(options.run_id, "runs")
+    if reserved is not None:
+        raise BenchledgerError(Problem("--id", None, None, reserved))
     check_target(options.out, options.run_id, options.force)
     day = options.date or imported.date
     if day is None:
@@ -149,6 +255,7 @@ def write_run(imported: Imported, inputs: list[tuple[str, bytes]], options: Opti
         writer.write_raw_bytes(path.removeprefix("raw/"), data)
     columns = list(dict.fromkeys(k for row in imported.rows for k in row))
     manifest = {"schema": MANIFEST_SCHEMA, "captured": {"by": f"benchledger import {imported.tool}", "method": "auto"}}
+    _refuse_unchecked(writer, run, manifest | imported.manifest, columns, options)
     return writer.finish(run, manifest | imported.manifest, columns)
 
 
@@ -186,3 +293,22 @@ def _exact(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _digits(value: float) -> str:
     return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
+
+
+def _refuse_unchecked(
+    writer: RunWriter, run: dict[str, Any], manifest: dict[str, Any], columns: list[str], options: Options
+) -> None:
+    """Read the assembled folder as `check` will, before it is moved into place: an import
+    never writes a run folder that check refuses (nothing is written then)."""
+    writer._write_csv("results.csv", writer.results, columns)
+    for name, data in (("run.yaml", run), ("manifest.yaml", manifest)):
+        text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
+        (writer.tmp / name).write_text(text, encoding="utf-8")  # finish() writes the same bytes
+    files = sorted(p for p in writer.tmp.rglob("*") if p.is_file())
+    blobs = {p.relative_to(writer.tmp).as_posix(): p.read_bytes() for p in files}
+    _, problems = parse_run(options.out / options.run_id, blobs, [], run_digest(blobs))
+    errors = [p for p in problems if p.severity == "error"]
+    if errors:
+        writer.abandon()
+        note = "; check would refuse the imported run, so nothing was written"
+        raise BenchledgerError([Problem(p.file, p.line, p.field, p.message + note) for p in errors])

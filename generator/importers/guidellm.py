@@ -10,20 +10,20 @@ step, so two sweeps rarely share them. Each pass's metrics are GuideLLM's summar
 successful requests (mean, median, p99); the requests GuideLLM kept (a sample, see its
 `--sample-requests`) go to requests.csv, errored and incomplete ones with their error.
 GuideLLM's version, Python and platform, and the model go to the manifest. A report that
-holds a credential (an `api_key` GuideLLM records with the backend's arguments) is refused:
-the original is published under raw/. Shapes follow GuideLLM's report schema
+holds a credential (under any key, header, flag or URL that names one: common.credential_paths)
+is refused: the original is published under raw/. Shapes follow GuideLLM's report schema
 (src/guidellm/benchmark/schemas/generative/, tests/fixtures/guidellm/).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from ..errors import BenchledgerError, Problem
 from ..ledger.yamlio import parse_yaml
-from .common import Imported, finite, load_json
+from .common import Imported, finite, load_json, refuse_credentials
 
 SUMMARIES: dict[str, tuple[str, str, tuple[str, ...]]] = {  # guidellm metric -> unit, better, statistics
     "requests_per_second": ("req/s", "higher", ("mean",)),
@@ -34,7 +34,6 @@ SUMMARIES: dict[str, tuple[str, str, tuple[str, ...]]] = {  # guidellm metric ->
     "time_per_output_token_ms": ("ms", "lower", ("mean", "median", "p99")),
     "request_latency": ("s", "lower", ("mean", "median", "p99")),
 }
-SECRETS = {"api_key", "apikey", "authorization", "token", "password"}
 MAX_ERROR = 500
 
 
@@ -75,34 +74,9 @@ def _report(name: str, data: bytes) -> dict[str, Any]:
     items = found.get("benchmarks") if isinstance(found, dict) else None
     if not isinstance(items, list) or not items or not all(isinstance(b, dict) for b in items):
         raise BenchledgerError(Problem(name, None, "$.benchmarks", "expected the list of benchmarks GuideLLM writes"))
-    for path in _secrets(found, "$"):
-        message = (
-            "holds a credential; the original file is published under raw/, so remove or redact it "
-            '(e.g. "***") and import again'
-        )
-        raise BenchledgerError(Problem(name, None, path, message))
+    if name.lower().endswith((".yaml", ".yml")):
+        refuse_credentials(name, found)  # load_json checked the JSON ones
     return dict(found)
-
-
-def _secrets(node: Any, path: str, depth: int = 0) -> Iterator[str]:
-    """JSON paths of non-empty, unredacted credential values (api_key and the like)."""
-    if depth > 64:
-        return
-    if isinstance(node, dict):
-        for key, value in node.items():
-            here = f"{path}.{key}"
-            if str(key).lower() in SECRETS and isinstance(value, str) and not _redacted(value):
-                yield here
-            else:
-                yield from _secrets(value, here, depth + 1)
-    elif isinstance(node, list):
-        for i, value in enumerate(node):
-            yield from _secrets(value, f"{path}[{i}]", depth + 1)
-
-
-def _redacted(value: str) -> bool:
-    text = value.strip()
-    return not text.strip("*") or text in ("None", "null") or "redacted" in text.lower()
 
 
 def _load(name: str, path: str, bench: dict[str, Any]) -> tuple[str, float | None]:

@@ -22,6 +22,7 @@ from .common import Imported, load_json, positive
 
 METRICS = {"seconds": {"unit": "s", "better": "lower"}}
 MEMORY = {"memory_usage_byte": {"unit": "bytes", "better": "lower"}}  # hyperfine 1.19+: peak memory per run
+MAX_COMMAND = 2000
 
 
 def parse(files: Sequence[tuple[str, bytes]]) -> Imported:
@@ -46,7 +47,7 @@ def parse(files: Sequence[tuple[str, bytes]]) -> Imported:
             if code not in (0, None):
                 excluded.append({"trial": trial, "at": dict(at), "reason": f"the command exited with code {code}"})
     commands = sorted({command for command, *_ in tests})
-    notes = ["Commands timed:\n\n" + "\n".join(f"- `{c}`" for c in commands)]
+    notes = ["Commands timed:\n\n" + "\n".join(f"- {code_span(c)}" for c in commands)]
     metrics = dict(METRICS) | (dict(MEMORY) if with_memory else {})
     imported = Imported("hyperfine", "json", conditions, metrics, rows, {}, None, "process", True, notes)
     imported.excluded = excluded
@@ -75,7 +76,22 @@ def _result(name: str, path: str, item: Any) -> tuple[str, dict[str, str], list[
         if not re.match(NAME_PATTERN, str(key)) or key in ("trial", "seconds", "command"):
             message = f"parameter {str(key)[:40]!r} cannot name a column; rename it (letters, digits, _)"
             raise BenchledgerError(Problem(name, None, f"{path}.parameters", message))
-    return item["command"][:2000], {str(k): str(v) for k, v in params.items()}, [float(t) for t in times], codes
+    command = item["command"]
+    if len(command) > MAX_COMMAND:
+        message = (
+            f"is {len(command):,} characters; benchledger keeps a command of at most {MAX_COMMAND:,} characters "
+            "(it may be a condition value): shorten it, e.g. with a script"
+        )
+        raise BenchledgerError(Problem(name, None, f"{path}.command", message))
+    return command, {str(k): str(v) for k, v in params.items()}, [float(t) for t in times], codes
+
+
+def code_span(text: str) -> str:
+    """`text` as one Markdown code span: line breaks and control characters shown as symbols,
+    fenced by more backticks than any run inside it, so it adds no Markdown structure."""
+    flat = re.sub(r"[\x00-\x1f\x7f]", lambda m: "↵" if m.group() in "\r\n" else "�", text)
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", flat)), default=0) + 1)
+    return f"{fence} {flat} {fence}"
 
 
 def _memory(name: str, path: str, item: dict[str, Any]) -> list[int] | None:

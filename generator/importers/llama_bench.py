@@ -41,9 +41,10 @@ METRICS = {
     "seconds": {"unit": "s", "better": "lower"},
 }
 RESERVED = ("trial", *METRICS, *(f"{m}.{s}" for m in METRICS for s in ("sd", "n")))
-MD_TEST = re.compile(r"^(pp|tg)(\d+)(?:\+tg(\d+))?(?:@d(\d+))?$")
-MD_GP = re.compile(r"^tg(\d+)@pp(\d+)$")  # ik_llama.cpp's -gp: generation after a prompt
-MD_VALUE = re.compile(r"^([0-9.eE+-]+)\s*±\s*([0-9.eE+-]+)$")
+MD_TEST = re.compile(r"^(pp|tg)(\d{1,9})(?:\+(?:tg)?(\d{1,9}))?(?:@d(\d{1,9}))?$")
+MD_GP = re.compile(r"^tg(\d{1,9})@pp(\d{1,9})$")  # ik_llama.cpp's -gp: generation after a prompt
+NUMBER = r"(?:\d{1,30}(?:\.\d{0,30})?|\.\d{1,30})(?:[eE][+-]?\d{1,3})?"
+MD_VALUE = re.compile(rf"^({NUMBER})\s*±\s*({NUMBER})$")
 # Markdown display names (llama.cpp and ik_llama.cpp `get_field_display_name`) -> field names
 MD_COLUMNS = {
     "model": "model_type",
@@ -215,7 +216,8 @@ def _markdown(name: str, text: str) -> list[dict[str, Any]]:
             message = f"{row['test'][:40]!r} is not ppN, tgN, ppN+tgM, tgN@ppM or ppN @ dN"
             raise BenchledgerError(Problem(name, number, "test", message))
         if value is None or not all(_finite(_scalar(v)) for v in value.groups()):
-            raise BenchledgerError(Problem(name, number, "t/s", f"{row['t/s'][:40]!r} is not `mean ± sd`"))
+            message = f"{row['t/s'][:40]!r} is not `mean ± sd` (two finite numbers, e.g. 6.17 ± 0.07)"
+            raise BenchledgerError(Problem(name, number, "t/s", message))
         if gp is not None:
             tokens = {"n_prompt": int(gp.group(2)), "n_gen": int(gp.group(1)), "n_depth": 0}
         else:

@@ -155,6 +155,12 @@ def _refuse_mixed_metrics(passes: list[tuple[tuple[str, str], dict[str, Any]]]) 
             raise BenchledgerError(Problem(name, None, f"{path}.{missing[0]}", message))
 
 
+# columns results.csv and requests.csv already hold: a condition by one of these names would overwrite them
+RESERVED_COLUMNS = frozenset(
+    {"trial", "request", "start_s", "ttft_s", "latency_s", "output_tokens", "draft_tokens", "draft_accepted", "error"}
+)
+
+
 def _conditions(passes: list[tuple[tuple[str, str], dict[str, Any]]]) -> list[str]:
     """The traffic, plus every recorded argument or metadata key that differs between passes."""
     records = [record for _, record in passes]
@@ -162,9 +168,12 @@ def _conditions(passes: list[tuple[tuple[str, str], dict[str, Any]]]) -> list[st
     metadata = [k for r in records for k in r if _setting(k, r[k]) and k not in KNOWN_TEXT]
     for key in dict.fromkeys([*RECORDED, *metadata]):
         if len({_condition(r.get(key)) for r in records}) > 1:
-            if not re.match(NAME_PATTERN, key) or key == "trial":
+            if not re.match(NAME_PATTERN, key) or key in RESERVED_COLUMNS:
                 (file, path), _ = passes[0]
-                message = f"{key[:40]!r} differs between files but cannot name a column; import them as separate runs"
+                message = (
+                    f"{key[:40]!r} differs between files but cannot name a column (results.csv and requests.csv "
+                    "already use that name); import them as separate runs"
+                )
                 raise BenchledgerError(Problem(file, None, path, message))
             keys.append(key)
     return keys or ["request_rate"]
@@ -179,6 +188,11 @@ def _setting(key: str, value: Any) -> bool:
 
 def _metrics(records: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
     present = list(dict.fromkeys(k for r in records for k, v in r.items() if finite(v)))
+    for key in (k for k in present if LATENCY.match(k)):
+        twin = next((k for k in present if k != key and _name(k) == _name(key)), None)
+        if twin is not None:  # p99.9_ttft_ms and p99_9_ttft_ms: one would silently stand for both
+            message = f"{key!r} and {twin!r} would both be the metric {_name(key)!r}; keep one of them"
+            raise BenchledgerError(Problem("vllm-bench", None, None, message))
     out = {k: {"unit": unit, "better": "higher"} for k, unit in THROUGHPUTS.items() if k in present}
     out |= {_name(k): {"unit": "ms", "better": "lower"} for k in present if LATENCY.match(k)}
     out |= {k: {"unit": unit, "better": "higher"} for k, unit in SPECULATIVE.items() if k in present}

@@ -12,7 +12,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from ..errors import BenchledgerError, Problem
-from .git import commit_times
+from .publication import docs_problems, layout_problems
 from .records import DOCS_DIR, REPORTS_DIR, RUNS_DIR, Ledger, Report, Run
 from .reports import load_report
 from .runs import ParsedRuns, decode, load_run, undeclared_metrics
@@ -26,11 +26,11 @@ def load(root: Path | str, docs_dir: str = DOCS_DIR, cache: ParsedRuns | None = 
     root = Path(root).resolve()
     problems: list[Problem] = []
     runs, failed = _runs(root, problems, cache)
-    reports = _reports(root / docs_dir / REPORTS_DIR, root, problems)
+    layout = layout_problems(root, root / docs_dir)
+    problems += layout or docs_problems(root, root / docs_dir)
+    reports = [] if layout else _reports(root / docs_dir / REPORTS_DIR, root, problems)
     allowed = _allowed_signers(root, problems)
-    signatures = [f"{run.path}/{r.signature}" for run in runs.values() for r in run.receipts if r.signature]
-    signed_at = MappingProxyType(commit_times(root, signatures))
-    return Ledger(root, MappingProxyType(runs), tuple(reports), tuple(problems), allowed, frozenset(failed), signed_at)
+    return Ledger(root, MappingProxyType(runs), tuple(reports), tuple(problems), allowed, frozenset(failed))
 
 
 def _runs(root: Path, problems: list[Problem], cache: ParsedRuns | None) -> tuple[dict[str, Run], set[str]]:
@@ -69,6 +69,8 @@ def _reports(folder: Path, root: Path, problems: list[Problem]) -> list[Report]:
     reports = []
     if folder.is_dir():
         for path in sorted(folder.rglob("*.md")):
+            if not path.is_symlink() and not path.is_file():
+                continue  # docs_problems names it (a folder called x.md is walked, a FIFO refused)
             report, found = load_report(root, path, folder)
             problems.extend(found)
             if report is not None:

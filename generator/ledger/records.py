@@ -6,7 +6,6 @@ site) reads these records and never the files again.
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -163,7 +162,6 @@ class Ledger:
     problems: tuple[Problem, ...] = field(default=())
     allowed_signers: str | None = None  # the text of <root>/allowed_signers, when present
     failed_runs: frozenset[str] = frozenset()  # run folders that exist but did not load
-    signed_at: Mapping[str, dt.datetime] = field(default_factory=dict)  # signature path -> its commit time
 
     @property
     def claims(self) -> list[tuple[Report, Claim]]:

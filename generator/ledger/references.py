@@ -16,6 +16,7 @@ from ..errors import Problem
 from ..format.claimed import parse_claimed
 from ..format.conditions import condition_key, condition_value
 from ..format.models import Claim
+from .publication import reserved_id_problems
 from .records import Ledger, Report, Run, SweepDirective
 from .yamlio import line_for
 
@@ -121,6 +122,7 @@ def swept_condition(runs: Sequence[Run]) -> str | None:
 def check_references(ledger: Ledger) -> list[Problem]:
     """Every problem with the claims and the sweep directives of the ledger's reports."""
     problems = validate_claims(ledger.runs, ledger.reports, ledger.failed_runs)
+    problems += reserved_id_problems(ledger.reports)
     for report in ledger.reports:
         for directive in report.sweeps:
             problems += _sweep_problems(report, directive, ledger.runs, ledger.failed_runs)

@@ -18,6 +18,8 @@ from ..errors import BenchledgerError, Problem
 from ..format.hashing import file_hash, normalized_bytes
 from ..format.models import MANIFEST_SCHEMA, RECEIPT_SCHEMA, RUN_ID, RUN_SCHEMA, ManifestFile, ReceiptFile, RunFile
 from ..format.paths import file_name, is_local_path, local_paths
+from .invocation import invocation_problems
+from .publication import reserved_id
 from .records import RUNS_DIR, Receipt, Request, Results, Run
 from .tables import mark_excluded, parse_requests, parse_results
 from .yamlio import Lines, line_for, load_model
@@ -114,6 +116,8 @@ def parse_run(
                 "(YYYY-MM-DD-slug)",
             )
         ]
+    if reserved_id(rid, "runs") is not None:
+        return None, [Problem(rel, None, None, f"folder name {reserved_id(rid, 'runs')}, and rename the folder")]
     problems = list(walked)
 
     def text_of(name: str, required: bool = True) -> str | None:
@@ -162,6 +166,7 @@ def _parse_files(
                         f"{meta.id!r} differs from its folder {rid!r}; make them equal",
                     )
                 )
+            problems.extend(invocation_problems(meta, rel, lines))
     except BenchledgerError as err:
         problems.extend(err.problems)
     try:

@@ -14,12 +14,17 @@ It holds three things, each keyed so that it is used only when it can be re-veri
 
 On disk it is one file per publication in the user's cache folder ($BENCHLEDGER_BUILD_CACHE,
 else `builds/` under $BENCHLEDGER_CACHE, $XDG_CACHE_HOME/benchledger or ~/.cache/benchledger),
-named by a hash of the publication's absolute path: never in the repository, so a cloned
-repository cannot bring one (it is a pickle: only the user's own folder may hold it).
-Files of publications not built for 30 days are removed. It is tagged with a hash of benchledger's own code, so
-any other version (or an edited template) starts empty. A cache file that cannot be
-read is ignored and replaced. Deleting it, or `benchledger build --no-cache`, only
-costs time. `prune()` keeps it to one copy of the current publication.
+named `benchledger-build-<hash of the publication's absolute path>.pickle`: never in the
+repository, so a cloned repository cannot bring one. It is a pickle, and loading a pickle runs
+code, so it is read (and written) only when the folder is the user's own and writable by
+nobody else, and the file too (not a link, owned by the user, not group- or world-writable);
+otherwise the build runs without a cache and says why. The same holds for the compiled
+templates kept beside it. Old cache files (not built for 30 days) are removed, and only
+files with benchledger's own name: the folder may be shared with other files. It is
+tagged with a hash of benchledger's own code, so any other version (or an edited
+template) starts empty. A cache file that cannot be read is ignored and replaced.
+Deleting it, or `benchledger build --no-cache`, only costs time. `prune()` keeps it to
+one copy of the current publication.
 """
 
 from __future__ import annotations
@@ -27,8 +32,11 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import logging
 import os
 import pickle
+import re
+import stat
 import sys
 import time
 from dataclasses import dataclass, field
@@ -50,6 +58,31 @@ PACKAGE = Path(__file__).resolve().parents[1]
 NO_CACHE = "BENCHLEDGER_NO_CACHE"
 FORGET_AFTER_S = 30 * 86400
 OPEN: dict[Path, BuildCache] = {}  # publication root -> its cache, one per process
+PREFIX = "benchledger-build-"
+OURS = re.compile(rf"^{PREFIX}[0-9a-f]{{24}}\.pickle$")
+log = logging.getLogger("benchledger")
+
+
+def cache_file(root: Path) -> Path:
+    """Where the cache of the publication at `root` is kept."""
+    name = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:24]
+    return builds_dir() / f"{PREFIX}{name}.pickle"
+
+
+def untrusted(path: Path, folder: bool) -> str | None:
+    """Why code may not be loaded from `path` (None: it is the user's own): a folder (links
+    followed) or a file (never a link) must be owned by the user and writable by nobody else."""
+    try:
+        info = os.stat(path) if folder else os.lstat(path)
+    except OSError:
+        return "it cannot be read"
+    if not (stat.S_ISDIR if folder else stat.S_ISREG)(info.st_mode):
+        return "it is not a folder" if folder else "it is not a regular file"
+    if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
+        return "it is not owned by you"
+    if info.st_mode & 0o022:
+        return "other users can write to it"
+    return None
 
 
 def builds_dir() -> Path:
@@ -58,15 +91,29 @@ def builds_dir() -> Path:
     return Path(chosen) if chosen else cache_dir() / "builds"
 
 
+def _distrusted(path: Path) -> tuple[Path, str] | None:
+    """The cache folder, or else the cache file, that is not the user's own, and why."""
+    if not path.parent.exists():
+        return None  # nothing to load; saving creates it privately
+    why = untrusted(path.parent, folder=True)
+    if why is not None:
+        return path.parent, why
+    why = untrusted(path, folder=False) if path.exists() or path.is_symlink() else None
+    return (path, why) if why is not None else None
+
+
 class CompiledTemplates(jinja2.FileSystemBytecodeCache):
-    """Jinja's compiled templates in the cache folder; jinja checks each against its source."""
+    """Jinja's compiled templates in the cache folder; jinja checks each against its source.
+    Compiled code is loaded only from a file of the user's own (see `untrusted`)."""
 
     def __init__(self, folder: Path) -> None:
         with contextlib.suppress(OSError):
-            folder.mkdir(parents=True, exist_ok=True)
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         super().__init__(str(folder))
 
     def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        if untrusted(Path(self.directory), folder=True) or untrusted(Path(self._get_cache_filename(bucket)), False):
+            return  # missing, or not the user's own: compiled again
         with contextlib.suppress(OSError):  # a folder that cannot be read only costs time
             super().load_bytecode(bucket)
 
@@ -135,14 +182,24 @@ class BuildCache:
             return cls()
         if root in OPEN:
             return OPEN[root]
-        name = hashlib.sha256(str(root).encode()).hexdigest()[:24]
-        path = builds_dir() / f"{name}.pickle"
+        path = cache_file(root)
+        with contextlib.suppress(OSError):
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        distrusted = _distrusted(path)
+        if distrusted is not None:
+            log.warning(
+                "benchledger: build cache %s not used: %s, and loading it would run its code; "
+                "set BENCHLEDGER_BUILD_CACHE to a folder of your own",
+                *distrusted,
+            )
+            OPEN[root] = cache = cls()
+            return cache
         cache = cls(path=path)
         if not templating.BYTECODE:  # jinja checks each template's source against its compiled copy
-            templating.BYTECODE.append(CompiledTemplates(path.parent / "jinja"))
+            templating.BYTECODE.append(CompiledTemplates(path.parent / "benchledger-jinja"))
         try:
             with path.open("rb") as fh:
-                version, parsed, rendered, written, trial_lines, templates = pickle.load(fh)  # our folder
+                version, parsed, rendered, written, trial_lines, templates = pickle.load(fh)  # our own file
             parts = (parsed, rendered, written, trial_lines, templates)
             if version == code_version() and all(isinstance(part, dict) for part in parts):
                 cache = cls(parsed, rendered, written, trial_lines, path)
@@ -158,14 +215,16 @@ class BuildCache:
             return
         tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with tmp.open("wb") as fh:
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            if untrusted(self.path.parent, folder=True):
+                return  # checked when loading; a folder changed since is not written to
+            with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as fh:
                 state = (code_version(), self.parsed, self.rendered, self.written, self.trial_lines, charts.TEMPLATES)
                 pickle.dump(state, fh, protocol=5)
             tmp.replace(self.path)
-            for old in self.path.parent.glob("*.pickle"):
-                if old.stat().st_mtime < time.time() - FORGET_AFTER_S:
-                    old.unlink()  # a publication not built for a month
+            for old in self.path.parent.iterdir():
+                if OURS.match(old.name) and old.stat().st_mtime < time.time() - FORGET_AFTER_S:
+                    old.unlink()  # benchledger's own cache of a publication not built for a month
         except Exception:  # a full disk, a read-only folder: the next build is only slower
             with contextlib.suppress(OSError):
                 tmp.unlink()

@@ -4,7 +4,9 @@ benchledger generated itself, and never anything outside docs_dir.
 `.benchledger-generated.json` in docs_dir lists what benchledger wrote. A file is
 overwritten or removed only when it is on that list, lies under one of the generated
 folders (`render.outputs.OWNED`), is not a symlink, and, for a page, still starts with
-the generated mark: a page a person wrote, or took over, is never touched. The list is
+the generated mark: a page a person wrote, or took over, is never touched. A file missing
+from the list (the list was lost) is taken back only when it is a page with the generated
+mark or holds exactly the bytes about to be written. The list is
 untrusted input (it is a file in the repository): an entry that is not a path inside
 docs_dir is an error naming the file. The list is rewritten atomically before any
 output is written (naming both the old and the new files) and again at the end, so an
@@ -79,6 +81,20 @@ def _ours(path: Path, listed: bool) -> bool:
     return True
 
 
+def _adoptable(path: Path, data: bytes) -> bool:
+    """An unlisted file benchledger may take back (the list was lost, e.g. deleted as the
+    corrupt-list error advises): a page that still opens with the generated mark, or a file
+    holding exactly the bytes about to be written. Never a link or anything else."""
+    if path.is_symlink() or not path.is_file():
+        return False
+    if path.suffix == ".md":
+        return True  # _ours() then requires the generated mark
+    try:
+        return path.stat().st_size == len(data) and path.read_bytes() == data
+    except OSError:
+        return False
+
+
 def read_list(docs: Path, inside: Confined) -> set[str]:
     """The files the last generation wrote, validated: a located error for anything else."""
     path = docs / LIST_FILE
@@ -133,7 +149,7 @@ def write(
     docs = Path(docs_dir).resolve()
     inside = Confined(docs)
     previous = read_list(docs, inside)
-    targets = _targets(docs, outputs, inside, previous)
+    targets = _targets(docs, outputs, inside, previous, stamps)
     report = WriteReport(unchanged=len(kept := set(kept) - set(outputs)))
     current = set(outputs) | kept
     if not previous >= current:
@@ -163,8 +179,12 @@ def write(
     return report
 
 
-def _targets(docs: Path, outputs: Mapping[str, bytes], inside: Confined, previous: set[str]) -> dict[str, Path]:
-    """Where each output goes; every conflict with a file benchledger did not write, at once."""
+def _targets(
+    docs: Path, outputs: Mapping[str, bytes], inside: Confined, previous: set[str], stamps: Stamps
+) -> dict[str, Path]:
+    """Where each output goes; every conflict with a file benchledger did not write, at once.
+    A file is benchledger's when listed, when the build cache's stamp of its own write still
+    matches it exactly, or when `_adoptable`."""
     targets, conflicts = {}, []
     for rel in sorted(outputs):
         try:
@@ -172,7 +192,10 @@ def _targets(docs: Path, outputs: Mapping[str, bytes], inside: Confined, previou
         except ValueError as err:
             conflicts.append(Problem(f"{docs.name}/{rel}", None, None, f"cannot be written: {err}"))
             continue
-        if (target.exists() or target.is_symlink()) and not _ours(target, rel in previous):
+        known = stamps.get(rel)
+        ours = known is not None and stamp(target, known[0]) == known and not target.is_symlink()
+        listed = rel in previous or ours or _adoptable(target, outputs[rel])
+        if (target.exists() or target.is_symlink()) and not _ours(target, listed):
             conflicts.append(
                 Problem(
                     f"{docs.name}/{rel}",

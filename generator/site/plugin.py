@@ -21,6 +21,7 @@ from mkdocs.structure.files import InclusionLevel
 
 from ..analysis.comparison import Settings
 from ..errors import BenchledgerError
+from ..ledger.publication import layout_problems, theme_problems
 from ..ledger.records import RUNS_DIR, Ledger
 from ..render.assets import JAVASCRIPT, STYLESHEETS
 from ..render.attribution_pages import grids_panel
@@ -76,6 +77,11 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         docs_dir = Path(config.docs_dir).resolve()
         self.settings = settings_from(self.config)
         self.cache = self.cache or BuildCache.for_publication(self.root)
+        custom = config.theme.custom_dir
+        overlaps = layout_problems(self.root, docs_dir, Path(config.site_dir))
+        overlaps += theme_problems(self.root, Path(custom) if custom else None)
+        if overlaps:  # before MkDocs empties the site folder
+            raise PluginError("benchledger found problems:\n" + "\n".join(map(str, overlaps)))
         try:
             generated = generate_site(self.root, docs_dir, self.settings, self.cache)
         except BenchledgerError as err:

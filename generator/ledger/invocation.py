@@ -1,0 +1,95 @@
+"""A measured run's `runner.invocation` (what `benchledger rerun` executes) must say what its
+`runner` fields show a reader (`runner.command`, `runner.base_url`, ...): an invocation edited
+behind a harmless display is refused, so a rerun never executes a command nobody was shown.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Sequence
+
+from ..errors import Problem
+from ..format.models import RunFile, Runner
+from .yamlio import Lines
+
+RERUNNABLE = ("openai", "command")
+# runner field shown to a reader -> the `run openai` option that sets it, and its value when the
+# option is absent (None: no default to compare with, e.g. the model the server listed first)
+OPENAI_FIELDS = {
+    "base_url": ("--base-url", "http://127.0.0.1:8080/v1"),
+    "endpoint": ("--endpoint", "chat"),
+    "model": ("--model", None),
+    "prompts": ("--prompts", "built-in"),
+}
+
+
+def runner_argv(runner: Runner) -> list[str]:
+    """The recorded invocation without a leading `benchledger`."""
+    argv = list(runner.invocation)
+    return argv[1:] if argv[:1] == ["benchledger"] else argv
+
+
+def option_value(argv: Sequence[str], option: str) -> str | None:
+    """The value of `--opt value` or `--opt=value` among the runner's own options (before `--`)."""
+    own = list(argv[: list(argv).index("--")] if "--" in argv else argv)
+    for i, arg in enumerate(own):
+        if arg == option and i + 1 < len(own):
+            return own[i + 1]
+        if arg.startswith(option + "="):
+            return arg.split("=", 1)[1]
+    return None
+
+
+def program(argv: Sequence[str]) -> list[str]:
+    """What a `run command` invocation times: everything after its `--`."""
+    return list(argv[list(argv).index("--") + 1 :]) if "--" in argv else []
+
+
+def invocation_problems(meta: RunFile, rel: str, lines: Lines) -> list[Problem]:
+    """Problems of a measured run whose recorded invocation disagrees with its runner fields."""
+    runner = meta.runner
+    if runner is None or not runner.invocation or meta.source.kind != "measured" or meta.imported is not None:
+        return []
+    where, line = f"{rel}/run.yaml", lines.get(("runner", "invocation"))
+    argv = runner_argv(runner)
+    if argv[:1] != ["run"] or len(argv) < 2 or argv[1] not in RERUNNABLE:
+        shown = " ".join(argv[:3])
+        return [Problem(where, line, "runner.invocation", f"{shown!r} is not a `benchledger run` line")]
+    fix = (
+        "benchledger rerun executes the invocation, so it must say what the run page shows; "
+        "make the two equal, or measure the run again with benchledger run"
+    )
+    if argv[1] != runner.kind:
+        message = f"runs `run {argv[1]}` but runner.kind says {runner.kind!r}; {fix}"
+        return [Problem(where, line, "runner.invocation", message)]
+    if argv[1] == "command":
+        return _command_problems(runner, argv, where, line, fix)
+    out = []
+    for name, (option, default) in OPENAI_FIELDS.items():
+        shown_value = getattr(runner, name)
+        given = option_value(argv, option)
+        actual = given if given is not None else default
+        if shown_value is None or actual is None or str(shown_value) == actual:
+            continue
+        message = f"sets {option} {actual!r} but runner.{name} shows {shown_value!r}; {fix}"
+        out.append(Problem(where, line, "runner.invocation", message))
+    if program(argv):
+        message = f"passes a program to `run openai` ({shlex.join(program(argv))}); {fix}"
+        out.append(Problem(where, line, "runner.invocation", message))
+    return out
+
+
+def _command_problems(runner: Runner, argv: list[str], where: str, line: int | None, fix: str) -> list[Problem]:
+    shown = runner.extras.get("command")
+    executed = program(argv)
+    if not isinstance(shown, list) or not all(isinstance(a, str) for a in shown):
+        message = "is missing or not a list of strings; a `run command` run records the command it timed"
+        return [Problem(where, line, "runner.command", message)]
+    if executed != shown:
+        message = (
+            f"runs `{shlex.join(executed)}` but runner.command shows `{shlex.join(shown)}`; {fix}"
+            if executed
+            else f"runs no program after `--` but runner.command shows `{shlex.join(shown)}`; {fix}"
+        )
+        return [Problem(where, line, "runner.invocation", message)]
+    return []

@@ -1,0 +1,142 @@
+"""What MkDocs would publish from the docs folder must come from the repository: a symlink
+leading outside it (`env.txt -> /proc/self/environ`, `passwd.txt -> /etc/passwd`) would put
+that file on the site, so it is refused, as are dangling links, link loops and entries that
+are not regular files or folders (a FIFO would hang the build)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..errors import Problem
+from .records import RUNS_DIR, Report
+from .yamlio import line_for
+
+FIX = "replace the link with a copy of the file you mean to publish, or remove it"
+
+
+def docs_problems(root: Path, docs: Path) -> list[Problem]:
+    """Every entry under `docs` (links to folders inside the repository are walked too) that
+    is not a regular file or folder of the repository."""
+    root = root.resolve()
+    problems: list[Problem] = []
+    seen: set[Path] = set()
+    stack = [docs] if docs.is_dir() and not docs.is_symlink() else []
+    while stack:
+        folder = stack.pop()
+        real = folder.resolve()
+        if real in seen:
+            continue
+        seen.add(real)
+        try:
+            with os.scandir(folder) as scan:
+                entries = sorted(scan, key=lambda e: e.name)
+        except OSError as err:
+            problems.append(Problem(_rel(folder, root), None, None, f"cannot be read ({err.strerror}); fix it"))
+            continue
+        for entry in entries:
+            path = Path(entry.path)
+            problem = _link_problem(path, root) if entry.is_symlink() else _entry_problem(entry)
+            if problem is not None:
+                problems.append(Problem(_rel(path, root), None, None, problem))
+            elif entry.is_dir():
+                stack.append(path)
+    return sorted(problems)
+
+
+def _link_problem(path: Path, root: Path) -> str | None:
+    shown = os.readlink(path)
+    try:
+        target = path.resolve(strict=True)
+    except FileNotFoundError:
+        return f"is a symlink to {shown!r}, which does not exist; {FIX}"
+    except (OSError, RuntimeError):
+        return f"is a symlink loop ({shown!r}); remove it"
+    if not target.is_relative_to(root):
+        return f"is a symlink to {shown!r}, outside the repository: the site would publish that file; {FIX}"
+    if not (target.is_file() or target.is_dir()):
+        return f"is a symlink to {shown!r}, which is not a regular file or folder; remove it"
+    return None
+
+
+def _entry_problem(entry: os.DirEntry[str]) -> str | None:
+    if entry.is_dir(follow_symlinks=False) or entry.is_file(follow_symlinks=False):
+        return None
+    return "is not a regular file or folder (a FIFO, socket or device); remove it"
+
+
+def _rel(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def layout_problems(root: Path, docs: Path, site: Path | None = None, site_field: str = "site_dir") -> list[Problem]:
+    """The docs folder may not hold runs/ (generation would write into committed run folders);
+    the site folder, which MkDocs empties before building, may not be or hold the repository,
+    runs/ or the docs folder. `site_field` names where the site folder was given."""
+    root = root.resolve()
+    runs, docs = (root / RUNS_DIR).resolve(), docs.resolve()
+    out = []
+    if not docs.is_relative_to(root):
+        message = f"{docs} is outside the repository; use a folder inside it, e.g. docs_dir: site_src"
+        return [Problem("mkdocs.yml", None, "docs_dir", message)]
+    if runs.is_relative_to(docs) or docs.is_relative_to(runs):
+        message = (
+            f"{_rel(docs, root) if docs != root else '.'} holds runs/ or lies inside it: pages and copies "
+            "would be written into the committed run folders; use a folder of its own, e.g. docs_dir: site_src"
+        )
+        out.append(Problem("mkdocs.yml", None, "docs_dir", message))
+    if site is None:
+        return out
+    site = site.resolve()
+    fix = "MkDocs empties the site folder before it builds; use a folder of its own, e.g. site"
+    where = "" if site_field.startswith("--") else "mkdocs.yml"
+    if root.is_relative_to(site):
+        out.append(Problem(where, None, site_field, f"{site} is the repository or a folder above it; {fix}"))
+    elif site.is_relative_to(runs) or runs.is_relative_to(site):
+        out.append(Problem(where, None, site_field, f"{site} is, holds or lies inside runs/; {fix}"))
+    elif site.is_relative_to(docs) or docs.is_relative_to(site):
+        out.append(Problem(where, None, site_field, f"{site} is, holds or lies inside docs_dir; {fix}"))
+    return out
+
+
+RESERVED_IDS = frozenset({"index.md", "index.html"})  # runs/index.md and claims/index.md are generated
+
+
+def reserved_id(value: str, kind: str) -> str | None:
+    """Why a run, claim or attribution id cannot be used: its pages would collide with the
+    index page benchledger generates for runs/ or claims/."""
+    if value not in RESERVED_IDS:
+        return None
+    return (
+        f"{value!r} is the name of the {kind} index page benchledger generates; "
+        f"choose another id, e.g. {value.partition('.')[0]}-1"
+    )
+
+
+def reserved_id_problems(reports: Sequence[Report]) -> list[Problem]:
+    """Claims and attributions whose id collides with a generated page."""
+    out = []
+    for report in reports:
+        claims, grids = [c.id for c in report.meta.claims], [a.id for a in report.meta.attributions]
+        for key, ids in (("claims", claims), ("attributions", grids)):
+            for i, value in enumerate(ids):
+                why = reserved_id(value, "claims")
+                if why is not None:
+                    out.append(Problem(report.path, line_for((key, i, "id"), report.lines), f"{key}.{i}.id", why))
+    return out
+
+
+def theme_problems(root: Path, custom_dir: Path | None) -> list[Problem]:
+    """MkDocs publishes every file of `theme.custom_dir` that is not a template: it must lie in
+    the repository, and hold no link leading out of it."""
+    if custom_dir is None:
+        return []
+    root, folder = root.resolve(), custom_dir.resolve()
+    if not folder.is_relative_to(root):
+        message = f"{folder} is outside the repository, and MkDocs publishes the files in it; use a folder inside it"
+        return [Problem("mkdocs.yml", None, "theme.custom_dir", message)]
+    return docs_problems(root, folder)

@@ -1,0 +1,140 @@
+"""Nothing from outside the repository is published: a symlink under the docs folder that
+leads outside it is refused by check and build, naming the file; entries that are not
+regular files (a FIFO called x.md, a folder called x.md) are named, never a hang or a traceback."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from generator.cli import app
+from helpers import measured_run, publication, write_tree
+
+TOKEN = "FAKE_TOKEN_5f1c2e9a"
+FIX = "replace the link with a copy of the file you mean to publish, or remove it"
+
+
+def cli(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(app, list(args))
+    assert "Traceback" not in result.output, result.output
+    return result.exit_code, result.output
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return write_tree(tmp_path / "pub", publication(measured_run()))
+
+
+def build(repo: Path) -> subprocess.CompletedProcess[str]:
+    """A build in its own process, with a secret in its environment."""
+    command = [sys.executable, "-m", "generator.cli", "build", "--repo", str(repo)]
+    return subprocess.run(command, env={**os.environ, TOKEN: TOKEN}, capture_output=True, text=True, timeout=300)
+
+
+def published(repo: Path) -> str:
+    site = repo / "site"
+    return "".join(p.read_bytes().decode(errors="replace") for p in site.rglob("*") if p.is_file())
+
+
+def test_a_link_to_the_build_environment_is_refused_and_no_token_is_published(repo: Path) -> None:
+    (repo / "site_src" / "env.txt").symlink_to("/proc/self/environ")
+    done = build(repo)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert (
+        "site_src/env.txt: is a symlink to '/proc/self/environ', outside the repository: the site would publish "
+        f"that file; {FIX}"
+    ) in done.stderr
+    assert not (repo / "site").exists() or TOKEN not in published(repo)
+
+
+def test_a_link_to_a_file_outside_the_repository_is_refused(repo: Path, sentinel: Path) -> None:
+    secret = sentinel / "secret.txt"
+    secret.write_text(TOKEN)
+    (repo / "site_src" / "reports").mkdir()
+    (repo / "site_src" / "reports" / "passwd.txt").symlink_to(secret)
+    expected = f"Error: site_src/reports/passwd.txt: is a symlink to '{secret}', outside the repository"
+    code, out = cli("check", "--repo", str(repo))
+    assert code == 1 and expected in out, out
+    done = build(repo)
+    assert done.returncode == 1 and expected in done.stderr
+    assert not (repo / "site").exists() or TOKEN not in published(repo)
+
+
+def test_a_linked_folder_inside_the_repository_is_walked(repo: Path, sentinel: Path) -> None:
+    (repo / "extra").mkdir()
+    (repo / "extra" / "leak.txt").symlink_to(sentinel / "precious.txt")
+    (repo / "site_src" / "extra").symlink_to("../extra")
+    code, out = cli("check", "--repo", str(repo))
+    assert code == 1
+    assert "Error: site_src/extra/leak.txt: is a symlink to " in out and "outside the repository" in out
+
+
+def test_a_link_inside_the_repository_is_accepted(repo: Path) -> None:
+    (repo / "README.md").write_text("# Readme\n")
+    (repo / "site_src" / "readme.md").symlink_to("../README.md")
+    assert cli("check", "--repo", str(repo)) == (0, "1 runs, 0 reports, 0 claims: no problems\n")
+
+
+@pytest.mark.parametrize(
+    ("target", "message"),
+    [
+        ("missing.txt", "is a symlink to 'missing.txt', which does not exist; " + FIX),
+        ("link.txt", "is a symlink loop ('link.txt'); remove it"),
+    ],
+)
+def test_dangling_links_and_loops_are_named(repo: Path, target: str, message: str) -> None:
+    (repo / "site_src" / "link.txt").symlink_to(target)
+    code, out = cli("check", "--repo", str(repo))
+    assert code == 1 and f"Error: site_src/link.txt: {message}\n" in out, out
+
+
+def test_a_fifo_named_like_a_report_does_not_hang_check(repo: Path) -> None:
+    (repo / "site_src" / "reports").mkdir()
+    os.mkfifo(repo / "site_src" / "reports" / "x.md")
+    command = [sys.executable, "-m", "generator.cli", "check", "--repo", str(repo)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)  # a hang fails here
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert (
+        "Error: site_src/reports/x.md: is not a regular file or folder (a FIFO, socket or device); remove it\n"
+        in done.stderr
+    )
+
+
+def test_a_folder_named_like_a_report_is_no_traceback(repo: Path) -> None:
+    (repo / "site_src" / "reports" / "old.md").mkdir(parents=True)
+    assert cli("check", "--repo", str(repo)) == (0, "1 runs, 0 reports, 0 claims: no problems\n")
+
+
+def test_a_theme_folder_outside_the_repository_is_refused(repo: Path, sentinel: Path) -> None:
+    """MkDocs publishes every file of theme.custom_dir that is not a template."""
+    from helpers import MKDOCS_YML
+
+    (sentinel / "secret.txt").write_text(TOKEN)
+    (repo / "mkdocs.yml").write_text(
+        MKDOCS_YML.replace("  name: material\n", f"  name: material\n  custom_dir: {sentinel}\n")
+    )
+    message = (
+        f"mkdocs.yml: theme.custom_dir: {sentinel} is outside the repository, and MkDocs publishes the files in it"
+    )
+    code, out = cli("build", "--repo", str(repo))
+    assert code == 1 and f"Error: {message}; use a folder inside it\n" in out, out
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q"], cwd=repo, capture_output=True, text=True)
+    assert done.returncode != 0 and message in done.stderr
+    assert not (repo / "site").exists() or TOKEN not in published(repo)
+
+
+def test_a_link_out_of_an_inside_theme_folder_is_refused(repo: Path, sentinel: Path) -> None:
+    from helpers import MKDOCS_YML
+
+    (repo / "overrides").mkdir()
+    (repo / "overrides" / "leak.txt").symlink_to(sentinel / "precious.txt")
+    (repo / "mkdocs.yml").write_text(
+        MKDOCS_YML.replace("  name: material\n", "  name: material\n  custom_dir: overrides\n")
+    )
+    code, out = cli("build", "--repo", str(repo))
+    assert code == 1 and "Error: overrides/leak.txt: is a symlink to " in out and "outside the repository" in out
