@@ -19,7 +19,7 @@ from ..format.hashing import file_hash
 from ..format.models import MANIFEST_SCHEMA, RUN_SCHEMA
 from ..format.paths import file_name, is_local_path, local_paths
 from ..ledger.publication import reserved_id
-from ..ledger.runs import parse_run, run_digest
+from ..ledger.runs import LOCAL_PATH, parse_run, run_digest
 from ..runner.writer import RunWriter, check_target
 
 MAX_INPUT_BYTES = 256 * 1024 * 1024
@@ -307,7 +307,8 @@ def _refuse_unchecked(
     files = sorted(p for p in writer.tmp.rglob("*") if p.is_file())
     blobs = {p.relative_to(writer.tmp).as_posix(): p.read_bytes() for p in files}
     _, problems = parse_run(options.out / options.run_id, blobs, [], run_digest(blobs))
-    errors = [p for p in problems if p.severity == "error"]
+    kept = options.keep_paths  # asked for: the paths are written, and check names them with the fix
+    errors = [p for p in problems if p.severity == "error" and not (kept and p.message.startswith(LOCAL_PATH))]
     if errors:
         writer.abandon()
         note = "; check would refuse the imported run, so nothing was written"

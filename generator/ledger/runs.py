@@ -195,6 +195,9 @@ def _parse_files(
     return meta, manifest, results, requests
 
 
+LOCAL_PATH = "is an absolute local path"  # how these problems begin: `import --keep-paths` lets them through
+
+
 def _path_problems(rel: str, data: Any, lines: Lines) -> list[Problem]:
     """A value that is an absolute local path (a model file on someone's disk) is refused in an
     imported run. Runs the runner writes still record the paths it ran with (runner.model,
@@ -202,7 +205,7 @@ def _path_problems(rel: str, data: Any, lines: Lines) -> list[Problem]:
     out = []
     for at, value in local_paths(data):
         key = ".".join(map(str, at))
-        fix = f"is an absolute local path ({value[:80]!r}); write the file name {file_name(value)!r} instead"
+        fix = f"{LOCAL_PATH} ({value[:80]!r}); write the file name {file_name(value)!r} instead"
         out.append(Problem(rel, line_for(at, lines), key, fix))
     return out
 
@@ -212,7 +215,7 @@ def _cell_path_problems(rel: str, results: Results) -> list[Problem]:
     for row in results.rows:
         for column, value in zip(results.conditions, row.at, strict=True):
             if is_local_path(value):
-                fix = f"is an absolute local path ({value[:80]!r}); write the file name {file_name(value)!r} instead"
+                fix = f"{LOCAL_PATH} ({value[:80]!r}); write the file name {file_name(value)!r} instead"
                 out.append(Problem(rel, row.line, column, fix))
     return out
 

@@ -141,7 +141,7 @@ def test_a_hyperfine_command_carrying_a_bearer_token_is_refused(tmp_path: Path) 
     [
         ("pp 5", "1.2.3 ± 0.5", "t/s: '1.2.3 ± 0.5' is not `mean ± sd` (two finite numbers, e.g. 6.17 ± 0.07)"),
         ("pp 5", "1e999 ± 1", "t/s: '1e999 ± 1' is not `mean ± sd` (two finite numbers, e.g. 6.17 ± 0.07)"),
-        ("pp " + "9" * 5000, "1 ± 0", "test: 'pp " + "9" * 37 + "' is not ppN, tgN or ppN @ dN"),
+        ("pp " + "9" * 5000, "1 ± 0", "test: 'pp " + "9" * 37 + "' is not ppN, tgN, ppN+tgM, tgN@ppM or ppN @ dN"),
     ],
 )
 def test_a_malformed_llama_bench_table_value_is_a_clear_error(
