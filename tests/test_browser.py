@@ -620,7 +620,7 @@ ON_SCREEN = """() => {
 
 @pytest.mark.parametrize("name", ["ledger", "runs", "compare", "grid"])
 def test_on_a_phone_every_cell_of_a_verdict_table_is_on_screen(browser: Any, example: str, name: str) -> None:
-    """390 px: the ledger's Measured, Claimed and Flags, the runs' Source and Receipts, the
+    """390 px: the ledger's Effect, Claimed and Flags, the runs' Source and Receipts, the
     compare page's B / A and interval, the grid's effect verdicts stack into rows, none hidden."""
     watched = open_in(browser, f"{example}/{READ[name]}", "default", 390)
     shown, off = watched.page.evaluate(ON_SCREEN)
@@ -629,7 +629,7 @@ def test_on_a_phone_every_cell_of_a_verdict_table_is_on_screen(browser: Any, exa
         "article .bl-stack tbody tr", "r => [...r.cells].map(c => getComputedStyle(c, '::before').content)"
     )
     expected = {
-        "ledger": ['"Date"', '"Claim"', '"Verdict"', '"Measured"', '"Claimed"', '"Flags"'],
+        "ledger": ['"Date"', '"Claim"', '"Verdict"', '"Effect"', '"Claimed"', '"Flags"'],
         "runs": [
             '"Run"',
             '"Receipts"',

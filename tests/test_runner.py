@@ -21,7 +21,11 @@ from helpers import publication, write_tree
 QUIET = Console(quiet=True)
 
 
-def common(root: Path, run_id: str = "2026-11-29-fake", **kw: object) -> Common:
+def common(
+    root: Path, run_id: str = "2026-11-29-fake", invocation: tuple[str, ...] = ("run", "openai"), **kw: object
+) -> Common:
+    """The options every run command shares; `invocation` is the command line as the CLI would
+    record it (check refuses a run whose invocation disagrees with what its page shows)."""
     return Common(
         kw.pop("title", "fake"),
         run_id,
@@ -30,7 +34,7 @@ def common(root: Path, run_id: str = "2026-11-29-fake", **kw: object) -> Common:
         ["draft_n_max=4"],
         None,
         None,
-        ["run", "openai"],
+        list(invocation),
     )
 
 
@@ -48,7 +52,8 @@ def openai_run(root: Path, server: FakeServer, **kw: object) -> Path:
         "timeout": 10.0,
     }
     args.update(kw)
-    return run_openai(common(root), server.base_url, console=QUIET, **args)  # type: ignore[arg-type]
+    called = common(root, invocation=("run", "openai", "--base-url", server.base_url))
+    return run_openai(called, server.base_url, console=QUIET, **args)  # type: ignore[arg-type]
 
 
 def rows(path: Path) -> list[dict[str, str]]:
@@ -167,7 +172,7 @@ PROGRAM = "import sys; print('speed 12.5 tok/s'); print('{\"r\": {\"score\": 3}}
 
 def test_command_runner_parses_figures(tmp_path: Path) -> None:
     run = run_command(
-        common(tmp_path),
+        common(tmp_path, invocation=("run", "command", "--", sys.executable, "-c", PROGRAM)),
         [sys.executable, "-c", PROGRAM],
         3,
         1,

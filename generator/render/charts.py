@@ -236,7 +236,7 @@ def forest_domain(values: Sequence[float]) -> tuple[float, float]:
     margin of a fifth of the span on each side (so a 2% and a 300% effect both read)."""
     low, high = math.log(min([1.0, *values])), math.log(max([1.0, *values]))
     pad = max((high - low) / 5, 0.005)
-    return round(math.exp(low - pad), 4), round(math.exp(high + pad), 4)
+    return float(f"{math.exp(low - pad):.4g}"), float(f"{math.exp(high + pad):.4g}")  # never rounded to 0
 
 
 DOMAIN_MARK = (0.000123456, 98765.4321)  # stands for the axis domain in the cached template

@@ -347,7 +347,7 @@ def report_panel(evaluations: Sequence[Evaluation], slug: str = "") -> str:
     )
     return (
         f"\n\n**Claims in this report** ([how verdicts are computed]({up}methods.md))\n\n"
-        "| Claim | Verdict | Measured | Flags |\n| --- | --- | --- | --- |\n" + rows + "\n"
+        "| Claim | Verdict | Effect | Flags |\n| --- | --- | --- | --- |\n" + rows + "\n"
     )
 
 
