@@ -543,6 +543,7 @@ READ = {
     "run": "runs/2026-11-29-testbed-nmax2/",
     "runs": "runs/",
     "compare": "compare/?a=2026-11-29-testbed-nodraft&b=2026-11-29-testbed-nmax2",
+    "report": "reports/who-earned-it/",
 }
 PALETTES = ("default", "slate")
 
@@ -618,7 +619,7 @@ ON_SCREEN = """() => {
 }"""
 
 
-@pytest.mark.parametrize("name", ["ledger", "runs", "compare", "grid"])
+@pytest.mark.parametrize("name", ["ledger", "runs", "compare", "grid", "claim", "report"])
 def test_on_a_phone_every_cell_of_a_verdict_table_is_on_screen(browser: Any, example: str, name: str) -> None:
     """390 px: the ledger's Effect, Claimed and Flags, the runs' Source and Receipts, the
     compare page's B / A and interval, the grid's effect verdicts stack into rows, none hidden."""
@@ -643,6 +644,17 @@ def test_on_a_phone_every_cell_of_a_verdict_table_is_on_screen(browser: Any, exa
         ],
         "compare": ['"key"', '"A"', '"B"'],
         "grid": ['"Effect"', '"Ratio"', '"Interval"', '"Verdict"'],
+        "claim": [
+            '"Claim"',
+            '"Condition"',
+            '"Verdict"',
+            '"Ratio"',
+            '"Interval"',
+            '"Level"',
+            '"Band of no difference"',
+            '"n (baseline / candidate)"',
+        ],
+        "report": ['"Claim"', '"Verdict"', '"Effect"', '"Flags"'],
     }
     assert labels == expected[name]  # each value says which column it came from
     assert watched.errors == []

@@ -347,7 +347,8 @@ def report_panel(evaluations: Sequence[Evaluation], slug: str = "") -> str:
     )
     return (
         f"\n\n**Claims in this report** ([how verdicts are computed]({up}methods.md))\n\n"
-        "| Claim | Verdict | Effect | Flags |\n| --- | --- | --- | --- |\n" + rows + "\n"
+        '<div class="bl-stack bl-stack--panel" markdown="1">\n\n'
+        "| Claim | Verdict | Effect | Flags |\n| --- | --- | --- | --- |\n" + rows + "\n</div>\n"
     )
 
 
