@@ -90,7 +90,37 @@ def test_a_bad_confidence_in_mkdocs_yml_is_a_clear_error(repo: Path) -> None:
     config.write_text(config.read_text().replace("  - benchledger\n", "  - benchledger:\n      confidence: lots\n"))
     result = CliRunner().invoke(app, ["generate", "--repo", str(repo)])
     assert result.exit_code == 1
-    assert "plugins.benchledger.confidence: 'lots' is not a number in [0, 1)" in result.output
+    assert "plugins.benchledger.confidence: 'lots' is not a number in [0.5, 1); e.g. 0.95" in result.output
+
+
+@pytest.mark.parametrize("command", ["generate", "build"])
+def test_the_cli_and_the_plugin_read_the_settings_alike(repo: Path, command: str) -> None:
+    """One parser: a min_effect of 1.5 (150%) is refused by `generate` (the CLI's reading) and by
+    `build` (MkDocs running the plugin) with the same words; it once passed the plugin."""
+    config = repo / "mkdocs.yml"
+    config.write_text(config.read_text().replace("  - benchledger\n", "  - benchledger:\n      min_effect: 1.5\n"))
+    result = CliRunner().invoke(app, [command, "--repo", str(repo)])
+    assert result.exit_code == 1
+    assert "plugins.benchledger.min_effect: 1.5 is not a number in [0, 1); e.g. 0.01" in result.output
+
+
+def test_a_bad_command_line_setting_names_the_option(repo: Path) -> None:
+    result = CliRunner().invoke(
+        app,
+        [
+            "compare",
+            "2026-09-01-measured",
+            "2026-09-01-measured",
+            "--metric",
+            "tokens_per_second",
+            "--min-effect",
+            "2",
+            "--repo",
+            str(repo),
+        ],
+    )
+    assert result.exit_code == 1
+    assert "command line: --min-effect: 2.0 is not a number in [0, 1); e.g. 0.01" in result.output
 
 
 def test_diff_shows_what_differs_and_every_shared_figure(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from ..errors import BenchledgerError, Problem
 from ..format.claimed import Claimed
 from . import stats
 from .verdicts import Verdict
@@ -21,6 +22,25 @@ class Settings:
     confidence: float = stats.CONFIDENCE
     min_effect: float = 0.01
     noise: float | None = None  # None: the larger per-trial CV of the two sides
+
+    @classmethod
+    def parse(cls, given: Mapping[str, object], where: str, prefix: str = "plugins.benchledger.") -> Settings:
+        """The one reading of the verdict parameters, for the plugin and the CLI alike: each of
+        `given` (missing or None: the default above) checked, or a BenchledgerError naming the
+        file (`where`), the field (`prefix` + key: `plugins.benchledger.min_effect`, or
+        `--min-effect` for prefix "--"), the value and the fix."""
+        known = {"confidence": (0.5, "0.95"), "min_effect": (0.0, "0.01"), "noise": (0.0, "0.06")}
+        values: dict[str, float] = {}
+        for key, (low, example) in known.items():
+            value = given.get(key)
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value < 1:
+                message = f"{value!r} is not a number in [{low:g}, 1); e.g. {example}"
+                field = prefix + (key.replace("_", "-") if prefix == "--" else key)
+                raise BenchledgerError(Problem(where, None, field, message))
+            values[key] = float(value)
+        return cls(**values)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
-from ..errors import Problem
+from ..errors import BenchledgerError, Problem
 
 if TYPE_CHECKING:
     from ..analysis.comparison import Settings
@@ -97,23 +97,24 @@ def docs_dir_of(repo: Path) -> Path:
 
 
 def verdict_settings(repo: Path, min_effect: float | None, noise: float | None) -> Settings:
-    """The verdict parameters: command-line options, else the plugin configuration in mkdocs.yml."""
+    """The verdict parameters: command-line options, else the plugin configuration in mkdocs.yml
+    (both read by `Settings.parse`, the plugin's reading too)."""
+    from dataclasses import replace
+
     from ..analysis.comparison import Settings
 
     configured: dict[str, Any] = {}
     for entry in mkdocs_yaml(repo).get("plugins") or []:
         if isinstance(entry, dict) and isinstance(entry.get("benchledger"), dict):
             configured = entry["benchledger"]
-
-    def number(key: str, given: float | None, default: float | None) -> float | None:
-        value = given if given is not None else configured.get(key, default)
-        if value is None:
-            return None
-        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < 1:
-            fail(f"{repo / 'mkdocs.yml'}: plugins.benchledger.{key}: {value!r} is not a number in [0, 1); e.g. 0.05")
-        return float(value)
-
-    confidence = number("confidence", None, 0.95)
-    if confidence is None or confidence < 0.5:
-        fail(f"{repo / 'mkdocs.yml'}: plugins.benchledger.confidence: must lie in [0.5, 1), e.g. 0.95")
-    return Settings(confidence, number("min_effect", min_effect, 0.01) or 0.0, number("noise", noise, None))
+    try:
+        found = Settings.parse(configured, str(repo / "mkdocs.yml"))
+        given = Settings.parse({"min_effect": min_effect, "noise": noise}, "command line", "--")
+    except BenchledgerError as err:
+        fail(err.problems)
+    chosen = {
+        k: getattr(given, k)
+        for k in ("min_effect", "noise")
+        if {"min_effect": min_effect, "noise": noise}[k] is not None
+    }
+    return replace(found, **chosen)

@@ -41,18 +41,20 @@ USER_EPOCH = os.environ.get("SOURCE_DATE_EPOCH")  # a value the user set wins
 
 
 class PluginConfig(Config):
-    min_effect = c.Type(float, default=0.01)
-    noise = c.Optional(c.Type(float))
-    confidence = c.Type(float, default=0.95)
+    """Each option unset means Settings' default (one place holds the defaults)."""
+
+    min_effect = c.Optional(c.Type((int, float)))
+    noise = c.Optional(c.Type((int, float)))
+    confidence = c.Optional(c.Type((int, float)))
 
 
 def settings_from(config: PluginConfig) -> Settings:
-    """The verdict parameters of the plugin configuration, checked."""
-    if not 0.5 <= config.confidence < 1:
-        raise PluginError(f"benchledger: confidence {config.confidence} must lie in [0.5, 1), e.g. 0.95")
-    if config.min_effect < 0 or (config.noise is not None and config.noise < 0):
-        raise PluginError("benchledger: min_effect and noise must not be negative, e.g. min_effect: 0.01")
-    return Settings(config.confidence, config.min_effect, config.noise)
+    """The verdict parameters of the plugin configuration, read as the CLI reads them."""
+    given = {"confidence": config.confidence, "min_effect": config.min_effect, "noise": config.noise}
+    try:
+        return Settings.parse(given, "mkdocs.yml")
+    except BenchledgerError as err:
+        raise PluginError(f"benchledger: {err}") from None
 
 
 def build_epoch(ledger: Ledger) -> int:
