@@ -46,8 +46,3 @@ def test_cli_reference_has_a_section_for_every_registered_command() -> None:
     text = (ROOT / "site_src/guide/cli.md").read_text()
     documented = set(re.findall(r"^## benchledger (.+)$", text, re.M))
     assert documented == registered
-
-
-def test_the_reference_generator_is_not_in_the_wheel() -> None:
-    assert importlib.util.find_spec("generator.docs") is None
-    assert not (ROOT / "generator" / "docs.py").exists()

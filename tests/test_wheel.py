@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 import venv
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,10 @@ def test_the_wheel_installs_cleanly_and_the_scaffold_publishes_with_it(tmp_path:
         timeout=600,
     )
     (wheel,) = dist.glob("benchledger-*.whl")
+    with zipfile.ZipFile(wheel) as packed:
+        names = packed.namelist()
+    assert all(n.startswith(("generator/", "benchledger-")) for n in names), names  # no scripts/, tests/, runs/
+    assert "generator/authoring/new_publication/review.yml" in names  # the scaffold's data files ship
     env_dir = tmp_path / "env"
     venv.create(env_dir, with_pip=True)
     bin_dir = env_dir / "bin"
