@@ -54,3 +54,19 @@ def test_the_site_publishes_the_tables_with_excluded_trials_marked(tmp_path: Pat
     assert len(trials) == 5 * 2 * 3 and {t["excluded"] for t in trials if t["trial"] == "2"} == {"a backup ran"}
     assert json.loads(out["ledger/claims.json"]) == []
     assert "[trials.csv](../ledger/trials.csv)" in out["runs/index.md"].decode()
+
+
+def test_a_statement_a_spreadsheet_would_run_is_exported_inert() -> None:
+    from generator.render.ledger_files import table_csv
+
+    rows = [
+        {"claim": "a", "statement": '=HYPERLINK("http://evil.example","x")', "claimed": "-5%"},
+        {"claim": "b", "statement": "@SUM(1+1)", "claimed": "+20%"},
+        {"claim": "c", "statement": "-cmd|' /C calc'!A0", "claimed": "0%"},
+    ]
+    lines = table_csv(rows, ("claim", "statement", "claimed")).decode().splitlines()
+    assert lines[1:] == [
+        'a,"\'=HYPERLINK(""http://evil.example"",""x"")",-5%',
+        "b,'@SUM(1+1),+20%",
+        "c,'-cmd|' /C calc'!A0,0%",
+    ]

@@ -28,8 +28,21 @@ def table_csv(rows: list[dict[str, Any]], first: tuple[str, ...]) -> bytes:
 
 def _csv_lines(rows: Any) -> str:
     buffer = io.StringIO()
-    csv.writer(buffer, lineterminator="\n").writerows(rows)
+    csv.writer(buffer, lineterminator="\n").writerows([_inert(cell) for cell in row] for row in rows)
     return buffer.getvalue()
+
+
+FORMULA = ("=", "+", "-", "@", "\t", "\r")  # what a spreadsheet reads as the start of a formula
+
+
+def _inert(cell: Any) -> Any:
+    """A text cell a spreadsheet would run as a formula (a claim statement `=HYPERLINK(...)`) is
+    written with a leading apostrophe, OWASP's advice for CSV exports; numbers and signed
+    figures ("-5%", "+1.5") are written as they are."""
+    if not isinstance(cell, str) or not cell.startswith(FORMULA):
+        return cell
+    signed_figure = cell[0] in "+-" and cell[1:2].isdigit()  # "-5%", "+20%": a claimed change, not code
+    return cell if signed_figure else "'" + cell
 
 
 def trials_csv(ledger: Ledger, fragments: Fragments | None = None) -> bytes:
