@@ -255,6 +255,7 @@ def _unsettled(
         edges |= {1 + m: "the smallest change worth calling", 1 - m: "the smallest change worth calling"}
         if q.claimed_ratio is not None:
             edges[q.claimed_ratio] = "the claimed effect"
+    edges = {e: why for e, why in edges.items() if e > 0}  # a band of 100% or more has no lower edge
     bound = min(edges, key=lambda e: abs(ratio.log_ratio - math.log(e)))
     return wording.never_settles(ratio.ratio, bound, edges[bound])
 

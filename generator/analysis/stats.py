@@ -261,6 +261,8 @@ def _welch(
 ) -> Ratio:
     """Welch on the log scale from each side's variance of log values and its n."""
     vb, vc = var_b / n_b, var_c / n_c
+    if not all(math.isfinite(v) and v < 1e100 for v in (diff, vb, vc)):
+        raise ValueError("the spread is too large to compute an interval (a variance of log values past 1e100)")
     se = math.sqrt(vb + vc)
     pooled = math.sqrt(((n_b - 1) * var_b + (n_c - 1) * var_c) / (n_b + n_c - 2))
     if se == 0:
@@ -292,6 +294,8 @@ def ratio_from_summaries(baseline: tuple[float, float, int], candidate: tuple[fl
         raise ValueError("a ratio interval needs n >= 2 on each side")
     if mb <= 0 or mc <= 0:
         raise ValueError("a ratio of means needs positive means")
+    if sb > 10 * mb or sc > 10 * mc:  # the delta method's log-scale variance means nothing there
+        raise ValueError("a published SD more than ten times its mean leaves the delta method no meaning")
     return _welch(math.log(mc / mb), (sb / mb) ** 2, nb, (sc / mc) ** 2, nc, "summaries")
 
 

@@ -80,6 +80,17 @@ EDGES = {
         "results": "trial,concurrency,tokens_per_second,draft_tokens,draft_accepted\n1,1,1,0,0\n2,1,1,0,0\n"
     },
     "dates at both ends of the range": {"fields": {"date": "1970-01-01"}, "other": {"date": "2105-12-31"}},
+    "trials alternating 1e100 and 1e-100 (a band past 100%)": {
+        "results": "trial,concurrency,tokens_per_second,draft_tokens,draft_accepted\n"
+        "1,1,1e100,5,4\n2,1,1e-100,5,4\n3,1,1e100,5,4\n4,1,1e-100,5,4\n",
+        "claim": {"metric": "tokens_per_second"},
+    },
+    "a published SD of 1e99 against a mean of 5": {
+        "other": {"source": {"kind": "reported", "citation": "A blog", "url": "https://example.org/p"}},
+        "results": "trial,concurrency,tokens_per_second,tokens_per_second.sd,tokens_per_second.n,"
+        "draft_tokens,draft_accepted\n,1,5.0,1e99,5,5,4\n",
+        "claim": {"metric": "tokens_per_second"},
+    },
 }
 
 
