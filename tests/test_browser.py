@@ -711,3 +711,15 @@ def test_every_verdict_and_state_has_its_own_colour_a_text_label_and_aa_contrast
     )
     assert contrast_violations(watched.page) == []
     watched.page.close()
+
+
+def test_the_compare_page_knows_no_run_named_after_an_object_property(browser: Any, example: str) -> None:
+    """A run id may be any lowercase word; a plain object would 'know' constructor, the one
+    property of Object.prototype a run id can spell."""
+    name = "constructor"
+    watched = Watched(browser)
+    watched.page.goto(f"{example}/compare/?a={name}&b=2026-11-29-testbed-nmax2")
+    watched.page.wait_for_function("() => document.querySelector('.bl-compare[data-bl-ready]')")
+    watched.page.wait_for_function("() => /No run/.test(document.querySelector('.bl-compare').textContent)")
+    assert f"No run {name} in this publication." in watched.page.inner_text(".bl-compare")
+    watched.page.close()

@@ -84,7 +84,7 @@
   function figures(listing, a, b) {
     var rows = [];
     if (JSON.stringify(a.conditions) !== JSON.stringify(b.conditions)) { return rows; }
-    var theirs = {};
+    var theirs = Object.create(null);
     b.figures.forEach(function (f) { theirs[f.name + "\u0000" + JSON.stringify(f.at)] = f; });
     a.figures.forEach(function (f) {
       var other = theirs[f.name + "\u0000" + JSON.stringify(f.at)];
@@ -138,7 +138,7 @@
     if (root.getAttribute("data-bl-ready")) { return; }
     root.setAttribute("data-bl-ready", "pending");
     fetchJson(root.getAttribute("data-bl-runs")).then(function (listing) {
-      var known = {};
+      var known = Object.create(null);  /* a run id may be "constructor" */
       var options = element("datalist", null, { id: "bl-compare-runs" });
       listing.runs.forEach(function (r) {
         known[r[0]] = true;
