@@ -109,6 +109,12 @@ def test_impossible_claims_are_refused(text: str) -> None:
         parse_claimed(text)
 
 
+@pytest.mark.parametrize("text", ["±0%", "within 0%", "±0.0%"])
+def test_a_margin_of_zero_is_refused_for_it_can_never_be_supported(text: str) -> None:
+    with pytest.raises(ValueError, match="no interval ever lies inside a margin of 0"):
+        parse_claimed(text)
+
+
 def test_several_conditions_hold_only_where_every_condition_holds() -> None:
     assert verdicts.combine(["supported", "supported"]) == "supported"
     assert verdicts.combine(["supported", "within noise"]) == "inconclusive"

@@ -59,7 +59,13 @@ def parse_claimed(text: str) -> Claimed:
     if match := _SIGN.match(text):
         return Claimed(text, "direction", -1 if match.group(1) in MINUS else 1)
     if match := _WITHIN.match(text):
-        return Claimed(text, "equivalence", margin=_fraction(text, match.group(1)))
+        margin = _fraction(text, match.group(1))
+        if margin == 0:
+            raise ValueError(
+                f'claimed {text!r}: no interval ever lies inside a margin of 0; write the largest difference '
+                'that still counts as none ("±2%"), or "no difference" for the smallest change worth calling'
+            )
+        return Claimed(text, "equivalence", margin=margin)
     if match := _PERCENT.match(text):
         size = _fraction(text, match.group(2))
         if size == 0:
