@@ -1,7 +1,7 @@
 """Measure an OpenAI-compatible server (llama.cpp, vLLM, SGLang, Ollama) with streaming.
 
-One trial sends `requests` requests with a fixed concurrency: each worker sends
-its next request when its last one finishes. Per request we record the start
+One trial sends `requests` requests, closed loop (a fixed concurrency: each worker sends
+its next request when its last one finishes) or open loop (arrivals at a request rate). Per request we record the start
 offset, TTFT (first read carrying content), latency, output tokens (usage,
 else llama.cpp's timings.predicted_n), the gaps between reads that carry content, and llama.cpp's
 draft counts. Per trial we derive the rows of results.csv from token counts,
@@ -11,6 +11,7 @@ never from chunk counts (one chunk can carry several tokens when drafting).
 from __future__ import annotations
 
 import asyncio
+import collections
 import json
 import math
 import re
@@ -24,7 +25,10 @@ import httpx
 
 from ..errors import BenchledgerError, Problem
 from .fetch import fetch, fetch_async, parse_json
+from .load import arrivals
+from .selfcheck import ClientFigures, LoopMonitor, quantile
 from .sse import StreamParser
+from .wire import Connection, Origin, Pool, WireError
 
 BUILTIN_PROMPTS = (
     "Explain in a few paragraphs how speculative decoding speeds up text generation.",
@@ -43,9 +47,9 @@ ACCEPT_METRIC = "vllm:spec_decode_num_accepted_tokens_total"
 @dataclass
 class RequestResult:
     request: int
-    start_s: float
-    ttft_s: float | None = None
-    latency_s: float | None = None
+    start_s: float  # scheduled send, from the trial's start
+    ttft_s: float | None = None  # from the scheduled send, so client-side queueing counts
+    latency_s: float | None = None  # from the scheduled send to the read that ended the stream
     output_tokens: int | None = None
     token_source: str | None = None  # usage | timings.predicted_n | chunks
     draft_tokens: int = 0
@@ -53,9 +57,30 @@ class RequestResult:
     drafted: bool = False  # the server reported draft fields
     server_decode_rate: float | None = None  # llama.cpp timings.predicted_per_second
     gaps: list[float] = field(default_factory=list)
+    send_delay_s: float | None = None  # from the scheduled send to the moment the bytes left
     error: str = ""
     malformed: int = 0  # SSE data lines that were not JSON
     refused: list[str] = field(default_factory=list)  # fields of the wrong type, negative or impossible
+
+    @property
+    def tpot_s(self) -> float | None:
+        """(latency - TTFT) / (output tokens - 1): from token counts, not chunks."""
+        if self.latency_s is None or self.ttft_s is None or self.output_tokens is None or self.output_tokens < 2:
+            return None
+        return (self.latency_s - self.ttft_s) / (self.output_tokens - 1)
+
+    def meets(self, slo: dict[str, float]) -> bool:
+        """Whether a successful request meets every SLO (load.SLO_KEYS)."""
+        if self.error or self.ttft_s is None or self.latency_s is None:
+            return False
+        tpot = self.tpot_s
+        checks = {
+            "ttft": self.ttft_s,
+            "itl": max(self.gaps, default=0.0),
+            "tpot": tpot if tpot is not None else 0.0,
+            "e2el": self.latency_s,
+        }
+        return all(checks[name] <= limit for name, limit in slo.items())
 
 
 @dataclass
@@ -63,6 +88,8 @@ class TrialResult:
     wall_s: float
     requests: list[RequestResult]
     vllm_draft: tuple[float, float] | None = None  # (drafted, accepted) deltas from /metrics
+    client: ClientFigures | None = None
+    slo: dict[str, float] = field(default_factory=dict)
 
     @property
     def ok(self) -> list[RequestResult]:
@@ -72,40 +99,40 @@ class TrialResult:
         """The results.csv values of this trial."""
         ok = self.ok
         tokens = sum(r.output_tokens or 0 for r in ok)
-        ttfts = sorted(r.ttft_s for r in ok if r.ttft_s is not None)
-        tpots = [
-            (r.latency_s - r.ttft_s) / (r.output_tokens - 1)
-            for r in ok
-            if r.latency_s is not None and r.ttft_s is not None and r.output_tokens is not None and r.output_tokens > 1
-        ]
+        wall = self.wall_s
         row = {
-            "tokens_per_second": tokens / self.wall_s if self.wall_s > 0 else 0.0,
-            "requests_per_second": len(ok) / self.wall_s if self.wall_s > 0 else 0.0,
-            "ttft_p50_s": _quantile(ttfts, 0.50),
-            "ttft_p99_s": _quantile(ttfts, 0.99),
-            "tpot_mean_s": statistics.fmean(tpots) if tpots else 0.0,
-            "errors": float(len(self.requests) - len(ok)),
+            "tokens_per_second": tokens / wall if wall > 0 else 0.0,
+            "requests_per_second": len(ok) / wall if wall > 0 else 0.0,
         }
+        tpots = [t for t in (r.tpot_s for r in ok) if t is not None]
+        series = {
+            "ttft": [r.ttft_s for r in ok if r.ttft_s is not None],
+            "itl": [g for r in ok for g in r.gaps],
+            "tpot": tpots,
+            "latency": [r.latency_s for r in ok if r.latency_s is not None],
+        }
+        for name, values in series.items():
+            ordered = sorted(values)
+            for q in (50, 90, 99):
+                row[f"{name}_p{q}_s"] = quantile(ordered, q / 100)
+        row["tpot_mean_s"] = statistics.fmean(tpots) if tpots else 0.0
+        row["errors"] = float(len(self.requests) - len(ok))
+        if self.slo:
+            good = sum(1 for r in ok if r.meets(self.slo))
+            row["goodput_requests_per_second"] = good / wall if wall > 0 else 0.0
+            row["slo_attainment"] = good / len(self.requests) if self.requests else 0.0
         if self.vllm_draft is not None:
             row["draft_tokens"], row["draft_accepted"] = self.vllm_draft
         else:
             row["draft_tokens"] = float(sum(r.draft_tokens for r in ok))
             row["draft_accepted"] = float(sum(r.draft_accepted for r in ok))
+        if self.client is not None:
+            row |= self.client.row()
         return row
 
     @property
     def drafted(self) -> bool:
         return self.vllm_draft is not None or any(r.drafted for r in self.requests)
-
-
-def _quantile(values: Sequence[float], q: float) -> float:
-    """Linear-interpolated quantile (numpy's default); 0 for no values."""
-    if not values:
-        return 0.0
-    pos = (len(values) - 1) * q
-    low = int(pos)
-    high = min(low + 1, len(values) - 1)
-    return values[low] + (values[high] - values[low]) * (pos - low)
 
 
 @dataclass(frozen=True)
@@ -236,47 +263,54 @@ def _absorb(result: RequestResult, chunk: dict[str, Any]) -> None:
 
 
 async def one_request(
-    client: httpx.AsyncClient, target: Target, index: int, prompt: Any, trial_start: float
+    pool: Pool, target: Target, index: int, data: bytes, scheduled: float, trial_start: float
 ) -> RequestResult:
-    """Send one streaming request and measure it, within `target.timeout` seconds for the whole
-    request (an endless or slow-drip stream is cut there); failures are recorded, never raised."""
-    result = RequestResult(index, time.perf_counter() - trial_start)
+    """Send one prepared streaming request due at `scheduled` and measure it from then, within
+    `target.timeout` seconds for the whole request (an endless or slow-drip stream is cut
+    there); failures are recorded, never raised."""
+    result = RequestResult(index, scheduled - trial_start)
     try:
-        return await asyncio.wait_for(_stream(client, target, prompt, result), target.timeout)
+        return await asyncio.wait_for(_stream(pool, target, data, scheduled, result), target.timeout)
     except TimeoutError:
         result.ttft_s = result.latency_s = None
         result.error = f"no complete answer within {target.timeout:g} s (the whole request; --timeout)"
         return result
 
 
-async def _stream(client: httpx.AsyncClient, target: Target, prompt: Any, result: RequestResult) -> RequestResult:
-    path, body = request_body(target, prompt)
-    start = time.perf_counter()
-    parser = StreamParser(start, lambda chunk: _absorb(result, chunk), _content)
-    perf_counter = time.perf_counter
+async def _stream(pool: Pool, target: Target, data: bytes, scheduled: float, result: RequestResult) -> RequestResult:
+    parser = StreamParser(scheduled, lambda chunk: _absorb(result, chunk), _content)
+    conn: Connection | None = None
     try:
-        content = json.dumps(body).encode()
-        headers = {"Content-Type": "application/json"}
-        async with client.stream("POST", target.base_url + path, content=content, headers=headers) as response:
-            if response.status_code != 200:
-                text = (await response.aread()).decode(errors="replace")[:200]
-                result.error = f"HTTP {response.status_code}: {' '.join(text.split())}"
-                return result
-            async for data in response.aiter_bytes():
-                if parser.feed(data, perf_counter()):
-                    break
-    except httpx.HTTPError as err:
-        result.error = f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
+        for attempt in (1, 2):
+            conn = await pool.get() if attempt == 1 else await pool.open()
+            reused = conn.used
+            try:
+                sent = await conn.request(data, parser)
+                result.send_delay_s = sent - scheduled
+                await conn.finished()
+                break
+            except WireError:
+                if attempt == 1 and reused and conn.received == 0:
+                    continue  # the server had closed an idle keep-alive connection: once more, fresh
+                raise
+    except WireError as err:
+        result.error = str(err)
+        return result
+    finally:
+        if conn is not None and conn.done is not None and not conn.done.done():
+            conn.abort()  # cut short (the whole-request deadline): the connection cannot be reused
+    assert conn is not None
+    if conn.status != 200:
+        result.error = f"HTTP {conn.status}: {' '.join(conn.error_text[:200].split())}"
         return result
     result.ttft_s, result.gaps, result.malformed = parser.ttft_s, parser.gaps, parser.malformed
     if parser.error:
         result.error = parser.error
         return result
-    result.latency_s = time.perf_counter() - start
-    if not parser.finished:
+    if not parser.finished or parser.end is None:
         result.error = "stream ended before data: [DONE] (connection dropped?)"
-        result.latency_s = None
         return result
+    result.latency_s = parser.end - scheduled
     if result.output_tokens is None:
         result.output_tokens, result.token_source = parser.chunks, "chunks"
     if result.ttft_s is None:
@@ -300,37 +334,131 @@ async def scrape_draft_counters(client: httpx.AsyncClient, root: str) -> tuple[f
     return values[DRAFT_METRIC], values.get(ACCEPT_METRIC, 0.0)
 
 
+@dataclass(frozen=True)
+class Load:
+    """How a trial offers its requests: closed loop (`rate` None: `concurrency` workers, each
+    sending its next request when its last one ends) or open loop (arrivals at `rate` per
+    second, gamma inter-arrivals of shape `burstiness`, at most `concurrency` in flight when
+    given)."""
+
+    concurrency: int | None = 1
+    rate: float | None = None
+    burstiness: float = 1.0
+    seed: int | str = 0
+
+
+def prepared_requests(target: Target, origin: Origin) -> list[bytes]:
+    """Every distinct request's bytes, built before the trial (one per prompt)."""
+    out = []
+    for prompt in target.prompts:
+        path, body = request_body(target, prompt)
+        out.append(origin.post(path, json.dumps(body).encode()))
+    return out
+
+
 async def run_trial(
     target: Target,
-    concurrency: int,
+    concurrency: int | None,
     requests: int,
     on_request: Callable[[RequestResult], None] | None = None,
     first_prompt: int = 0,
+    *,
+    load: Load | None = None,
+    slo: dict[str, float] | None = None,
 ) -> TrialResult:
-    """One trial: `requests` requests, `concurrency` at a time, each worker sending its next
-    request when its last one finished."""
+    """One trial of `requests` requests, offered as `load` says (default: closed loop at
+    `concurrency`). Connections are opened and requests built before the trial starts; the
+    client measures its own lag, CPU and send delays meanwhile."""
+    load = load or Load(concurrency)
+    origin = Origin.parse(target.base_url)
+    prepared = prepared_requests(target, origin)
     root = server_root(target.base_url)
-    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
-    async with httpx.AsyncClient(limits=limits, timeout=target.timeout) as client:
-        before = await scrape_draft_counters(client, root)
-        queue = list(range(requests))
+    async with httpx.AsyncClient(timeout=target.timeout) as side:
+        before = await scrape_draft_counters(side, root)
+        pool = Pool(origin, connect_timeout=min(target.timeout, 30.0))
         results: list[RequestResult] = []
-        start = time.perf_counter()
 
-        async def worker() -> None:
-            while queue:
-                index = queue.pop(0)
-                prompt = target.prompts[(first_prompt + index) % len(target.prompts)]
-                result = await one_request(client, target, index + 1, prompt, start)
-                results.append(result)
-                if on_request is not None:
-                    on_request(result)
+        def done(result: RequestResult) -> None:
+            results.append(result)
+            if on_request is not None:
+                on_request(result)
 
-        await asyncio.gather(*(worker() for _ in range(min(concurrency, requests))))
-        wall = time.perf_counter() - start
-        after = await scrape_draft_counters(client, root) if before is not None else None
+        def data(index: int) -> bytes:
+            return prepared[(first_prompt + index) % len(prepared)]
+
+        try:
+            cap = load.concurrency
+            await pool.warm(min(requests, cap if cap else 64))
+            monitor = LoopMonitor()
+            monitor.start()
+            start = time.perf_counter()
+            if load.rate is None:
+                await _closed_loop(pool, target, cap or 1, requests, data, done, start)
+            else:
+                offsets = arrivals(requests, load.rate, load.burstiness, load.seed)
+                await _open_loop(pool, target, cap, offsets, data, done, start)
+            wall = time.perf_counter() - start
+            monitor.stop()
+        finally:
+            pool.close()
+        after = await scrape_draft_counters(side, root) if before is not None else None
     delta = (after[0] - before[0], after[1] - before[1]) if before is not None and after is not None else None
-    return TrialResult(wall, sorted(results, key=lambda r: r.request), delta)
+    delays = [r.send_delay_s for r in results if r.send_delay_s is not None]
+    client = ClientFigures.of(monitor.lags, monitor.cpu, delays)
+    return TrialResult(wall, sorted(results, key=lambda r: r.request), delta, client, slo or {})
+
+
+async def _closed_loop(
+    pool: Pool,
+    target: Target,
+    concurrency: int,
+    requests: int,
+    data: Callable[[int], bytes],
+    done: Callable[[RequestResult], None],
+    start: float,
+) -> None:
+    """`concurrency` workers; each next request is due when the worker's last one ended."""
+    queue = collections.deque(range(requests))
+
+    async def worker() -> None:
+        due = start
+        while queue:
+            index = queue.popleft()
+            result = await one_request(pool, target, index + 1, data(index), due, start)
+            due = time.perf_counter() if result.latency_s is None else start + result.start_s + result.latency_s
+            done(result)
+
+    await asyncio.gather(*(worker() for _ in range(min(concurrency, requests))))
+
+
+async def _open_loop(
+    pool: Pool,
+    target: Target,
+    cap: int | None,
+    offsets: list[float],
+    data: Callable[[int], bytes],
+    done: Callable[[RequestResult], None],
+    start: float,
+) -> None:
+    """A request at each arrival; with a cap, an arrival waits for a free slot, and the wait
+    counts in its latency (measured from the arrival)."""
+    slots = asyncio.Semaphore(cap) if cap else None
+
+    async def send(index: int, due: float) -> None:
+        if slots is None:
+            done(await one_request(pool, target, index + 1, data(index), due, start))
+            return
+        async with slots:
+            done(await one_request(pool, target, index + 1, data(index), due, start))
+
+    tasks = []
+    for index, offset in enumerate(offsets):
+        due = start + offset
+        delay = due - time.perf_counter()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        tasks.append(asyncio.create_task(send(index, due)))
+    await asyncio.gather(*tasks)
 
 
 def server_root(base_url: str) -> str:
