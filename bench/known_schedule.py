@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import subprocess
 import sys
@@ -208,10 +209,8 @@ def main() -> None:
     parser.add_argument("--stall-s", type=float, default=0.0)
     args = parser.parse_args()
     schedule = Schedule(args.ttft_ms, args.itl_ms, args.tokens, args.stall_after, args.stall_s)
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(serve(schedule, args.port))
-    except KeyboardInterrupt:
-        pass
 
 
 if __name__ == "__main__":

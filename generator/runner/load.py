@@ -44,7 +44,9 @@ def parse_slo(text: str | None) -> dict[str, float]:
         match = re.fullmatch(r"\s*([a-z0-9]+)\s*=\s*([0-9]*\.?[0-9]+)\s*(ms|s)\s*", item)
         if not match:
             raise BenchledgerError(
-                Problem("--slo", None, None, f"{item.strip()!r}: write NAME=VALUE with a unit, e.g. ttft=200ms,itl=50ms")
+                Problem(
+                    "--slo", None, None, f"{item.strip()!r}: write NAME=VALUE with a unit, e.g. ttft=200ms,itl=50ms"
+                )
             )
         name, value, unit = match.groups()
         if name not in SLO_KEYS:

@@ -87,6 +87,18 @@ class ClientFigures:
             quantile(delay, 0.99),
         )
 
+    @classmethod
+    def from_row(cls, row: dict[str, float]) -> ClientFigures:
+        """Back from a results.csv row (`row()`)."""
+        return cls(
+            row["client_lag_p50_s"],
+            row["client_lag_p99_s"],
+            row["client_lag_max_s"],
+            row["client_cpu"],
+            row["send_delay_p50_s"],
+            row["send_delay_p99_s"],
+        )
+
     def reasons(self) -> list[str]:
         """Why the trial is client-bound; empty when it is not."""
         out = []

@@ -19,6 +19,7 @@ from about a hundred streams. What it does, and nothing more:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 import ssl
 import time
@@ -57,7 +58,9 @@ class Origin:
         try:
             port = parts.port or (443 if parts.scheme == "https" else 80)
         except ValueError:
-            raise BenchledgerError(Problem("--base-url", None, None, f"{base_url!r}: the port is not a number")) from None
+            raise BenchledgerError(
+                Problem("--base-url", None, None, f"{base_url!r}: the port is not a number")
+            ) from None
         return cls(parts.scheme, parts.hostname, port, parts.path.rstrip("/"))
 
     @property
@@ -105,10 +108,8 @@ class Connection(asyncio.Protocol):
         self.transport = transport
         sock = transport.get_extra_info("socket")
         if sock is not None:
-            try:
+            with contextlib.suppress(OSError):
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            except OSError:
-                pass
 
     def data_received(self, data: bytes) -> None:
         now = time.perf_counter()
@@ -237,7 +238,9 @@ class Connection(asyncio.Protocol):
                 try:
                     size = int(line, 16)
                 except ValueError:
-                    raise WireError(f"bad chunk size {line[:20]!r}; the response is not valid chunked encoding") from None
+                    raise WireError(
+                        f"bad chunk size {line[:20]!r}; the response is not valid chunked encoding"
+                    ) from None
                 self.state, self.remaining = ("trailer", 0) if size == 0 else ("chunk-data", size)
 
     def _body(self, data: bytes, now: float) -> None:
