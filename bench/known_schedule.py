@@ -187,6 +187,8 @@ class KnownScheduleServer:
         if self.process is not None:
             self.process.terminate()
             self.process.wait(10)
+            if self.process.stdout is not None:
+                self.process.stdout.close()
 
     @property
     def base_url(self) -> str:
