@@ -27,7 +27,7 @@ import json
 import statistics
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,7 +50,7 @@ class Measured:
     lag_p99: float | None = None
 
 
-Client = Callable[[str, int, int], Awaitable[Measured]]
+Client = Callable[[str, int, int], Coroutine[None, None, Measured]]
 
 
 async def _streams(concurrency: int, per_stream: int, one: Callable[[], Awaitable[tuple[float, int]]]) -> Measured:

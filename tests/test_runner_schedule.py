@@ -30,7 +30,9 @@ from generator.runner.load import arrivals, parse_slo
 from generator.runner.main import Common, LoadOptions, run_openai
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
-from bench.known_schedule import KnownScheduleServer, Schedule  # noqa: E402
+import itertools
+
+from bench.known_schedule import KnownScheduleServer, Schedule
 
 TTFT, ITL, TOKENS = 0.050, 0.020, 8
 TTFT_SLACK, ITL_SLACK = 0.012, 0.005
@@ -98,9 +100,7 @@ def test_client_bound_trials_are_marked_in_results_and_notes(
 
     monkeypatch.setattr(oa, "run_trial", throttled)
     common = Common("busy", "2026-12-01-busy", tmp_path / "runs", False, [], None, None, ["run", "openai"])
-    run = run_openai(
-        common, server.base_url, None, "chat", None, TOKENS, 0.0, [2], 2, 0, 4, 30.0, Console(quiet=True)
-    )
+    run = run_openai(common, server.base_url, None, "chat", None, TOKENS, 0.0, [2], 2, 0, 4, 30.0, Console(quiet=True))
     with (run / "results.csv").open() as fh:
         assert {row["client_bound"] for row in csv.DictReader(fh)} == {"1"}
     meta = yaml.safe_load((run / "run.yaml").read_text())
@@ -115,7 +115,7 @@ def test_open_loop_inter_arrival_times_follow_the_rate(burstiness: float) -> Non
 
     rate = 8.0
     offsets = arrivals(2000, rate, burstiness, seed="test")
-    gaps = [b - a for a, b in zip(offsets, offsets[1:], strict=False)]
+    gaps = [b - a for a, b in itertools.pairwise(offsets)]
     assert offsets[0] == 0.0
     found = stats.kstest(gaps, "gamma", args=(burstiness, 0, 1 / (rate * burstiness)))
     assert found.pvalue > 0.01, found
@@ -135,7 +135,7 @@ def test_open_loop_sends_at_the_scheduled_arrivals(server: KnownScheduleServer) 
     assert [r.start_s for r in trial.requests] == pytest.approx(expected, abs=1e-9)
     sent = sorted(r.start_s + (r.send_delay_s or 0.0) for r in trial.requests)
     assert max(r.send_delay_s or 0.0 for r in trial.requests) < 0.050  # sends keep the schedule
-    gaps = [b - a for a, b in zip(sent, sent[1:], strict=False)]
+    gaps = [b - a for a, b in itertools.pairwise(sent)]
     assert stats.kstest(gaps, "expon", args=(0, 1 / rate)).pvalue > 0.001
 
 
