@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import csv
+import html
 import sys
 import time
 from collections.abc import Iterator
@@ -107,6 +108,13 @@ def test_client_bound_trials_are_marked_in_results_and_notes(
     assert "2 of 2 trials were client-bound" in meta["notes"] and "event-loop lag p99" in meta["notes"]
     assert meta["metrics"]["client_bound"] == {"unit": "flag"}
     assert meta["runner"]["client_limits"]["loop_lag_p99_s"] == 0.010
+    (tmp_path / "mkdocs.yml").write_text("site_name: x\ndocs_dir: site_src\n")
+    (tmp_path / "site_src").mkdir()
+    result = CliRunner().invoke(app, ["generate", "--repo", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "site_src" / "runs" / run.name / "index.md").read_text()
+    shown = html.unescape(page)
+    assert "<strong>client_bound at concurrency=2:</strong> 2 of 2 trials (1, 2) were client-bound" in shown
 
 
 @pytest.mark.parametrize("burstiness", [1.0, 0.5, 4.0])

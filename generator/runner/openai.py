@@ -373,7 +373,8 @@ async def run_trial(
     origin = Origin.parse(target.base_url)
     prepared = prepared_requests(target, origin)
     root = server_root(target.base_url)
-    async with httpx.AsyncClient(timeout=target.timeout) as side:
+    # a side client for vLLM's /metrics, outside the timed window (no TLS context for plain http)
+    async with httpx.AsyncClient(timeout=target.timeout, verify=origin.scheme == "https") as side:
         before = await scrape_draft_counters(side, root)
         pool = Pool(origin, connect_timeout=min(target.timeout, 30.0))
         results: list[RequestResult] = []
