@@ -267,41 +267,40 @@ async def one_request(
 ) -> RequestResult:
     """Send one prepared streaming request due at `scheduled` and measure it from then, within
     `target.timeout` seconds for the whole request (an endless or slow-drip stream is cut
-    there); failures are recorded, never raised."""
+    there); failures are recorded, never raised. Runs in the caller's task: nothing is
+    scheduled between the call and the request's bytes leaving."""
     result = RequestResult(index, scheduled - trial_start)
-    try:
-        return await asyncio.wait_for(_stream(pool, target, data, scheduled, result), target.timeout)
-    except TimeoutError:
-        result.ttft_s = result.latency_s = None
-        result.error = f"no complete answer within {target.timeout:g} s (the whole request; --timeout)"
-        return result
-
-
-async def _stream(pool: Pool, target: Target, data: bytes, scheduled: float, result: RequestResult) -> RequestResult:
     parser = StreamParser(scheduled, lambda chunk: _absorb(result, chunk), _content)
+    expired = f"no complete answer within {target.timeout:g} s (the whole request; --timeout)"
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + target.timeout
+    done: asyncio.Future[tuple[int, str, str | None]] | None = None
     conn: Connection | None = None
     try:
         for attempt in (1, 2):
-            conn = await pool.get() if attempt == 1 else await pool.open()
+            conn = (pool.take() if attempt == 1 else None) or await pool.open()
             reused = conn.used
+            timer = loop.call_at(deadline, conn.expire, expired)
             try:
-                sent = await conn.request(data, parser)
+                sent, done = await conn.request(data, parser)
                 result.send_delay_s = sent - scheduled
-                await conn.finished()
+                status, text, failure = await done
+            finally:
+                timer.cancel()
+            if failure is None:
                 break
-            except WireError:
-                if attempt == 1 and reused and conn.received == 0:
-                    continue  # the server had closed an idle keep-alive connection: once more, fresh
-                raise
+            if attempt == 1 and reused and conn.received == 0 and failure != expired:
+                continue  # the server had closed an idle keep-alive connection: once more, fresh
+            result.error = failure
+            return result
     except WireError as err:
         result.error = str(err)
         return result
     finally:
-        if conn is not None and conn.done is not None and not conn.done.done():
-            conn.abort()  # cut short (the whole-request deadline): the connection cannot be reused
-    assert conn is not None
-    if conn.status != 200:
-        result.error = f"HTTP {conn.status}: {' '.join(conn.error_text[:200].split())}"
+        if conn is not None and done is not None and not done.done():
+            conn.abort()  # cut short (cancelled): the connection cannot be reused
+    if status != 200:
+        result.error = f"HTTP {status}: {' '.join(text[:200].split())}"
         return result
     result.ttft_s, result.gaps, result.malformed = parser.ttft_s, parser.gaps, parser.malformed
     if parser.error:

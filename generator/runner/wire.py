@@ -90,7 +90,7 @@ class Connection(asyncio.Protocol):
 
     def _reset(self, sink: Sink | None) -> None:
         self.sink = sink
-        self.done: asyncio.Future[str | None] | None = None  # an error message, or None
+        self.done: asyncio.Future[tuple[int, str, str | None]] | None = None  # status, error body, failure
         self.buffer = bytearray()
         self.state = "head"  # head | body | chunk-size | chunk-data | chunk-crlf | trailer | done
         self.framing = ""  # length | chunked | close
@@ -131,13 +131,15 @@ class Connection(asyncio.Protocol):
         self._lost(f"connection lost ({exc})" if exc else "the server closed the connection")
 
     # requests
-    async def request(self, data: bytes, sink: Sink) -> float:
-        """Write the prepared request; the time its bytes left. The response's body goes to
-        `sink`; `finished()` waits for the stream's end, `status` is then the HTTP status."""
+    async def request(self, data: bytes, sink: Sink) -> tuple[float, asyncio.Future[tuple[int, str, str | None]]]:
+        """Write the prepared request: the time its bytes left, and the future of its response
+        (HTTP status, the start of an error body, a failure message or None), which is set when
+        `sink` says the stream is over or the response ends. The connection may carry another
+        request once that future is set: read nothing from it afterwards."""
         if self.transport is None or self.closed or self.transport.is_closing():
             raise WireError("connection closed before the request was sent")
         self._reset(sink)
-        self.done = asyncio.get_running_loop().create_future()
+        done = self.done = asyncio.get_running_loop().create_future()
         self.used = True
         self.transport.write(data)
         sent = time.perf_counter()
@@ -145,16 +147,15 @@ class Connection(asyncio.Protocol):
             while self.transport.get_write_buffer_size() and not self.transport.is_closing():
                 await asyncio.sleep(0)
             sent = time.perf_counter()
-        return sent
-
-    async def finished(self) -> None:
-        assert self.done is not None
-        error = await self.done
-        if error is not None:
-            raise WireError(error)
+        return sent, done
 
     def abort(self) -> None:
         self._close()
+
+    def expire(self, message: str) -> None:
+        """The request's deadline passed: close the connection, fail the request with `message`."""
+        if self.done is not None and not self.done.done():
+            self._fail(message)
 
     # parsing
     def _parse(self, data: bytes, now: float) -> None:
@@ -270,7 +271,7 @@ class Connection(asyncio.Protocol):
 
     def _resolve(self, error: str | None = None) -> None:
         if self.done is not None and not self.done.done():
-            self.done.set_result(error)
+            self.done.set_result((self.status, bytes(self.error_body).decode(errors="replace"), error))
 
     def _fail(self, message: str) -> None:
         self._close()
@@ -293,10 +294,6 @@ class Connection(asyncio.Protocol):
         self.pool.forget(self)
         if self.transport is not None and not self.transport.is_closing():
             self.transport.close()
-
-    @property
-    def error_text(self) -> str:
-        return bytes(self.error_body).decode(errors="replace")
 
 
 class Pool:
@@ -334,12 +331,13 @@ class Pool:
         opened = await asyncio.gather(*(self.open() for _ in range(count)), return_exceptions=True)
         self.idle.extend(c for c in opened if isinstance(c, Connection))
 
-    async def get(self) -> Connection:
+    def take(self) -> Connection | None:
+        """An idle open connection, or None (then `open` one)."""
         while self.idle:
             conn = self.idle.pop()
             if not conn.closed and conn.transport is not None and not conn.transport.is_closing():
                 return conn
-        return await self.open()
+        return None
 
     def release(self, conn: Connection) -> None:
         if not conn.closed:
