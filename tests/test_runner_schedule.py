@@ -230,3 +230,26 @@ def test_load_options_are_checked_before_the_first_request(tmp_path: Path) -> No
         start(LoadOptions([1.0], burstiness=-1))
     result = CliRunner().invoke(app, ["run", "openai", "--request-rate", "fast", "--out", str(tmp_path)])
     assert result.exit_code == 1 and "--request-rate 'fast': give requests per second" in result.output
+
+
+def test_workers_split_the_streams_and_merge_one_timeline(server: KnownScheduleServer) -> None:
+    """Two processes, one start barrier: the same requests, one clock, the schedule's throughput."""
+    trial = asyncio.run(oa.run_trial(target(server), 4, 8, load=oa.Load(4, workers=2)))
+    assert [r.request for r in trial.requests] == list(range(1, 9)) and not [r.error for r in trial.requests if r.error]
+    assert min(r.start_s for r in trial.requests) == 0.0  # every stream starts at the common start
+    truth = 4 * TOKENS / (TTFT + (TOKENS - 1) * ITL)
+    assert trial.row()["tokens_per_second"] == pytest.approx(truth, rel=0.15)
+    assert trial.client is not None and trial.client.lag_p99_s >= 0
+    opened = oa.Load(2, 40.0, 1.0, seed=3, workers=2)
+    trial = asyncio.run(oa.run_trial(target(server), None, 12, load=opened))
+    assert [r.start_s for r in trial.requests] == pytest.approx(arrivals(12, 40.0, 1.0, seed=3), abs=1e-9)
+    assert not [r.error for r in trial.requests if r.error]
+
+
+def test_split_keeps_every_request_once() -> None:
+    closed = oa.split(oa.Load(5), 23, 3)
+    assert [p.concurrency for p in closed] == [2, 2, 1]
+    assert sorted(i for p in closed for i in p.indices) == list(range(23))
+    opened = oa.split(oa.Load(5, 10.0, workers=2), 9, 2)
+    assert [p.concurrency for p in opened] == [3, 2] and [p.indices for p in opened] == [(0, 2, 4, 6, 8), (1, 3, 5, 7)]
+    assert oa.split(oa.Load(1), 4, 8)[0].indices == (0, 1, 2, 3) and len(oa.split(oa.Load(1), 4, 8)) == 1

@@ -86,6 +86,10 @@ def run_openai(
         int | None, typer.Option(help="Open loop: at most this many requests in flight.", show_default="no cap")
     ] = None,
     seed: Annotated[int, typer.Option(help="Open loop: seed of the arrival times.")] = 0,
+    workers: Annotated[
+        int,
+        typer.Option(help="Processes sharing the streams, each its own event loop (a client-bound trial needs more)."),
+    ] = 1,
     slo: Annotated[
         str | None,
         typer.Option(help="SLOs for goodput, e.g. ttft=200ms,itl=50ms (ttft, itl, tpot, e2el).", show_default="none"),
@@ -123,7 +127,7 @@ def run_openai(
         rates = [float(r) for r in (request_rate or "").split(",") if r.strip()]
     except ValueError:
         fail(f"--request-rate {request_rate!r}: give requests per second separated by commas, e.g. 2,4.5")
-    options = LoadOptions(rates, burstiness, seed, max_concurrency, slo, concurrency is not None)
+    options = LoadOptions(rates, burstiness, seed, max_concurrency, slo, concurrency is not None, workers)
     common = _common(params, "openai")
     try:
         run(

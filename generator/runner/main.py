@@ -58,6 +58,7 @@ DRAFT_METRICS = {"draft_tokens": {"unit": "tokens"}, "draft_accepted": {"unit": 
 MAX_EXTRA_BYTES = 1024 * 1024
 MAX_CONCURRENCY = 4096
 MAX_TRIALS = 100_000
+MAX_WORKERS = 256
 
 
 @dataclass
@@ -173,6 +174,7 @@ class LoadOptions:
     max_concurrency: int | None = None
     slo: str | None = None
     concurrency_given: bool = False  # --concurrency was on the command line
+    workers: int = 1
 
     def check(self) -> dict[str, float]:
         """Every load option checked before the first request; the parsed SLOs."""
@@ -190,6 +192,7 @@ class LoadOptions:
                 self.max_concurrency is None or bool(self.request_rate),
                 "caps an open-loop run; give --request-rate, or use --concurrency for a closed loop",
             ),
+            ("--workers", 1 <= self.workers <= MAX_WORKERS, f"give 1 to {MAX_WORKERS} processes"),
             (
                 "--concurrency",
                 not (self.concurrency_given and self.request_rate),
@@ -216,8 +219,8 @@ class LoadOptions:
 
     def load(self, cond: dict[str, Any], seed: str) -> oa.Load:
         if "request_rate" in cond:
-            return oa.Load(self.max_concurrency, float(cond["request_rate"]), self.burstiness, seed)
-        return oa.Load(int(cond["concurrency"]))
+            return oa.Load(self.max_concurrency, float(cond["request_rate"]), self.burstiness, seed, self.workers)
+        return oa.Load(int(cond["concurrency"]), workers=self.workers)
 
 
 @dataclass
@@ -458,6 +461,7 @@ def _runner_section(
         }
     if slo:
         runner["slo_s"] = slo
+    runner["workers"] = options.workers
     runner["client_limits"] = {
         "loop_lag_p99_s": selfcheck.LAG_P99_LIMIT_S,
         "send_delay_p99_s": selfcheck.SEND_DELAY_P99_LIMIT_S,
