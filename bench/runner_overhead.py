@@ -9,14 +9,15 @@ in one run so every client sees the same machine load, measures at each stream c
   lines), the floor a Python client can reach;
 - aiohttp: what `vllm bench serve` uses (one ClientSession, a connector of `streams` slots);
 - httpx: an AsyncClient whose pool scales with the streams (max_connections = keep-alive = streams);
-- benchledger: the runner's trial function (`generator.runner.openai.run_trial`).
+- benchledger: the runner's trial function (`generator.runner.openai.run_trial`), with
+  `--workers N` worker processes (CPU counted with theirs).
 
 It prints TTFT p50 / p99, tokens/s and its error against the truth, client CPU per token, and
 the server's lateness p99 beside every row (a row is only as good as the server kept time).
 aiohttp is skipped when it is not installed.
 
     python bench/runner_overhead.py                      # 1, 16, 64 streams, 3 repeats
-    python bench/runner_overhead.py --streams 1,16,64,128,256 --repeats 1
+    python bench/runner_overhead.py --streams 1,16,64,128,256 --repeats 1 --workers 2
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import resource
 import statistics
 import sys
 import time
@@ -144,11 +146,21 @@ async def httpx_client(base_url: str, concurrency: int, per_stream: int) -> Meas
         return await _streams(concurrency, per_stream, one)
 
 
+WORKERS = 1
+
+
+def _cpu() -> float:
+    """This process's CPU time and that of its finished children (worker processes)."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
 async def benchledger_client(base_url: str, concurrency: int, per_stream: int) -> Measured:
-    target = oa.Target(base_url, "m", "chat", 64, 0.0, 60.0, ("hello",))
-    cpu = time.process_time()
-    trial = await oa.run_trial(target, concurrency, concurrency * per_stream)
-    cpu = time.process_time() - cpu
+    target = oa.Target(base_url, "m", "chat", BODY["max_tokens"], 0.0, 60.0, ("hello",))  # type: ignore[arg-type]
+    cpu = _cpu()
+    load = oa.Load(concurrency, workers=min(WORKERS, concurrency))
+    trial = await oa.run_trial(target, concurrency, concurrency * per_stream, load=load)
+    cpu = _cpu() - cpu
     errors = [r.error for r in trial.requests if r.error]
     assert not errors, errors[0]
     ttfts = [r.ttft_s for r in trial.requests if r.ttft_s is not None]
@@ -175,7 +187,10 @@ def main() -> None:
     parser.add_argument("--ttft-ms", type=float, default=50.0)
     parser.add_argument("--itl-ms", type=float, default=20.0)
     parser.add_argument("--tokens", type=int, default=64)
+    parser.add_argument("--workers", type=int, default=1, help="benchledger's worker processes")
     args = parser.parse_args()
+    global WORKERS
+    WORKERS = args.workers
     BODY["max_tokens"] = args.tokens
     schedule = Schedule(args.ttft_ms, args.itl_ms, args.tokens)
     per_request = (args.ttft_ms + (args.tokens - 1) * args.itl_ms) / 1000
