@@ -196,13 +196,14 @@ def test_slo_goodput_and_its_option() -> None:
 def test_cli_open_loop_run_has_a_request_rate_condition(tmp_path: Path, server: KnownScheduleServer) -> None:
     args = ["run", "openai", "--base-url", server.base_url, "--max-tokens", str(TOKENS), "--trials", "2"]
     args += ["--warmup", "0", "--requests", "6", "--request-rate", "30,60", "--burstiness", "2"]
-    args += ["--slo", "ttft=500ms", "--id", "2026-12-01-open", "--out", str(tmp_path / "runs")]
+    args += ["--slo", "ttft=500ms", "--workers", "2", "--id", "2026-12-01-open", "--out", str(tmp_path / "runs")]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     run = tmp_path / "runs" / "2026-12-01-open"
     meta = yaml.safe_load((run / "run.yaml").read_text())
     assert meta["conditions"] == ["request_rate"]
     assert meta["runner"]["load"]["arrivals"] == "gamma, shape 2" and meta["runner"]["slo_s"] == {"ttft": 0.5}
+    assert meta["runner"]["workers"] == 2
     with (run / "results.csv").open() as fh:
         rows = list(csv.DictReader(fh))
     assert [(r["trial"], r["request_rate"]) for r in rows] == [("1", "30"), ("2", "30"), ("1", "60"), ("2", "60")]
