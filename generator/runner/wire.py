@@ -287,7 +287,7 @@ class Connection(asyncio.Protocol):
         if self.stream_over:
             self._close()
             return
-        self._fail(message)
+        self._fail(message if self.state == "head" else message + " mid-response")
 
     def _close(self) -> None:
         self.closed = True
