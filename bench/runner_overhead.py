@@ -14,7 +14,10 @@ in one run so every client sees the same machine load, measures at each stream c
 
 It prints TTFT p50 / p99, tokens/s and its error against the truth, client CPU per token, and
 the server's lateness p99 beside every row (a row is only as good as the server kept time).
-aiohttp is skipped when it is not installed.
+aiohttp is skipped when it is not installed. With `--real-engine` and the llama.cpp test bed
+built (python bench/engines/llama_cpp.py build), it also compares, at concurrency 1 against a
+real llama-server, the runner's per-request decode rate with the server's own
+timings.predicted_per_second.
 
     python bench/runner_overhead.py                      # 1, 16, 64 streams, 3 repeats
     python bench/runner_overhead.py --streams 1,16,64,128,256 --repeats 1 --workers 2
@@ -188,6 +191,9 @@ def main() -> None:
     parser.add_argument("--itl-ms", type=float, default=20.0)
     parser.add_argument("--tokens", type=int, default=64)
     parser.add_argument("--workers", type=int, default=1, help="benchledger's worker processes")
+    parser.add_argument(
+        "--real-engine", action="store_true", help="also compare decode rates with a real llama-server (test bed)"
+    )
     args = parser.parse_args()
     global WORKERS
     WORKERS = args.workers
@@ -221,6 +227,37 @@ def main() -> None:
             for name in names:
                 cells.append(_cell(got[name], truth))
             print("| " + " | ".join(cells) + f" | {max(lateness):.1f} ms |", flush=True)
+    if args.real_engine:
+        real_engine()
+
+
+def real_engine(requests: int = 16, max_tokens: int = 128) -> None:
+    """Runner-measured decode rate against llama-server's own, same requests, concurrency 1."""
+    sys.path.insert(0, str(Path(__file__).parent / "engines"))
+    import llama_cpp as engine
+
+    bin_dir = engine.cache_root() / "build" / "bin"
+    if not (bin_dir / "llama-server").is_file():
+        print("\nreal engine: skipped (python bench/engines/llama_cpp.py build)")
+        return
+    target, _ = engine.models(engine.cache_root() / "models", None)
+    with engine.LlamaServer(bin_dir, target) as server:
+        t = oa.Target(server.base_url, "target", "chat", max_tokens, 0.0, 120.0, oa.BUILTIN_PROMPTS)
+        trial = asyncio.run(oa.run_trial(t, 1, requests))
+    ratios, ours, theirs = [], [], []
+    for r in trial.requests:
+        if r.error or not r.server_decode_rate or not r.output_tokens or r.output_tokens < 2:
+            continue
+        assert r.latency_s is not None and r.ttft_s is not None
+        rate = (r.output_tokens - 1) / (r.latency_s - r.ttft_s)
+        ours.append(rate)
+        theirs.append(r.server_decode_rate)
+        ratios.append(rate / r.server_decode_rate)
+    print(f"\nreal engine (llama-server, concurrency 1, {len(ratios)} requests of {max_tokens} tokens):")
+    print(
+        f"  runner decode rate median {statistics.median(ours):,.0f} tok/s, server timings median "
+        f"{statistics.median(theirs):,.0f} tok/s, median ratio {statistics.median(ratios):.3f}"
+    )
 
 
 def _cell(runs: list[Measured], truth: float) -> str:
