@@ -18,6 +18,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -29,6 +30,7 @@ from generator.errors import BenchledgerError
 from generator.runner import openai as oa
 from generator.runner.load import arrivals, parse_slo
 from generator.runner.main import Common, LoadOptions, run_openai
+from generator.runner.wire import Connection
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
 import itertools
@@ -79,6 +81,22 @@ def test_ttft_and_itl_match_the_known_schedule(server: KnownScheduleServer, stre
         if not misses:
             break
     assert not misses
+
+
+def test_the_tolerance_catches_a_send_stall_of_20_ms(
+    server: KnownScheduleServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The replaced runner's stall (about 20 ms before the request reached the server) fails
+    the schedule test every time, and shows up as send delay."""
+    real = Connection.request
+
+    async def stalled(self: Connection, data: bytes, sink: Any) -> Any:
+        await asyncio.sleep(0.020)
+        return await real(self, data, sink)
+
+    monkeypatch.setattr(Connection, "request", stalled)
+    misses = schedule_misses(server, 1)
+    assert any(miss.startswith("ttft_p50_s") for miss in misses) and any("send_delay" in m for m in misses)
 
 
 def test_a_busy_client_flags_its_trial_client_bound(server: KnownScheduleServer) -> None:

@@ -340,7 +340,7 @@ def _openai_notes(outcome: Outcome, record: OpenAIRecord) -> list[str]:
             "the client's own event-loop lag, send delay or CPU passed the runner's limits, so those figures may "
             "describe the client more than the server. The first: "
             + next(_why(m.row) for m in bound)
-            + ". Fewer streams per process, a less loaded machine or a faster client machine avoids it."
+            + ". More worker processes (--workers), fewer streams per process or a less loaded machine avoid it."
         )
     if refused:
         out.append(
