@@ -75,6 +75,7 @@ class Stats:
         self.requests = 0
         self.open = 0
         self.open_max = 0
+        self.posting: set[int] = set()  # connections that carried a POST
 
     def report(self) -> dict[str, Any]:
         ms = [1000 * x for x in self.lateness]
@@ -85,6 +86,7 @@ class Stats:
             "lateness_p99_ms": _quantile(ms, 0.99),
             "lateness_max_ms": max(ms, default=0.0),
             "streams_open_max": self.open_max,
+            "connections": len(self.posting),
         }
 
 
@@ -126,6 +128,7 @@ class Server:
             b"Cache-Control: no-cache\r\n\r\n"
         )
         self.stats.requests += 1
+        self.stats.posting.add(id(writer))
         self.stats.open += 1
         self.stats.open_max = max(self.stats.open_max, self.stats.open)
         try:

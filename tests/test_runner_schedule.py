@@ -55,10 +55,13 @@ def schedule_misses(server: KnownScheduleServer, streams: int) -> list[str]:
     """One trial at `streams` streams; what it got wrong against the schedule (empty: nothing)."""
     server.stats(reset=True)
     trial = asyncio.run(oa.run_trial(target(server), streams, 2 * streams))
-    late = server.stats()["lateness_p50_ms"] / 1000  # the server's own lateness is not the client's
+    stats = server.stats()
+    late = stats["lateness_p50_ms"] / 1000  # the server's own lateness is not the client's
     errors = [r.error for r in trial.requests if r.error]
     if errors:
         return errors
+    if stats["connections"] != streams:  # opened ahead, one per stream, kept alive
+        return [f"connections: {stats['connections']} for {streams} streams"]
     row = trial.row()
     truth = streams * TOKENS / (TTFT + (TOKENS - 1) * ITL)  # 8 tokens per 190 ms per stream
     checks = {

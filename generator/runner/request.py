@@ -83,6 +83,7 @@ class Target:
 
 
 MAX_PROMPTS_BYTES = 64 * 1024 * 1024
+DRAIN_S = 0.1  # how long the end of a finished stream's response is awaited to keep its connection
 
 
 def load_prompts(path: str | None) -> tuple[Any, ...]:
@@ -227,12 +228,13 @@ async def one_request(
             reused = conn.used
             timer = loop.call_at(deadline, conn.expire, expired)
             try:
-                sent, done = await conn.request(data, parser)
+                sent, done, ended = await conn.request(data, parser)
                 result.send_delay_s = sent - scheduled
                 status, text, failure = await done
             finally:
                 timer.cancel()
             if failure is None:
+                await conn.drain(ended, DRAIN_S)
                 break
             if attempt == 1 and reused and conn.received == 0 and failure != expired:
                 continue  # the server had closed an idle keep-alive connection: once more, fresh

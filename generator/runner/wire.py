@@ -37,6 +37,10 @@ MAX_AFTER_END = 64 * 1024
 Sink = Callable[[bytes, float], bool]  # (decoded body bytes, arrival time) -> True once the stream is over
 
 
+Response = asyncio.Future[tuple[int, str, str | None]]  # HTTP status, start of an error body, failure or None
+Ended = asyncio.Future[None]
+
+
 class WireError(Exception):
     """A request that failed at the HTTP level; the message is recorded as the request's error."""
 
@@ -90,7 +94,8 @@ class Connection(asyncio.Protocol):
 
     def _reset(self, sink: Sink | None) -> None:
         self.sink = sink
-        self.done: asyncio.Future[tuple[int, str, str | None]] | None = None  # status, error body, failure
+        self.done: Response | None = None
+        self.ended: Ended | None = None
         self.buffer = bytearray()
         self.state = "head"  # head | body | chunk-size | chunk-data | chunk-crlf | trailer | done
         self.framing = ""  # length | chunked | close
@@ -131,15 +136,18 @@ class Connection(asyncio.Protocol):
         self._lost(f"connection lost ({exc})" if exc else "the server closed the connection")
 
     # requests
-    async def request(self, data: bytes, sink: Sink) -> tuple[float, asyncio.Future[tuple[int, str, str | None]]]:
-        """Write the prepared request: the time its bytes left, and the future of its response
-        (HTTP status, the start of an error body, a failure message or None), which is set when
-        `sink` says the stream is over or the response ends. The connection may carry another
-        request once that future is set: read nothing from it afterwards."""
+    async def request(self, data: bytes, sink: Sink) -> tuple[float, Response, Ended]:
+        """Write the prepared request: the time its bytes left; the future of its response (HTTP
+        status, the start of an error body, a failure message or None), set when `sink` says the
+        stream is over or the response ends; and the future set when the response is complete or
+        the connection closed (see `drain`). Once the response is complete the connection may
+        carry another request: read nothing from it afterwards."""
         if self.transport is None or self.closed or self.transport.is_closing():
             raise WireError("connection closed before the request was sent")
         self._reset(sink)
-        done = self.done = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        done = self.done = loop.create_future()
+        ended = self.ended = loop.create_future()
         self.used = True
         self.transport.write(data)
         sent = time.perf_counter()
@@ -147,7 +155,7 @@ class Connection(asyncio.Protocol):
             while self.transport.get_write_buffer_size() and not self.transport.is_closing():
                 await asyncio.sleep(0)
             sent = time.perf_counter()
-        return sent, done
+        return sent, done, ended
 
     def abort(self) -> None:
         self._close()
@@ -268,6 +276,24 @@ class Connection(asyncio.Protocol):
         else:
             self._close()
         self._resolve()
+        self._end()
+
+    def _end(self) -> None:
+        if self.ended is not None and not self.ended.done():
+            self.ended.set_result(None)
+
+    async def drain(self, ended: Ended, timeout: float) -> None:
+        """After the stream is over, wait up to `timeout` for the rest of the response (a chunked
+        terminator comes just after `data: [DONE]`) so that the connection can carry the stream's
+        next request; else close it. A connection per request instead would leave servers with
+        a thread per connection (llama.cpp's) holding idle ones until their keep-alive ends."""
+        if ended.done():
+            return
+        timer = asyncio.get_running_loop().call_later(timeout, lambda: None if ended.done() else self._close())
+        try:
+            await ended
+        finally:
+            timer.cancel()
 
     def _resolve(self, error: str | None = None) -> None:
         if self.done is not None and not self.done.done():
@@ -290,6 +316,7 @@ class Connection(asyncio.Protocol):
         self._fail(message if self.state == "head" else message + " mid-response")
 
     def _close(self) -> None:
+        self._end()
         self.closed = True
         self.pool.forget(self)
         if self.transport is not None and not self.transport.is_closing():
