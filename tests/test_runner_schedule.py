@@ -143,7 +143,7 @@ def test_client_bound_trials_are_marked_in_results_and_notes(
         assert {row["client_bound"] for row in csv.DictReader(fh)} == {"1"}
     meta = yaml.safe_load((run / "run.yaml").read_text())
     assert "2 of 2 trials were client-bound" in meta["notes"] and "event-loop lag p99" in meta["notes"]
-    assert meta["metrics"]["client_bound"] == {"unit": "flag"}
+    assert meta["metrics"]["client_bound"]["unit"] == "flag"
     assert meta["runner"]["client_limits"]["loop_lag_p99_s"] == 0.010
     (tmp_path / "mkdocs.yml").write_text("site_name: x\ndocs_dir: site_src\n")
     (tmp_path / "site_src").mkdir()

@@ -43,14 +43,15 @@ GOODPUT_METRICS = {
     "goodput_requests_per_second": {"unit": "req/s", "better": "higher"},
     "slo_attainment": {"unit": "fraction", "better": "higher"},
 }
+_CLIENT = "the benchmark client's own error, not the server's: "
 CLIENT_METRICS: dict[str, dict[str, str]] = {
-    "client_lag_p50_s": {"unit": "s"},
-    "client_lag_p99_s": {"unit": "s"},
-    "client_lag_max_s": {"unit": "s"},
-    "client_cpu": {"unit": "cores"},
-    "send_delay_p50_s": {"unit": "s"},
-    "send_delay_p99_s": {"unit": "s"},
-    "client_bound": {"unit": "flag"},
+    "client_lag_p50_s": {"unit": "s", "description": _CLIENT + "event-loop lag, median"},
+    "client_lag_p99_s": {"unit": "s", "description": _CLIENT + "event-loop lag, 99th percentile"},
+    "client_lag_max_s": {"unit": "s", "description": _CLIENT + "event-loop lag, largest"},
+    "client_cpu": {"unit": "cores", "description": _CLIENT + "CPU time of its event loop over the wall time"},
+    "send_delay_p50_s": {"unit": "s", "description": _CLIENT + "scheduled send to bytes sent, median"},
+    "send_delay_p99_s": {"unit": "s", "description": _CLIENT + "scheduled send to bytes sent, 99th percentile"},
+    "client_bound": {"unit": "flag", "description": _CLIENT + "1 when lag, send delay or CPU passed the limits"},
 }
 DRAFT_METRICS = {"draft_tokens": {"unit": "tokens"}, "draft_accepted": {"unit": "tokens"}}
 
