@@ -119,7 +119,7 @@ class Connection(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         now = time.perf_counter()
         self.received += len(data)
-        if self.done is None:  # bytes nobody asked for: the connection is not reusable
+        if self.done is None or self.state == "done":  # bytes nobody asked for: not reusable
             self._close()
             return
         try:

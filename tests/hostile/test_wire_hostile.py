@@ -115,6 +115,13 @@ def test_bytes_after_the_end_of_the_stream_are_bounded_and_ignored() -> None:
     assert [r.output_tokens for r in result.requests] == [3, 3]
 
 
+def test_bytes_after_a_complete_response_close_the_connection() -> None:
+    whole = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + chunked(CHUNK, DONE) + b"0\r\n\r\n"
+    with RawServer(whole, junk=1) as server:
+        result = trial(server)
+    assert [r.error for r in result.requests] == ["", ""] and [r.output_tokens for r in result.requests] == [1, 1]
+
+
 def test_a_silent_server_is_cut_at_the_deadline() -> None:
     with RawServer(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", hold=4) as server:
         start = time.monotonic()
