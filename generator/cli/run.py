@@ -68,7 +68,32 @@ def run_openai(
     ] = None,
     max_tokens: Annotated[int, typer.Option(help="Tokens to generate per request.")] = 256,
     temperature: Annotated[float, typer.Option(help="Sampling temperature.")] = 0.0,
-    concurrency: Annotated[str, typer.Option(help="Concurrent requests; a list sweeps, e.g. 1,8.")] = "1",
+    concurrency: Annotated[
+        str | None,
+        typer.Option(help="Concurrent requests (closed loop); a list sweeps, e.g. 1,8.", show_default="1"),
+    ] = None,
+    request_rate: Annotated[
+        str | None,
+        typer.Option(
+            help="Open loop: requests per second, arriving on their own schedule; a list sweeps, e.g. 2,4,8. "
+            "Latency is measured from each scheduled arrival."
+        ),
+    ] = None,
+    burstiness: Annotated[
+        float, typer.Option(help="Open loop: gamma shape of the inter-arrival times (1: Poisson; as vLLM).")
+    ] = 1.0,
+    max_concurrency: Annotated[
+        int | None, typer.Option(help="Open loop: at most this many requests in flight.", show_default="no cap")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Open loop: seed of the arrival times.")] = 0,
+    workers: Annotated[
+        int,
+        typer.Option(help="Processes sharing the streams, each its own event loop (a client-bound trial needs more)."),
+    ] = 1,
+    slo: Annotated[
+        str | None,
+        typer.Option(help="SLOs for goodput, e.g. ttft=200ms,itl=50ms (ttft, itl, tpot, e2el).", show_default="none"),
+    ] = None,
     trials: Annotated[int, typer.Option(help="Measured trials per concurrency.")] = 5,
     warmup: Annotated[int, typer.Option(help="Trials run and discarded first, per concurrency.")] = 1,
     requests: Annotated[int | None, typer.Option(help="Requests per trial.", show_default="4 x concurrency")] = None,
@@ -83,19 +108,26 @@ def run_openai(
 ) -> None:
     """Measure an OpenAI-compatible server (llama.cpp, vLLM, SGLang, Ollama) with streaming requests.
 
-    Per trial: tokens/s (output tokens / trial wall time), requests/s, TTFT p50/p99,
-    mean time per output token, errors, and drafted/accepted tokens when the server
-    reports them (llama.cpp timings, vLLM /metrics).
+    Per trial: tokens/s (output tokens / trial wall time), requests/s, TTFT, ITL, TPOT and
+    end-to-end latency at p50/p90/p99, errors, goodput under --slo, drafted/accepted tokens
+    when the server reports them (llama.cpp timings, vLLM /metrics), and the client's own
+    event-loop lag, CPU and send delay, with trials past the limits flagged client_bound.
     """
     params = dict(locals())
     from rich.console import Console
 
+    from ..runner.main import LoadOptions
     from ..runner.main import run_openai as run
 
     try:
-        levels = [int(c) for c in concurrency.split(",") if c.strip()]
+        levels = [int(c) for c in (concurrency or "1").split(",") if c.strip()]
     except ValueError:
         fail(f"--concurrency {concurrency!r}: give integers separated by commas, e.g. 1,8")
+    try:
+        rates = [float(r) for r in (request_rate or "").split(",") if r.strip()]
+    except ValueError:
+        fail(f"--request-rate {request_rate!r}: give requests per second separated by commas, e.g. 2,4.5")
+    options = LoadOptions(rates, burstiness, seed, max_concurrency, slo, concurrency is not None, workers)
     common = _common(params, "openai")
     try:
         run(
@@ -112,6 +144,7 @@ def run_openai(
             requests,
             timeout,
             Console(stderr=True),
+            load=options,
         )
     except BenchledgerError as err:
         fail(err.problems)

@@ -141,7 +141,7 @@ def run_page(
     """The page of one run: what was run, its trials and spread, environment and files."""
     meta = run.meta
     units = {name: m.unit for name, m in meta.metrics.items()}
-    warnings = [(m.label, m.metric, w) for m in summary.metrics for w in m.warnings]
+    warnings = [(m.label, m.metric, w) for m in summary.metrics for w in m.warnings] + client_bound(run)
     excluded = [(m.label, m.metric, trial, why) for m in summary.metrics for trial, _, why in m.excluded]
     manifest = run.manifest.model_dump(mode="json", by_alias=True, exclude_none=True)
     return render(
@@ -188,6 +188,29 @@ def run_page(
         per_trial=per_trial_rates,
         triple=lambda v: " / ".join(t.number(x, 3) for x in v) if v else "–",
     )
+
+
+def client_bound(run: Run) -> list[tuple[str, str, str]]:
+    """The trials `benchledger run openai` flagged client-bound (results.csv `client_bound` = 1),
+    one warning per condition: their figures may be the client's limit, not the server's."""
+    results = run.results
+    if "client_bound" not in results.metrics:
+        return []
+    out = []
+    for at in results.condition_values():
+        rows = [r for r in results.rows if r.at == at]
+        bound = [str(r.trial) for r in rows if r.values.get("client_bound", 0.0) >= 1]
+        if bound:
+            out.append(
+                (
+                    label_of(run, at),
+                    "client_bound",
+                    f"{len(bound)} of {len(rows)} trials ({', '.join(bound)}) were client-bound: the benchmark "
+                    "client's own lag, send delay or CPU passed its limits, so their figures may describe the "
+                    "client, not the server (see the notes)",
+                )
+            )
+    return out
 
 
 MAX_RATES_SHOWN = 20

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import itertools
 import json
 import math
 import re
@@ -20,18 +21,38 @@ from ..format.keys import parse_assignment
 from ..format.models import MANIFEST_SCHEMA, RUN_SCHEMA, ManifestFile
 from ..ledger.yamlio import parse_yaml, validate
 from . import command as cmd
-from . import environment
+from . import environment, selfcheck
 from . import openai as oa
+from .load import parse_slo
+from .selfcheck import ClientFigures
 from .session import Measure, Measured, Outcome, kept_on_crash, notes, run_plan, summary_table
+from .wire import Origin
 from .writer import RunWriter, check_target
 
 OPENAI_METRICS: dict[str, dict[str, str]] = {
     "tokens_per_second": {"unit": "tok/s", "better": "higher"},
     "requests_per_second": {"unit": "req/s", "better": "higher"},
-    "ttft_p50_s": {"unit": "s", "better": "lower"},
-    "ttft_p99_s": {"unit": "s", "better": "lower"},
+    **{
+        f"{name}_p{q}_s": {"unit": "s", "better": "lower"}
+        for name in ("ttft", "itl", "tpot", "latency")
+        for q in (50, 90, 99)
+    },
     "tpot_mean_s": {"unit": "s", "better": "lower"},
     "errors": {"unit": "requests", "better": "lower"},
+}
+GOODPUT_METRICS = {
+    "goodput_requests_per_second": {"unit": "req/s", "better": "higher"},
+    "slo_attainment": {"unit": "fraction", "better": "higher"},
+}
+_CLIENT = "the benchmark client's own error, not the server's: "
+CLIENT_METRICS: dict[str, dict[str, str]] = {
+    "client_lag_p50_s": {"unit": "s", "description": _CLIENT + "event-loop lag, median"},
+    "client_lag_p99_s": {"unit": "s", "description": _CLIENT + "event-loop lag, 99th percentile"},
+    "client_lag_max_s": {"unit": "s", "description": _CLIENT + "event-loop lag, largest"},
+    "client_cpu": {"unit": "cores", "description": _CLIENT + "CPU time of its event loop over the wall time"},
+    "send_delay_p50_s": {"unit": "s", "description": _CLIENT + "scheduled send to bytes sent, median"},
+    "send_delay_p99_s": {"unit": "s", "description": _CLIENT + "scheduled send to bytes sent, 99th percentile"},
+    "client_bound": {"unit": "flag", "description": _CLIENT + "1 when lag, send delay or CPU passed the limits"},
 }
 DRAFT_METRICS = {"draft_tokens": {"unit": "tokens"}, "draft_accepted": {"unit": "tokens"}}
 
@@ -39,6 +60,7 @@ DRAFT_METRICS = {"draft_tokens": {"unit": "tokens"}, "draft_accepted": {"unit": 
 MAX_EXTRA_BYTES = 1024 * 1024
 MAX_CONCURRENCY = 4096
 MAX_TRIALS = 100_000
+MAX_WORKERS = 256
 
 
 @dataclass
@@ -143,6 +165,66 @@ def _finish(
     return writer.finish(run, manifest, columns)
 
 
+@dataclass(frozen=True)
+class LoadOptions:
+    """How `run openai` offers its requests: closed loop at each --concurrency, or open loop at
+    each --request-rate (with --burstiness, --seed and an optional --max-concurrency cap)."""
+
+    request_rate: list[float] = field(default_factory=list)
+    burstiness: float = 1.0
+    seed: int = 0
+    max_concurrency: int | None = None
+    slo: str | None = None
+    concurrency_given: bool = False  # --concurrency was on the command line
+    workers: int = 1
+
+    def check(self) -> dict[str, float]:
+        """Every load option checked before the first request; the parsed SLOs."""
+        rates_ok = all(math.isfinite(r) and 0 < r <= 1e6 for r in self.request_rate)
+        checks = [
+            ("--request-rate", rates_ok, "give requests per second above 0, e.g. 2,4,8"),
+            ("--burstiness", math.isfinite(self.burstiness) and 0 < self.burstiness <= 1000, "give a shape above 0"),
+            (
+                "--max-concurrency",
+                self.max_concurrency is None or 1 <= self.max_concurrency <= MAX_CONCURRENCY,
+                f"give 1 to {MAX_CONCURRENCY} streams",
+            ),
+            (
+                "--max-concurrency",
+                self.max_concurrency is None or bool(self.request_rate),
+                "caps an open-loop run; give --request-rate, or use --concurrency for a closed loop",
+            ),
+            ("--workers", 1 <= self.workers <= MAX_WORKERS, f"give 1 to {MAX_WORKERS} processes"),
+            (
+                "--concurrency",
+                not (self.concurrency_given and self.request_rate),
+                "sets a closed loop; with --request-rate cap the streams with --max-concurrency instead",
+            ),
+        ]
+        problems = [Problem(flag, None, None, fix) for flag, ok, fix in checks if not ok]
+        if problems:
+            raise BenchledgerError(problems)
+        return parse_slo(self.slo)
+
+    def conditions(self, concurrency: list[int]) -> list[dict[str, Any]]:
+        if self.request_rate:
+            return [{"request_rate": r} for r in self.request_rate]
+        return [{"concurrency": c} for c in concurrency]
+
+    def requests(self, requests: int | None, cond: dict[str, Any]) -> int:
+        """Requests per trial: --requests, else 4 per stream (closed) or 10 s of arrivals, at least 16 (open)."""
+        if requests:
+            return requests
+        if "request_rate" in cond:
+            return max(16, math.ceil(10 * float(cond["request_rate"])))
+        return 4 * int(cond["concurrency"])
+
+    def load(self, cond: dict[str, Any], seed: str) -> oa.Load:
+        if "request_rate" in cond:
+            return oa.Load(self.max_concurrency, float(cond["request_rate"]), self.burstiness, seed, self.workers)
+        return oa.Load(int(cond["concurrency"]), workers=self.workers)
+
+
 @dataclass
 class OpenAIRecord:
     """What the OpenAI runner keeps besides the trial rows: per-request details for raw/."""
@@ -197,12 +279,16 @@ def _check_manifest(common: Common) -> dict[str, Any]:
     return extra
 
 
-def _openai_measure(target: oa.Target, requests: int | None, record: OpenAIRecord) -> Measure:
+def _openai_measure(
+    target: oa.Target, requests: int | None, record: OpenAIRecord, options: LoadOptions, slo: dict[str, float]
+) -> Measure:
     """One trial at one condition: send the requests, keep their rows and details."""
+    count = itertools.count(1)
 
     def measure(cond: dict[str, Any], advance: Any) -> Measured:
-        n = requests or 4 * cond["concurrency"]
-        trial = asyncio.run(oa.run_trial(target, cond["concurrency"], n, lambda _: advance(1)))
+        n = options.requests(requests, cond)
+        load = options.load(cond, f"{options.seed}:{next(count)}")  # each trial its own seeded arrivals
+        trial = asyncio.run(oa.run_trial(target, load.concurrency, n, lambda _: advance(1), load=load, slo=slo))
         if not trial.ok:
             first = trial.requests[0].error if trial.requests else "no request sent"
             return Measured(failed=f"all {n} requests failed; the first error is quoted below", quoted=first)
@@ -234,6 +320,7 @@ def _detail(r: oa.RequestResult) -> dict[str, Any]:
         "malformed_sse_lines": r.malformed,
         "refused_fields": r.refused,
         "server_decode_rate": r.server_decode_rate,
+        "send_delay_s": None if r.send_delay_s is None else round(r.send_delay_s, 6),
         "gaps_s": [round(g, 6) for g in r.gaps],
     }
 
@@ -248,12 +335,25 @@ def _openai_notes(outcome: Outcome, record: OpenAIRecord) -> list[str]:
             f"{failed} request(s) failed and {malformed} malformed SSE line(s) were skipped in "
             "the recorded trials; see requests.csv."
         )
+    bound = [m for _, _, m in outcome.completed if m.row.get("client_bound")]
+    if bound:
+        out.append(
+            f"{len(bound)} of {len(outcome.completed)} trials were client-bound (client_bound = 1 in results.csv): "
+            "the client's own event-loop lag, send delay or CPU passed the runner's limits, so those figures may "
+            "describe the client more than the server. The first: "
+            + next(_why(m.row) for m in bound)
+            + ". More worker processes (--workers), fewer streams per process or a less loaded machine avoid it."
+        )
     if refused:
         out.append(
             f"{refused} field(s) from the server were of the wrong type, negative or impossible (such as more "
             "accepted than drafted tokens) and were not recorded; see raw/requests-detail.jsonl."
         )
     return out
+
+
+def _why(row: dict[str, float]) -> str:
+    return "; ".join(ClientFigures.from_row(row).reasons())
 
 
 def run_openai(
@@ -270,51 +370,106 @@ def run_openai(
     requests: int | None,
     timeout: float,
     console: Console,
+    *,
+    load: LoadOptions | None = None,
 ) -> Path:
     """Measure an OpenAI-compatible server and write the run folder."""
+    options = load or LoadOptions()
     _check_openai_options(endpoint, concurrency, trials, warmup, requests, max_tokens, temperature, timeout)
+    slo = options.check()
     extra = _check_manifest(common)
     prompt_set = oa.load_prompts(prompts)
     base_url = base_url.rstrip("/")
+    Origin.parse(base_url)
     models = oa.probe(base_url, min(timeout, 30))  # fails before the first trial, naming the URL
     model = model or (models[0] if models else None)
     if not model:
         raise BenchledgerError(Problem(base_url + "/models", None, None, "lists no model; pass --model"))
     target = oa.Target(base_url, model, endpoint, max_tokens, temperature, timeout, prompt_set)
-    date, title, run_id = common.identity(f"{model} at concurrency {','.join(map(str, concurrency))}")
+    levels = (
+        f"{','.join(f'{r:g}' for r in options.request_rate)} requests/s"
+        if options.request_rate
+        else f"concurrency {','.join(map(str, concurrency))}"
+    )
+    date, title, run_id = common.identity(f"{model} at {levels}")
     writer = RunWriter(common.out, run_id, common.force)
     server_info = environment.server(base_url, oa.server_root(base_url))
     record = OpenAIRecord()
-    conditions = [{"concurrency": c} for c in concurrency]
-    measure = _openai_measure(target, requests, record)
+    conditions = options.conditions(concurrency)
+    measure = _openai_measure(target, requests, record, options, slo)
     with kept_on_crash(writer, console):
         outcome = run_plan(
-            conditions, trials, warmup, lambda c: requests or 4 * c["concurrency"], "requests", measure, writer, console
+            conditions,
+            trials,
+            warmup,
+            lambda c: options.requests(requests, c),
+            "requests",
+            measure,
+            writer,
+            console,
         )
-        metrics = dict(OPENAI_METRICS) | (DRAFT_METRICS if record.drafted else {})
+        metrics = dict(OPENAI_METRICS) | (GOODPUT_METRICS if slo else {}) | CLIENT_METRICS
+        metrics |= DRAFT_METRICS if record.drafted else {}
         rates = {"acceptance": {"numerator": "draft_accepted", "denominator": "draft_tokens"}} if record.drafted else {}
-        runner = {
-            "kind": "openai",
-            "base_url": base_url,
-            "model": model,
-            "endpoint": endpoint,
-            "max_tokens": max_tokens,
-            "temperature": temperature,
-            "requests_per_trial": requests or "4 x concurrency",
-            "output_tokens_source": sorted({d["token_source"] for d in record.details if d["token_source"]}),
-            "prompts": prompts or "built-in",
-        }
-        if prompts:
-            runner["prompts_sha256"] = file_hash(Path(prompts).read_bytes())
+        runner = _runner_section(target, prompts, requests, options, slo, record)
         note = notes(outcome, conditions, trials, _openai_notes(outcome, record))
         benchmark = common.benchmark or f"openai-{endpoint}-stream"
-        run = _run_yaml(common, date, title, run_id, benchmark, ["concurrency"], metrics, rates, warmup, note, runner)
+        condition = [next(iter(conditions[0]))]
+        run = _run_yaml(common, date, title, run_id, benchmark, condition, metrics, rates, warmup, note, runner)
         writer.write_raw("requests-detail.jsonl", "".join(json.dumps(d) + "\n" for d in record.details))
         manifest = environment.manifest(extra, server_info)
-        path = _finish(writer, outcome, run, manifest, ["trial", "concurrency", *metrics])
+        path = _finish(writer, outcome, run, manifest, ["trial", *condition, *metrics])
         rate = ("draft_accepted", "draft_tokens") if record.drafted else None
         _report(console, outcome, summary_table(outcome, "tokens_per_second", "tok/s", rate), path)
         return path
+
+
+def _runner_section(
+    target: oa.Target,
+    prompts: str | None,
+    requests: int | None,
+    options: LoadOptions,
+    slo: dict[str, float],
+    record: OpenAIRecord,
+) -> dict[str, Any]:
+    """run.yaml's runner: what was sent, how the load was offered, and the client's limits."""
+    runner: dict[str, Any] = {
+        "kind": "openai",
+        "base_url": target.base_url,
+        "model": target.model,
+        "endpoint": target.endpoint,
+        "max_tokens": target.max_tokens,
+        "temperature": target.temperature,
+        "requests_per_trial": requests
+        or ("10 s of arrivals, at least 16" if options.request_rate else "4 x concurrency"),
+        "output_tokens_source": sorted({d["token_source"] for d in record.details if d["token_source"]}),
+        "prompts": prompts or "built-in",
+    }
+    if prompts:
+        runner["prompts_sha256"] = file_hash(Path(prompts).read_bytes())
+    if options.request_rate:
+        runner["load"] = {
+            "kind": "open loop",
+            "arrivals": "Poisson" if options.burstiness == 1 else f"gamma, shape {options.burstiness:g}",
+            "burstiness": options.burstiness,
+            "seed": options.seed,
+            "max_concurrency": options.max_concurrency,
+            "latency_from": "scheduled arrival",
+        }
+    else:
+        runner["load"] = {
+            "kind": "closed loop",
+            "latency_from": "scheduled send (the end of the stream's last request)",
+        }
+    if slo:
+        runner["slo_s"] = slo
+    runner["workers"] = options.workers
+    runner["client_limits"] = {
+        "loop_lag_p99_s": selfcheck.LAG_P99_LIMIT_S,
+        "send_delay_p99_s": selfcheck.SEND_DELAY_P99_LIMIT_S,
+        "cpu_cores": selfcheck.CPU_LIMIT,
+    }
+    return runner
 
 
 def _report(console: Console, outcome: Outcome, table: Any, path: Path) -> None:

@@ -59,6 +59,14 @@ class StreamParser:
         self.malformed = 0
         self.finished = False  # data: [DONE] was seen
         self.error = ""
+        self.end: float | None = None  # arrival of the read that ended the stream
+
+    def __call__(self, data: bytes, now: float) -> bool:
+        """`feed`, stamping the arrival of the read that ends the stream."""
+        if self.feed(data, now):
+            self.end = now
+            return True
+        return False
 
     def feed(self, data: bytes, now: float) -> bool:
         """Take one network read; True once the stream is over ([DONE], a server error, or a
