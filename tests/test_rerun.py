@@ -184,3 +184,20 @@ def test_the_agreement_band_is_symmetric_on_the_log_scale() -> None:
     assert agreement((1.9, 2.1), (1.95, 2.05), 1.2) == "agrees"  # inside [0.4545, 2.2]
     assert agreement((0.96, 1.05), (0.97, 1.04), 0.05) == "agrees"  # 1 / 1.05 = 0.952
     assert agreement((0.90, 1.02), (0.92, 1.01), 0.05) == "unsettled"
+
+
+def test_the_clients_own_figures_are_never_judged_by_a_rerun(tmp_path: Path) -> None:
+    """client_lag_p99_s twice as high on the rerun's machine: the server reproduced all the same."""
+    metrics = {"tokens_per_second": {"unit": "tok/s", "better": "higher"}, "client_lag_p99_s": {"unit": "s"}}
+
+    def run(lag: float, folder: str) -> Path:
+        rows = "".join(f"{i},1,{30 + i / 10},{lag + i / 1000}\n" for i in range(1, 6))
+        files = measured_run("2026-09-01-a", metrics=metrics, rates={})
+        files.pop("runs/2026-09-01-a/requests.csv")
+        files["runs/2026-09-01-a/results.csv"] = "trial,concurrency,tokens_per_second,client_lag_p99_s\n" + rows
+        return write_tree(tmp_path / folder, publication(files))
+
+    original = load(run(0.004, "a")).runs["2026-09-01-a"]
+    found = figures(original, load(run(0.008, "b")).runs["2026-09-01-a"].results)
+    assert [f.metric for f in found] == ["tokens_per_second"]
+    assert reproduction(found) == "reproduced"

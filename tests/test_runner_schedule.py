@@ -137,7 +137,8 @@ def test_client_bound_trials_are_marked_in_results_and_notes(
         return task.result()
 
     monkeypatch.setattr(oa, "run_trial", throttled)
-    common = Common("busy", "2026-12-01-busy", tmp_path / "runs", False, [], None, None, ["run", "openai"])
+    invocation = ["run", "openai", "--base-url", server.base_url]  # as the CLI records it
+    common = Common("busy", "2026-12-01-busy", tmp_path / "runs", False, [], None, None, invocation)
     run = run_openai(common, server.base_url, None, "chat", None, TOKENS, 0.0, [2], 2, 0, 4, 30.0, Console(quiet=True))
     with (run / "results.csv").open() as fh:
         assert {row["client_bound"] for row in csv.DictReader(fh)} == {"1"}
@@ -275,3 +276,10 @@ def test_split_keeps_every_request_once() -> None:
     opened = oa.split(oa.Load(5, 10.0, workers=2), 9, 2)
     assert [p.concurrency for p in opened] == [3, 2] and [p.indices for p in opened] == [(0, 2, 4, 6, 8), (1, 3, 5, 7)]
     assert oa.split(oa.Load(1), 4, 8)[0].indices == (0, 1, 2, 3) and len(oa.split(oa.Load(1), 4, 8)) == 1
+
+
+def test_the_runner_writes_exactly_the_client_figures_a_rerun_leaves_unjudged() -> None:
+    from generator.format.models import CLIENT_FIGURES
+    from generator.runner.main import CLIENT_METRICS
+
+    assert set(CLIENT_METRICS) == CLIENT_FIGURES

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..format.conditions import condition_label
+from ..format.models import CLIENT_FIGURES
 from ..ledger.records import Results, Run
 from . import stats
 from .summaries import rate_trials
@@ -47,7 +48,8 @@ class Figure:
 
 
 def figures(original: Run, rerun: Results, margin: float | None = None) -> list[Figure]:
-    """Every metric and rate of the original run at every condition the rerun also measured."""
+    """Every metric and rate of the original run at every condition the rerun also measured,
+    but the client's figures about itself (CLIENT_FIGURES)."""
     out = []
     theirs = set(rerun.condition_values())
     for at in original.results.condition_values():
@@ -56,6 +58,8 @@ def figures(original: Run, rerun: Results, margin: float | None = None) -> list[
         where = original.results.mapping(at)
         mine_rows, their_rows = original.results.select(at), rerun.select(at)
         for name in original.meta.metrics:
+            if name in CLIENT_FIGURES:  # the client's own error: a rerun's client is another one
+                continue
             a = [r.values[name] for r in mine_rows if name in r.values]
             b = [r.values[name] for r in their_rows if name in r.values]
             if a:

@@ -62,7 +62,7 @@ def parse_claimed(text: str) -> Claimed:
         margin = _fraction(text, match.group(1))
         if margin == 0:
             raise ValueError(
-                f'claimed {text!r}: no interval ever lies inside a margin of 0; write the largest difference '
+                f"claimed {text!r}: no interval ever lies inside a margin of 0; write the largest difference "
                 'that still counts as none ("±2%"), or "no difference" for the smallest change worth calling'
             )
         return Claimed(text, "equivalence", margin=margin)

@@ -15,6 +15,19 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, WithJsonSchem
 from pydantic.json_schema import SkipJsonSchema
 
 RUN_SCHEMA = "benchledger.run/1"
+# results.csv columns `benchledger run openai` writes about the client itself, not the server:
+# shown on the run page, never judged by a rerun (another machine's client lags differently)
+CLIENT_FIGURES = frozenset(
+    {
+        "client_lag_p50_s",
+        "client_lag_p99_s",
+        "client_lag_max_s",
+        "client_cpu",
+        "send_delay_p50_s",
+        "send_delay_p99_s",
+        "client_bound",
+    }
+)
 MANIFEST_SCHEMA = "benchledger.manifest/1"
 RECEIPT_SCHEMA = "benchledger.receipt/1"
 
