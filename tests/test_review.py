@@ -82,15 +82,17 @@ def test_review_names_the_flipped_verdict_the_new_run_and_the_stale_receipt(pub:
         "<!-- benchledger review -->",
         "## benchledger review: HEAD&#126;1 → HEAD",
         "",
-        "**1 run(s) added, 2 run(s) changed, 1 claim verdict(s) changed, 1 receipt(s) gone stale, 1 new problem(s)**",
+        "**1 run(s) added, 2 run(s) changed, 1 claim verdict(s) changed, 1 receipt(s) gone stale, "
+        "1 receipt state(s) changed, 1 new problem(s)**",
     ]
-    assert "| `2026&#45;09&#45;03&#45;new` | added |" in out
-    assert "| `2026&#45;09&#45;01&#45;fast` | changed |" in out
-    (row,) = [line for line in out.splitlines() if line.startswith("| `fast&#45;is&#45;faster`")]
+    assert "| `2026-09-03-new` | added |" in out  # ids as written: they match [a-z0-9._-]
+    assert "| `2026-09-01-fast` | changed |" in out
+    assert "| `2026-09-01-base` | verified | **stale** |" in out
+    (row,) = [line for line in out.splitlines() if line.startswith("| `fast-is-faster`")]
     cells = [c.strip() for c in row.split("|")[1:-1]]
     assert cells[1:3] == ["supported", "**contradicted**"]
     assert cells[3].startswith("&#45;20.0&#37; &#91;")  # the measured effect after the change
-    assert "- `2026&#45;09&#45;01&#45;base`: its files changed after a receipt vouched for them" in out
+    assert "- `2026-09-01-base`: its files changed after a receipt vouched for them" in out
     (problem,) = [line for line in out.splitlines() if line.startswith("- warning: ")]
     assert "stale&#58; results.csv changed since it was written" in problem
 
@@ -104,7 +106,7 @@ def test_review_fails_only_on_what_fail_on_names(pub: Path) -> None:
     assert code == 1
     assert err.splitlines() == [
         "Failing on contradicted: fast-is-faster",
-        "Failing on stale: 1 run(s) with receipts gone stale",
+        "Failing on stale: receipts of 2026-09-01-base vouch for less than before",
     ]
     assert "working tree" in out
 
@@ -131,3 +133,84 @@ def test_review_refuses_what_is_not_a_revision(pub: Path) -> None:
     assert "'no-such-branch' is not a revision of the repository" in err
     code, _, err = cli("review", "--base", "--upload-pack=evil", "--repo", str(pub))
     assert code != 0
+
+
+def _commit_on(pub: Path, branch: str) -> None:
+    git(pub, "checkout", "-q", "-b", branch)
+    git(pub, "add", "-A")
+    git(pub, "commit", "-qm", branch)
+
+
+def test_export_ignore_in_the_change_cannot_hide_a_run_from_review(pub: Path) -> None:
+    write_tree(pub, _run("2026-09-03-hidden", 1.0))
+    (pub / ".gitattributes").write_text("runs/2026-09-03-hidden export-ignore\n.gitattributes export-ignore\n")
+    _commit_on(pub, "hx")
+    code, out, _ = cli("review", "--base", "main", "--head", "hx", "--repo", str(pub))
+    assert code == 0 and "| `2026-09-03-hidden` | added |" in out
+
+
+def test_a_symlink_in_the_change_is_refused_not_followed(pub: Path, tmp_path: Path) -> None:
+    (tmp_path / "outside.txt").write_text("secret")
+    (pub / "runs" / BASE / "notes.txt").symlink_to(tmp_path / "outside.txt")
+    _commit_on(pub, "hs")
+    code, _, err = cli("review", "--base", "main", "--head", "hs", "--repo", str(pub))
+    assert code == 1
+    assert "'runs/2026-09-01-base/notes.txt' is a symlink; review reads plain files only" in err
+
+
+def test_a_publication_in_a_sub_folder_of_its_repository(tmp_path: Path) -> None:
+    report = "---\n" + yaml.safe_dump({"title": "Speed", "claims": [CLAIM]}) + "---\n\n# Speed\n"
+    files = publication(_run(BASE, 1.0), _run(FAST, 1.2), extra={"site_src/reports/speed.md": report})
+    top = tmp_path / "mono"
+    write_tree(top / "pub", files)
+    (top / "README.md").write_text("other things\n")
+    git(top, "init", "-q", "-b", "main")
+    git(top, "add", "-A")
+    git(top, "commit", "-qm", "base")
+    (top / "pub" / f"runs/{FAST}/results.csv").write_text(_results(0.8))
+    git(top, "commit", "-qam", "head")
+    code, out, _ = cli("review", "--base", "HEAD~1", "--head", "HEAD", "--repo", str(top / "pub"))
+    assert code == 0
+    assert "| `2026-09-01-fast` | changed |" in out and "**contradicted**" in out
+
+
+def test_a_broken_side_is_not_judged_rather_than_everything_removed(pub: Path) -> None:
+    (pub / f"runs/{FAST}/results.csv").write_text("not,a\nresults,table\n")
+    _commit_on(pub, "hb")
+    code, out, _ = cli("review", "--base", "main", "--head", "hb", "--repo", str(pub), "--fail-on", "removed")
+    assert code == 0  # nothing was removed
+    assert "A side has errors, so its verdicts could not be computed" in out and "(removed)" not in out
+
+
+def test_an_edited_claim_and_a_mention_in_a_statement(pub: Path) -> None:
+    edited = CLAIM | {"statement": "@octocat says #1: ten times faster, everywhere"}
+    report = "---\n" + yaml.safe_dump({"title": "Speed", "claims": [edited]}) + "---\n\n# Speed\n"
+    (pub / "site_src/reports/speed.md").write_text(report)
+    _commit_on(pub, "he")
+    code, out, _ = cli("review", "--base", "main", "--head", "he", "--repo", str(pub))
+    assert code == 0
+    assert "- `fast-is-faster`: its declaration changed (a claim is corrected by a new one)" in out
+    code, out, _ = cli("review", "--base", "main", "--head", "he", "--repo", str(pub), "--format", "json")
+    assert json.loads(out)["edited"] == ["fast-is-faster"]
+
+
+def test_fail_on_misattributed_trips_on_a_claim_shown_supported_and_misattributed() -> None:
+    from generator.analysis.review import Review, VerdictChange
+
+    change = VerdictChange("c", "s", None, "supported · misattributed", "")
+    found = Review((), (), (), (change,), (), (), (), (), True)
+    assert found.failing(("misattributed",)) == ["misattributed: c"]
+    assert found.failing(("supported",)) == ["supported: c"]
+    assert found.failing(("contradicted",)) == []
+
+
+def test_statements_cannot_mention_people_or_link_issues_in_the_comment() -> None:
+    from generator.analysis.review import Review, VerdictChange
+    from generator.render.review_text import review_markdown
+
+    change = VerdictChange("c", "@octocat fixed #12", "supported", "contradicted", "")
+    text = review_markdown(Review((), (), (), (change,), (), (), (), (), True), "main", "HEAD")
+    assert "&#64;&#8288;octocat fixed &#35;&#8288;12" in text
+    huge = VerdictChange("d", "x" * 100_000, None, "supported", "")
+    assert "x" * 300 not in review_markdown(Review((), (), (), (huge,) * 300, (), (), (), (), True), "a", "b")
+    assert len(review_markdown(Review((), (), (), (huge,) * 300, (), (), (), (), True), "a", "b")) < 61_000

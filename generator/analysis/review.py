@@ -62,24 +62,33 @@ class Review:
     stale: tuple[str, ...]  # runs whose receipts went stale
     problems: tuple[Problem, ...]  # problems of the head that the base did not have
     judged: bool  # both sides could be judged (no errors)
+    edited: tuple[str, ...] = ()  # claims kept under their id whose declaration changed
+    receipts: tuple[tuple[str, str, str], ...] = ()  # (run, state before, state after), every change
 
     @property
     def empty(self) -> bool:
-        found = (self.added, self.changed, self.removed, self.verdicts, self.corrections, self.grids)
-        return not any(found) and not self.stale and not self.problems
+        found = (self.added, self.changed, self.removed, self.verdicts, self.corrections, self.grids, self.edited)
+        return not any(found) and not self.stale and not self.problems and not self.receipts
+
+    @property
+    def downgraded(self) -> tuple[str, ...]:
+        """Runs whose receipts vouch for less than before: gone stale, or no longer verified."""
+        rank = {"dual-verified": 2, "verified": 1, "unverified": 0, "stale": -1}
+        return tuple(run for run, was, now in self.receipts if rank.get(now, 0) < rank.get(was, 0))
 
     def failing(self, names: tuple[str, ...]) -> list[str]:
         """Which of the `--fail-on` names this change trips: a verdict any claim newly shows,
         `stale`, `problems`, `removed` (runs or claims)."""
         out = []
         for name in names:
-            if name == "stale" and self.stale:
-                out.append(f"stale: {len(self.stale)} run(s) with receipts gone stale")
+            if name == "stale" and (self.stale or self.downgraded):
+                runs = sorted({*self.stale, *self.downgraded})
+                out.append(f"stale: receipts of {', '.join(runs)} vouch for less than before")
             elif name == "problems" and self.problems:
                 out.append(f"problems: {len(self.problems)} new")
             elif name == "removed" and (self.removed or any(v.after is None for v in self.verdicts)):
                 out.append("removed: runs or claims were removed")
-            elif hits := [v.id for v in (*self.verdicts, *self.grids) if v.after == name]:
+            elif hits := [v.id for v in (*self.verdicts, *self.grids) if name in (v.after or "").split(" · ")]:
                 out.append(f"{name}: {', '.join(hits)}")
         return out
 
@@ -88,7 +97,10 @@ def review(base: Judged, head: Judged, measured: Mapping[str, str] | None = None
     """The differences between two judged sides; `measured` gives each head claim's effect in
     words (the renderer's wording)."""
     before, after = base.ledger.runs, head.ledger.runs
-    changed = tuple(sorted(r for r in set(before) & set(after) if before[r].digest != after[r].digest))
+    broken = set(head.ledger.failed_runs)  # still there, but unreadable: changed, not removed
+    changed = tuple(
+        sorted({r for r in set(before) & set(after) if before[r].digest != after[r].digest} | (broken & set(before)))
+    )
     gone_stale = tuple(
         sorted(
             r
@@ -97,11 +109,12 @@ def review(base: Judged, head: Judged, measured: Mapping[str, str] | None = None
         )
     )
     known = {str(p) for p in base.problems}
+    judged = not _errors(base) and not _errors(head)  # a side with errors has no verdicts to compare
     return Review(
         added=tuple(sorted(set(after) - set(before))),
         changed=changed,
-        removed=tuple(sorted(set(before) - set(after))),
-        verdicts=_claim_changes(base, head, measured or {}),
+        removed=tuple(sorted(set(before) - set(after) - broken)),
+        verdicts=_claim_changes(base, head, measured or {}) if judged else (),
         corrections=tuple(
             sorted(
                 (ev.claim.id, ev.claim.corrects)
@@ -109,10 +122,25 @@ def review(base: Judged, head: Judged, measured: Mapping[str, str] | None = None
                 if ev.claim.corrects and ev.claim.id not in base.evaluations
             )
         ),
-        grids=_grid_changes(base, head),
+        grids=_grid_changes(base, head) if judged else (),
         stale=gone_stale,
         problems=tuple(p for p in head.problems if str(p) not in known),
-        judged=not _errors(base) and not _errors(head),
+        judged=judged,
+        edited=_edited(base, head),
+        receipts=tuple(
+            (run, base.receipts[run].state, state.state)
+            for run, state in sorted(head.receipts.items())
+            if run in base.receipts and base.receipts[run].state != state.state
+        ),
+    )
+
+
+def _edited(base: Judged, head: Judged) -> tuple[str, ...]:
+    """Claims whose declaration (statement, claimed, runs, limits, ...) changed under the same id:
+    a claim is corrected by a new one, never edited away, so a reviewer must see it."""
+    before = {c.id: c.model_dump(mode="json") for _, c in base.ledger.claims}
+    return tuple(
+        sorted(c.id for _, c in head.ledger.claims if c.id in before and before[c.id] != c.model_dump(mode="json"))
     )
 
 

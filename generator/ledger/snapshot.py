@@ -1,44 +1,73 @@
-"""A publication as it stood at a git revision: `git archive` unpacked into a folder, for
-`benchledger review` to judge both sides of a change. Nothing of the revision is executed;
-the archive is unpacked with tarfile's `data` filter (no links out, no device files, no
-absolute paths), so a hostile branch cannot write outside the folder."""
+"""A publication as it stood at a git revision, for `benchledger review` to judge both sides
+of a change. Nothing of the revision is executed, and nothing of it decides where a byte is
+written: the tree is listed with `git ls-tree` (no `.gitattributes` of the revision applies,
+so `export-ignore` cannot hide a file from the review) and each blob is written as a regular
+file under the scratch folder, its path checked part by part. Symlinks and submodules in the
+revision are refused (runs/ refuses them anyway); no link is ever created, so no write can
+pass through one. The total size is bounded before anything is read into memory."""
 
 from __future__ import annotations
 
-import io
 import re
 import shutil
 import subprocess
-import tarfile
 from pathlib import Path
 
 from ..errors import BenchledgerError
 
 TIMEOUT_S = 120
-MAX_BYTES = 2 * 1024**3  # an archive past this is refused, not unpacked
+MAX_BYTES = 2 * 1024**3  # a revision holding more than this is refused, not read
 REF = re.compile(r"^[A-Za-z0-9._/@^~{}:+-]{1,200}$")
+PART = re.compile(r"^[^/\x00]{1,255}$")
 
 
 def snapshot(repo: Path, ref: str, dest: Path) -> Path:
-    """Unpack the tree of `ref` (a branch, tag, commit or `HEAD~1`) of the git repository at
-    `repo` into `dest` and return it. The publication's own folder inside the repository is
-    kept: a publication in a sub-folder of its repository is unpacked at that sub-folder."""
+    """Write the tree of `ref` (a branch, tag, commit or `HEAD~1`) of the git repository at
+    `repo` into `dest`, and return the folder of the publication in it: `repo`'s own place in
+    the repository (a publication in a sub-folder is found at that sub-folder)."""
     if not REF.match(ref) or ref.startswith("-"):
         raise BenchledgerError(f"--base/--head {ref!r}: not a git revision; give a branch, tag or commit")
     if shutil.which("git") is None:
         raise BenchledgerError("git is not installed; review compares git revisions")
-    prefix = _git(repo, "rev-parse", "--show-prefix").decode().strip()
-    _git(repo, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", what=ref)
-    data = _git(repo, "archive", "--format=tar", ref, what=ref)
-    if len(data) > MAX_BYTES:
-        raise BenchledgerError(f"{ref}: its archive is over {MAX_BYTES // 1024**3} GiB; review a smaller change")
+    top = Path(_git(repo, "rev-parse", "--show-toplevel").decode().strip())
+    prefix = repo.resolve().relative_to(top.resolve()).as_posix() if repo.resolve() != top.resolve() else ""
+    _git(top, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", what=ref)
+    listing = _git(top, "ls-tree", "-r", "-z", "--long", "--full-tree", ref, what=ref)
+    inside = prefix + "/" if prefix else ""
+    lines = [
+        line
+        for line in listing.split(b"\x00")
+        if line and line.partition(b"\t")[2].decode(errors="replace").startswith(inside)
+    ]
+    entries = [_entry(ref, line) for line in lines]  # the publication's files only
+    total = sum(size for _, _, size, _ in entries)
+    if total > MAX_BYTES:
+        raise BenchledgerError(f"{ref}: its files hold {total:,} bytes, over {MAX_BYTES // 1024**3} GiB; review less")
     dest.mkdir(parents=True, exist_ok=True)
-    with tarfile.open(fileobj=io.BytesIO(data)) as archive:
-        try:
-            archive.extractall(dest, filter="data")
-        except tarfile.FilterError as err:
-            raise BenchledgerError(f"{ref}: the tree holds {err}; it cannot be reviewed safely") from None
-    return dest / prefix if prefix else dest
+    root = dest.resolve()
+    for mode, blob, _, path in entries:
+        target = root.joinpath(*path.split("/"))
+        target.parent.mkdir(parents=True, exist_ok=True)
+        data = _git(top, "cat-file", "blob", blob, what=ref)
+        with open(target, "xb") as out:  # a fresh file: never through an existing link
+            out.write(data)
+        if mode == "100755":
+            target.chmod(0o755)
+    return root / prefix if prefix else root
+
+
+def _entry(ref: str, line: bytes) -> tuple[str, str, int, str]:
+    """(mode, blob id, size, path) of one `ls-tree --long -z` line; links and submodules refused."""
+    meta, _, raw = line.partition(b"\t")
+    mode, kind, blob, size = meta.decode().split()
+    path = raw.decode("utf-8", errors="replace")
+    if kind != "blob" or mode not in ("100644", "100755"):
+        what = "a symlink" if mode == "120000" else "a submodule" if kind == "commit" else f"a {kind}"
+        raise BenchledgerError(f"{ref}: {path!r} is {what}; review reads plain files only (runs/ refuses links too)")
+    parts = path.split("/")
+    if path.startswith("/") or any(p in ("", ".", "..") or not PART.match(p) for p in parts):
+        raise BenchledgerError(f"{ref}: {path!r} is not a plain relative path; it cannot be reviewed safely")
+    return mode, blob, int(size), path
 
 
 def _git(repo: Path, *args: str, what: str | None = None) -> bytes:

@@ -11,11 +11,25 @@ from ..analysis.review import Review, VerdictChange
 from . import text as t
 
 MARK = "<!-- benchledger review -->"  # lets a workflow find and update its own comment
+MAX_CHARS = 60_000  # a GitHub comment holds 65,536
+MAX_STATEMENT = 300
+
+
+def _said(value: str) -> str:
+    """Untrusted text for a comment: escaped, cut, and with @ and # followed by a word joiner, so
+    GitHub (which decodes entities before it links) neither mentions anyone nor links an issue."""
+    cut = value if len(value) <= MAX_STATEMENT else value[: MAX_STATEMENT - 1] + "…"
+    return str(t.text(cut)).replace("&#64;", "&#64;&#8288;").replace("&#35;", "&#35;&#8288;")
+
+
+def _id(value: str) -> str:
+    """An id in a code span, as written (ids match [a-z0-9._-]); anything else escaped plainly."""
+    return f"`{value}`" if all(c.isalnum() or c in "._-" for c in value) else _said(value)
 
 
 def review_markdown(found: Review, base: str, head: str) -> str:
     """The review as a comment: a title, one line of counts, then a section per kind of change."""
-    lines = [MARK, f"## benchledger review: {t.text(base)} → {t.text(head)}", ""]
+    lines = [MARK, f"## benchledger review: {_said(base)} → {_said(head)}", ""]
     if found.empty:
         return "\n".join([*lines, "No run, claim, grid, receipt or problem changes.", ""])
     counts = [
@@ -23,9 +37,11 @@ def review_markdown(found: Review, base: str, head: str) -> str:
         (len(found.changed), "run(s) changed"),
         (len(found.removed), "run(s) removed"),
         (len(found.verdicts), "claim verdict(s) changed"),
+        (len(found.edited), "claim(s) edited"),
         (len(found.corrections), "new correction(s)"),
         (len(found.grids), "grid verdict(s) changed"),
         (len(found.stale), "receipt(s) gone stale"),
+        (len(found.receipts), "receipt state(s) changed"),
         (len(found.problems), "new problem(s)"),
     ]
     lines += ["**" + ", ".join(f"{n} {what}" for n, what in counts if n) + "**", ""]
@@ -35,16 +51,31 @@ def review_markdown(found: Review, base: str, head: str) -> str:
     lines += _changes("Claims whose verdict changed", "Claim", found.verdicts, "Measured after")
     if found.corrections:
         lines += ["### New corrections", ""]
-        lines += [f"- `{t.text(fix)}` corrects `{t.text(claim)}`" for fix, claim in found.corrections] + [""]
+        lines += [f"- {_id(fix)} corrects {_id(claim)}" for fix, claim in found.corrections] + [""]
+    if found.edited:
+        lines += ["### Claims edited under the same id", ""]
+        lines += [
+            f"- {_id(claim)}: its declaration changed (a claim is corrected by a new one)" for claim in found.edited
+        ]
+        lines += [""]
     lines += _changes("Grids whose verdict changed", "Grid", found.grids, "Why, after")
     if found.stale:
         lines += ["### Receipts gone stale", ""]
-        lines += [f"- `{t.text(run)}`: its files changed after a receipt vouched for them" for run in found.stale]
+        lines += [f"- {_id(run)}: its files changed after a receipt vouched for them" for run in found.stale]
         lines += [""]
+    if found.receipts:
+        lines += ["### Receipt states", "", "| Run | Before | After |", "| --- | --- | --- |"]
+        lines += [f"| {_id(run)} | {was} | **{now}** |" for run, was, now in found.receipts] + [""]
     if found.problems:
         lines += ["### New problems", ""]
-        lines += [f"- {p.severity}: {t.text(str(p))}" for p in found.problems] + [""]
-    return "\n".join(lines)
+        lines += [f"- {p.severity}: {_said(str(p))}" for p in found.problems] + [""]
+    text = "\n".join(lines)
+    if len(text) > MAX_CHARS:
+        text = (
+            text[:MAX_CHARS].rsplit("\n", 1)[0]
+            + "\n\n… cut to fit a comment; `benchledger review --format json` has it all.\n"
+        )
+    return text
 
 
 def _runs(found: Review) -> list[str]:
@@ -53,7 +84,7 @@ def _runs(found: Review) -> list[str]:
     if not rows:
         return []
     table = ["### Runs", "", "| Run | Change |", "| --- | --- |"]
-    return [*table, *(f"| `{t.text(r)}` | {what} |" for r, what in rows), ""]
+    return [*table, *(f"| {_id(r)} | {what} |" for r, what in rows), ""]
 
 
 def _changes(title: str, kind: str, changes: Sequence[VerdictChange], last: str) -> list[str]:
@@ -62,10 +93,8 @@ def _changes(title: str, kind: str, changes: Sequence[VerdictChange], last: str)
     out = [f"### {title}", "", f"| {kind} | Before | After | {last} |", "| --- | --- | --- | --- |"]
     for c in changes:
         before, after = c.before or "(new)", c.after or "(removed)"
-        said = t.text(c.statement)
-        out.append(
-            f"| `{t.text(c.id)}`: {said} | {t.text(before)} | **{t.text(after)}** | {t.text(c.measured) or '–'} |"
-        )
+        said, effect = _said(c.statement), _said(c.measured) or "–"
+        out.append(f"| {_id(c.id)}: {said} | {_said(before)} | **{_said(after)}** | {effect} |")
     return [*out, ""]
 
 
