@@ -213,3 +213,17 @@ def test_a_new_report_joins_the_navigation_newest_first(tmp_path: Path) -> None:
         "Methods",
     ]
     assert 'data-md-color-scheme="slate"' in page or "Dark mode" in page  # the palette toggle
+
+
+def test_the_automatic_navigation_prints_folder_names_as_text_and_skips_hidden_pages(tmp_path: Path) -> None:
+    folder = tmp_path / "pub"
+    assert cli("init", str(folder))[0] == 0
+    hostile = folder / "site_src" / "<svg onload=alert(1)>"
+    hostile.mkdir()
+    (hostile / "a.md").write_text("# a\n")
+    (folder / "site_src" / ".hidden.md").write_text("# hidden\n")
+    code, out = cli("build", "--repo", str(folder), "--strict")
+    assert code == 0, out
+    page = (folder / "site" / "index.html").read_text()
+    assert "<svg onload" not in page and "&lt;svg onload=alert(1)&gt;" in page
+    assert ".hidden" not in page

@@ -4,6 +4,7 @@ without editing mkdocs.yml. A `nav` the publisher wrote is never changed."""
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 from typing import Any
 
@@ -22,9 +23,17 @@ def auto_nav(ledger: Ledger, docs: Path, docs_rel: str) -> list[Any]:
     nav += [{title: path} for title, path in GENERATED if (docs / path).is_file()]
     if (docs / "methods.md").is_file():
         nav.append({"Methods": "methods.md"})
-    nav += [p.name for p in sorted(docs.glob("*.md")) if p.name not in ("index.md", "methods.md")]
+    nav += [p.name for p in sorted(docs.glob("*.md")) if p.name not in ("index.md", "methods.md") and _shown(p.name)]
     for folder in sorted(p for p in docs.iterdir() if p.is_dir() and not p.is_symlink()):
-        pages = sorted(p.relative_to(docs).as_posix() for p in folder.rglob("*.md") if not p.is_symlink())
-        if folder.name not in SKIPPED and not folder.name.startswith((".", "_")) and pages:
-            nav.append({folder.name.replace("-", " ").replace("_", " ").capitalize(): pages})
+        found = (p.relative_to(docs).as_posix() for p in folder.rglob("*.md") if p.is_file() and not p.is_symlink())
+        pages = sorted(rel for rel in found if all(_shown(part) for part in rel.split("/")))
+        if folder.name not in SKIPPED and _shown(folder.name) and pages:
+            # MkDocs' theme prints a section title as HTML: a folder name is text, escaped
+            nav.append({html.escape(folder.name.replace("-", " ").replace("_", " ").capitalize()): pages})
     return nav
+
+
+def _shown(name: str) -> bool:
+    """MkDocs leaves out files and folders whose names start with a dot; so does benchledger's
+    nav, and `_` (its own pagination folders), so that no nav entry names a page never built."""
+    return not name.startswith((".", "_"))
