@@ -167,14 +167,17 @@ def test_init_ships_a_review_workflow_and_a_run_on_request_workflow(tmp_path: Pa
     assert cli("init", str(folder))[0] == 0
     workflows = folder / ".github" / "workflows"
     review = yaml.safe_load((workflows / "review.yml").read_text())
-    assert list(review[True]) == ["pull_request"]  # YAML 1.1 reads `on` as True
+    assert list(review[True]) == ["pull_request_target"]  # YAML 1.1 reads `on` as True; the base's workflow
     steps = review["jobs"]["review"]["steps"]
-    assert steps[0] == {"uses": "actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683", "with": {"fetch-depth": 0}}
+    assert steps[0]["with"] == {"fetch-depth": 0, "persist-credentials": False}  # the base branch, not the PR's
     assert steps[2]["run"] == f'pip install "benchledger=={__version__}" -r requirements-site.txt'
-    assert 'benchledger review --base "origin/$BASE_REF" --head HEAD > review.md' in steps[3]["run"]
-    assert steps[3]["env"] == {"BASE_REF": "${{ github.base_ref }}"}  # never pasted into the script
-    assert '>> "$GITHUB_STEP_SUMMARY"' in steps[3]["run"]
-    assert "--edit-last" in steps[4]["run"]
+    assert steps[3]["run"] == 'git fetch --no-tags origin "pull/$PR/head:refs/benchledger/pr-head"'
+    assert all("ref" not in step.get("with", {}) for step in steps)  # the pull request is never checked out
+    script = steps[4]["run"]
+    assert 'benchledger review --base "origin/$BASE_REF" --head refs/benchledger/pr-head > review.md' in script
+    assert script.startswith("set +e") and '>> "$GITHUB_STEP_SUMMARY"' in script  # written even when failing
+    assert steps[4]["env"] == {"BASE_REF": "${{ github.base_ref }}"}  # never pasted into the script
+    assert "--edit-last" in steps[5]["run"] and steps[6]["run"] == 'exit "$REVIEW_STATUS"'
 
     request = yaml.safe_load((workflows / "run-on-request.yml").read_text())
     assert set(request[True]["workflow_dispatch"]["inputs"]) == {"base_url", "model", "concurrency", "trials", "title"}
@@ -184,6 +187,7 @@ def test_init_ships_a_review_workflow_and_a_run_on_request_workflow(tmp_path: Pa
     assert "${{" not in measure["run"]  # inputs arrive through the environment only
     assert 'benchledger run openai --base-url "$BASE_URL"' in measure["run"]
     assert "benchledger check" in measure["run"]
+    assert "benchledger verify" not in measure["run"]  # a tool's word verifies nothing: a person writes the receipt
     assert "gh pr create" in job["steps"][-1]["run"]
     for name in ("publish.yml", "review.yml", "run-on-request.yml"):  # actions pinned by commit, tag in a comment
         uses = re.findall(r"uses: (\S+)(.*)", (workflows / name).read_text())
