@@ -133,3 +133,49 @@ def test_an_inconclusive_card_says_how_many_trials_settle_it_and_how() -> None:
     pages, _ = _example()
     card = pages["claims/testbed-throughput-nmax3-vs-nmax2/index.md"].decode()
     assert "<dt>Trials needed per side</dt><dd>14 to settle the verdict, most likely as within noise</dd>" in card
+
+
+def _one_claim(tmp_path: Path, claim: dict[str, object]) -> str:
+    """The card of `claim` added to the example's who-earned-it report, in a copy."""
+    import shutil
+
+    root = tmp_path / "pub"
+    for part in ("runs", "site_src", "mkdocs.yml"):
+        source = EXAMPLE / part
+        (shutil.copytree if source.is_dir() else shutil.copy)(source, root / part)
+    report = root / "site_src/reports/who-earned-it.md"
+    front, _, body = report.read_text().partition("\n---\n")
+    meta = yaml.safe_load(front.removeprefix("---\n"))
+    meta["claims"].append(claim)
+    report.write_text("---\n" + yaml.safe_dump(meta, sort_keys=False) + "---\n" + body)
+    return generate(root)[f"claims/{claim['id']}/index.md"].decode()
+
+
+GRID_CLAIM = {"statement": "Two threads are faster.", "metric": "tokens_per_second", "varies": ["engine.threads"]}
+
+
+def test_a_claim_whose_runs_differ_only_in_the_credited_factor_is_not_overruled(tmp_path: Path) -> None:
+    card = _one_claim(
+        tmp_path,
+        GRID_CLAIM
+        | {"id": "clean", "baseline": "2026-11-30-grid-nmax2-1t", "candidate": "2026-11-30-grid-nmax2-2t"}
+        | {"at": {"concurrency": 4}},
+    )
+    assert f'data-bl-headline="supported">{SUPPORTED}</span>' in card  # its own verdict stands alone
+    assert f"{SUPPORTED} · {MISATTRIBUTED}" not in card and "credit misattributed" not in card
+
+
+def test_conditions_given_per_side_do_not_escape_the_grid(tmp_path: Path) -> None:
+    card = _one_claim(
+        tmp_path,
+        GRID_CLAIM
+        | {"id": "per-side", "baseline": {"run": "2026-11-30-grid-nmax2-1t", "at": {"concurrency": 4}}}
+        | {"candidate": {"run": "2026-11-30-grid-nodraft-2t", "at": {"concurrency": 4}}},
+    )
+    assert f"{SUPPORTED} · {MISATTRIBUTED}" in card
+
+
+def test_a_claim_is_taken_apart_only_by_grids_at_its_own_condition() -> None:
+    pages, _ = _example()
+    card = pages["claims/grid-threads-credit/index.md"].decode()
+    assert "../grid-who-earned-it/" in card and "grid-who-earned-it-c1" not in card  # c1 is judged at concurrency 1

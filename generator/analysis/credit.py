@@ -45,14 +45,25 @@ def check_credit(claim: Claim, conditions: Sequence[Comparison], grid: Grid) -> 
         return None
     if not {claim.baseline, claim.candidate} <= set(a.runs):
         return None
-    if not any(_same_at(c.at, a.at) for c in conditions):
+    own = claim.baseline_at and claim.candidate_at and same_at(claim.baseline_at, a.at)
+    if not any(same_at(c.at, a.at) for c in conditions) and not (own and same_at(claim.candidate_at, a.at)):
         return None
     credited = tuple(f for f, key in a.factors.items() if _varied(key, claim.varies))
+    if not credited or set(_differing(grid, claim.baseline, claim.candidate)) <= set(credited):
+        return None  # credits no factor, or its runs differ in nothing but what it credits: nothing to take apart
     verdict, sentence = _judged(grid, credited)
     return CreditCheck(a.id, a.statement, verdict, credited, grid.earned, sentence)
 
 
-def _same_at(at: Mapping[str, object], grid_at: Mapping[str, object]) -> bool:
+def _differing(grid: Grid, baseline: str | None, candidate: str | None) -> tuple[str, ...]:
+    """The grid's factors whose levels differ between the claim's two cells."""
+    cells = {c.run: c.levels for c in grid.cells}
+    if baseline not in cells or candidate not in cells:
+        return grid.factors
+    return tuple(f for k, f in enumerate(grid.factors) if cells[baseline][k] != cells[candidate][k])
+
+
+def same_at(at: Mapping[str, object], grid_at: Mapping[str, object]) -> bool:
     """Is the claim's condition the grid's (8 matches '8' and '8.0')?"""
     return set(at) == set(grid_at) and all(same_condition(grid_at[k], str(at[k])) for k in at)
 

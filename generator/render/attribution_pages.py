@@ -11,6 +11,7 @@ from markupsafe import Markup
 from ..analysis.attribution import Grid
 from ..analysis.claims import Evaluation
 from ..analysis.comparison import Settings
+from ..analysis.credit import same_at
 from ..analysis.wording import pct
 from ..format.conditions import condition_label
 from ..ledger.records import Ledger
@@ -53,7 +54,9 @@ def related(ev: Evaluation, grids: Sequence[Grid]) -> list[Grid]:
     return [
         g
         for g in grids
-        if {claim.baseline, claim.candidate} <= set(g.attribution.runs) and claim.metric == g.attribution.metric
+        if {claim.baseline, claim.candidate} <= set(g.attribution.runs)
+        and claim.metric == g.attribution.metric
+        and any(same_at(c.at, g.attribution.at) for c in ev.conditions)  # a grid at another load says nothing
     ]
 
 
