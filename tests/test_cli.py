@@ -93,7 +93,7 @@ def test_a_bad_confidence_in_mkdocs_yml_is_a_clear_error(repo: Path) -> None:
     assert "plugins.benchledger.confidence: 'lots' is not a number in [0.5, 1); e.g. 0.95" in result.output
 
 
-@pytest.mark.parametrize("command", ["generate", "build"])
+@pytest.mark.parametrize("command", ["generate", "build", "check"])
 def test_the_cli_and_the_plugin_read_the_settings_alike(repo: Path, command: str) -> None:
     """One parser: a min_effect of 1.5 (150%) is refused by `generate` (the CLI's reading) and by
     `build` (MkDocs running the plugin) with the same words; it once passed the plugin."""

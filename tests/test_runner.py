@@ -349,6 +349,8 @@ def test_run_command_declares_units_and_directions_and_check_warns_without(tmp_p
     [
         ("--better=tokens_per_second=faster", "--better 'tokens_per_second=faster': the direction is higher or lower"),
         ("--unit=nope=tok/s", "--unit/--better name 'nope', which no --metric or --json-metric reads"),
+        ("--unit=tokens_per_second=\x1b[31mtok", "write NAME=UNIT (printable, at most 40 characters)"),
+        ("--unit=tokens_per_second=" + "x" * 41, "write NAME=UNIT (printable, at most 40 characters)"),
     ],
 )
 def test_run_command_refuses_bad_declarations(tmp_path: Path, flag: str, message: str) -> None:

@@ -27,6 +27,7 @@ def _check(repo: Path, quiet: bool = False, allow_stale: bool = False) -> None:
     from ..site.cache import BuildCache
 
     docs = docs_dir_of(repo).relative_to(repo.resolve()).as_posix()
+    verdict_settings(repo, None, None)  # the plugin's settings, read as the build will read them
     cache = BuildCache.for_publication(repo).parsed
     checked = audit(repo, docs, stale_is_error=not allow_stale, cache=cache)
     for problem in checked.problems:

@@ -194,15 +194,15 @@ def run_command(
 
 def _declared(units: list[str], directions: list[str]) -> dict[str, dict[str, str]]:
     """--unit NAME=UNIT and --better NAME=higher|lower as each metric's declaration."""
-    from ..format.keys import parse_assignment
-
     out: dict[str, dict[str, str]] = {}
     for flag, items, key in (("--unit", units, "unit"), ("--better", directions, "better")):
         for item in items:
-            parsed = parse_assignment(item)
-            if parsed is None or not str(parsed[1]).strip():
-                fail(f"{flag} {item!r}: write NAME={'UNIT, e.g. tps=tok/s' if key == 'unit' else 'higher or lower'}")
-            name, value = parsed[0], str(parsed[1]).strip()
+            name, sep, value = (part.strip() for part in item.partition("="))
+            if not sep or not name or not value or len(value) > 40 or not value.isprintable():
+                example = (
+                    "UNIT (printable, at most 40 characters), e.g. tps=tok/s" if key == "unit" else "higher or lower"
+                )
+                fail(f"{flag} {item[:80]!r}: write NAME={example}")
             if key == "better" and value not in ("higher", "lower"):
                 fail(f"{flag} {item!r}: the direction is higher or lower, e.g. {name}=higher")
             out.setdefault(name, {})[key] = value
