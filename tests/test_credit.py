@@ -52,7 +52,7 @@ def test_the_misattributed_credit_shows_on_the_card_the_ledger_and_the_front_pag
 
     first = front.strip().splitlines()[0]
     assert first == (
-        "**15 claims**: 3 hold, 3 contradicted, 1 overstated, 1 credited to the wrong factor, 1 inconclusive, "
+        "**15 claims**: 4 hold, 2 contradicted, 1 overstated, 1 credited to the wrong factor, 1 inconclusive, "
         "6 no trial data; 2 corrected. From 5 reports over 18 runs."
     )
     assert "claims/index.md#verdict=misattributed" in front
