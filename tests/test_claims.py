@@ -287,7 +287,10 @@ def test_rate_claim_shows_each_side_pooled_wilson_interval(tmp_path: Path) -> No
     evaluations = evaluate_all(ledger, Settings())
     page = claim_outputs(ledger, evaluations, Settings())["claims/shortlist-c8/index.md"].decode()
     # 58,950 accepted of 81,734 drafted at concurrency 8, pooled over five trials
-    assert "Baseline, pooled</dt><dd>72.1&#37; of 81,734 &#40;Wilson 95&#37; 71.8&#37; – 72.4&#37;&#41;" in page
+    assert (
+        "Baseline, pooled</dt><dd>72.1&#37; of 81,734 &#40;Wilson 95&#37; 71.8&#37; – 72.4&#37;&#59; "
+        "tokens counted as independent, so narrower than the per&#45;trial interval, which is the one judged&#41;"
+    ) in page
     only = evaluations["shortlist-c8"].only
     assert only is not None and only.ratio == pytest.approx(1.0)  # identical trials on both sides
 

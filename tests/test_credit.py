@@ -179,3 +179,11 @@ def test_a_claim_is_taken_apart_only_by_grids_at_its_own_condition() -> None:
     pages, _ = _example()
     card = pages["claims/grid-threads-credit/index.md"].decode()
     assert "../grid-who-earned-it/" in card and "grid-who-earned-it-c1" not in card  # c1 is judged at concurrency 1
+
+
+def test_a_reported_acceptance_in_percent_reads_in_points_first() -> None:
+    pages, _ = _example()
+    card = pages["claims/play1-acceptance-inversion/index.md"].decode()
+    said = "&#43;49.5 pp &#40;22.7&#37; → 72.2&#37;&#41;&#59; ratio 3.181 &#40;reported figures, no interval&#41;"
+    assert f"<dt>Reported</dt><dd>{said}</dd>" in card
+    assert "218.1" not in card  # a relative change beside percentages reads as points

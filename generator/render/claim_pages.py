@@ -48,13 +48,13 @@ def credit_lines(ev: Evaluation, up: str) -> list[Markup]:
     ]
 
 
-def interval_text(c: Comparison, simultaneous: bool = False) -> str:
+def interval_text(c: Comparison, simultaneous: bool = False, unit: str | None = None) -> str:
     """A condition's measured effect with its interval: in percent for a metric; for a rate,
     the difference in percentage points and both rates first, then the ratio, labelled as one
     (a "+138.6%" beside percentages reads as points). A Bonferroni interval says its level."""
     if c.ratio is None:
         return "–"
-    rates = _rates(c)
+    rates = _rates(c) or _percents(c, unit)
     shown = f"{rates}; ratio {c.ratio:.3f}" if rates else pct(c.ratio)
     if c.ci_low is None or c.ci_high is None:
         return f"{shown} (reported figures, no interval)"
@@ -74,11 +74,28 @@ def _rates(c: Comparison) -> str:
     return f"{signed((cand - base) * 100, unit=' pp')} ({base:.1%} → {cand:.1%})"
 
 
+def _percents(c: Comparison, unit: str | None) -> str:
+    """For a metric measured in percent (a reported acceptance "72.2" with unit %), the
+    difference in percentage points and both figures, as for a rate."""
+    if unit != "%":
+        return ""
+    base, cand = _figure(c.baseline), _figure(c.candidate)
+    if base is None or cand is None:
+        return ""
+    return f"{cand - base:+.1f} pp ({base:.1f}% → {cand:.1f}%)"
+
+
+def _figure(s: Side) -> float | None:
+    if s.summary is not None:
+        return s.summary.mean
+    return s.values[0] if s.values else None
+
+
 def effect(ev: Evaluation) -> str:
     """The measured effect: its interval, or one line per condition of a several-condition claim."""
     if len(ev.conditions) > 1:
-        return "; ".join(f"{c.label}: {interval_text(c, simultaneous=True)}" for c in ev.conditions)
-    return interval_text(ev.only) if ev.only else "–"
+        return "; ".join(f"{c.label}: {interval_text(c, simultaneous=True, unit=ev.unit)}" for c in ev.conditions)
+    return interval_text(ev.only, unit=ev.unit) if ev.only else "–"
 
 
 def flags(ev: Evaluation) -> str:
@@ -151,7 +168,8 @@ def side_figures(label: str, s: Side | None, unit: str | None, level: str) -> li
     if s.pooled is not None and s.pooled.pooled is not None:
         p = s.pooled
         wilson = f"Wilson {level} {t.percent(p.wilson_low)} – {t.percent(p.wilson_high)}"
-        out.append((f"{label}, pooled", f"{t.percent(p.pooled)} of {t.number(p.attempts)} ({wilson})"))
+        caveat = "tokens counted as independent, so narrower than the per-trial interval, which is the one judged"
+        out.append((f"{label}, pooled", f"{t.percent(p.pooled)} of {t.number(p.attempts)} ({wilson}; {caveat})"))
     return out
 
 
@@ -164,7 +182,7 @@ def comparison_figures(ev: Evaluation, level: str) -> list[tuple[str, str]]:
         where = f" at {c.label}" if len(cmp.conditions) > 1 else ""
         figures += side_figures(f"Baseline{where}", c.baseline, cmp.unit, level)
         figures += side_figures(f"Candidate{where}", c.candidate, cmp.unit, level)
-        measured = interval_text(c, simultaneous=bool(where)) + (f" ({c.verdict})" if where else "")
+        measured = interval_text(c, simultaneous=bool(where), unit=cmp.unit) + (f" ({c.verdict})" if where else "")
         said = "Reported" if c.baseline.reported or c.candidate.reported else "Measured"
         figures.append((f"{said}{where}", measured))
         if c.trials_needed:
