@@ -175,3 +175,14 @@ def test_charts_aggregate_beyond_five_thousand_points(tmp_path: Path) -> None:
     page = out[f"runs/{RUN}/index.md"].decode()
     assert "Each dot is the mean of 2 consecutive trials" in page
     assert "| concurrency&#61;1 | tokens&#95;per&#95;second | 3000 |" in page  # the summary keeps every trial
+
+
+def test_the_reproduce_command_never_replaces_the_original_run() -> None:
+    from generator.render.run_page import copyable
+
+    recorded = ["benchledger", "run", "openai", "--manifest-extra", "/tmp/tmp7h5wy10q.yaml", "--id", "2026-11-29-a"]
+    recorded += ["--out", "runs", "--force", "--id=again"]
+    assert copyable(recorded) == [
+        "benchledger", "run", "openai", "--manifest-extra", "EXTRA.yaml", "--id", "NEW-RUN-ID", "--out", "runs",
+        "--id=NEW-RUN-ID",
+    ]  # fmt: skip

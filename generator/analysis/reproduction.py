@@ -62,7 +62,7 @@ def figures(original: Run, rerun: Results, margin: float | None = None) -> list[
                 continue
             a = [r.values[name] for r in mine_rows if name in r.values]
             b = [r.values[name] for r in their_rows if name in r.values]
-            if a:
+            if a and any(v != 0 for v in (*a, *b)):  # zero both times (no errors, twice) says nothing
                 out.append(_figure(name, where, a, b, margin))
         for name, rate in original.meta.rates.items():
             parts = (rate.numerator, rate.denominator)

@@ -303,7 +303,7 @@ def reproduce(runner: Runner | None) -> dict[str, Any] | None:
     if runner is None or not runner.invocation:
         return None
     argv = runner.invocation if runner.invocation[0] == "benchledger" else ["benchledger", *runner.invocation]
-    command = shlex.join(argv)
+    command = shlex.join(copyable(argv))
     target = runner.base_url or "the command it timed"
     return {
         "kind": t.text(runner.kind),
@@ -314,6 +314,28 @@ def reproduce(runner: Runner | None) -> dict[str, Any] | None:
         "prompts": t.text(runner.prompts or "built-in"),
         "hash": t.text(runner.prompts_sha256 or ""),
     }
+
+
+PLACEHOLDERS = {"--id": "NEW-RUN-ID", "--manifest-extra": "EXTRA.yaml"}  # values a copy must not reuse
+
+
+def copyable(argv: Sequence[str]) -> list[str]:
+    """The recorded command as a reader may paste it: never `--force` (it would replace the
+    original run), the run id and the manifest extras (a file of the measuring machine) as
+    placeholders to fill in."""
+    out: list[str] = []
+    items = iter(argv)
+    for arg in items:
+        name, eq, _ = arg.partition("=")
+        if arg == "--force":
+            continue
+        if name in PLACEHOLDERS:
+            out += [f"{name}={PLACEHOLDERS[name]}"] if eq else [arg, PLACEHOLDERS[name]]
+            if not eq:
+                next(items, None)
+            continue
+        out.append(arg)
+    return out
 
 
 def _figure_line(f: Figure) -> str:
