@@ -187,3 +187,12 @@ def test_a_reported_acceptance_in_percent_reads_in_points_first() -> None:
     said = "&#43;49.5 pp &#40;22.7&#37; → 72.2&#37;&#41;&#59; ratio 3.181 &#40;reported figures, no interval&#41;"
     assert f"<dt>Reported</dt><dd>{said}</dd>" in card
     assert "218.1" not in card  # a relative change beside percentages reads as points
+
+
+def test_each_condition_names_its_own_band_of_no_difference() -> None:
+    pages, _ = _example()
+    card = pages["claims/testbed-throughput-nmax2-vs-nmax12-every-load/index.md"].decode()
+    assert (
+        "<dt>Band of no difference</dt><dd>concurrency&#61;1&#58; ±4.5&#37;&#59; concurrency&#61;4&#58; ±4.4&#37;</dd>"
+        in card
+    )

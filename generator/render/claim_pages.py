@@ -198,9 +198,11 @@ def comparison_figures(ev: Evaluation, level: str) -> list[tuple[str, str]]:
     figures.append(("Claimed", (ev.claim.claimed or "–") + kind))
     if cmp.margin is not None:
         figures.append(("Equivalence margin", f"±{cmp.margin:.1%}"))
-    bands = sorted({c.band for c in cmp.conditions if c.band is not None})
-    if bands:
-        figures.append(("Band of no difference", " / ".join(f"±{b:.1%}" for b in bands)))
+    bands = [(c.label, c.band) for c in cmp.conditions if c.band is not None]
+    if len({b for _, b in bands}) == 1:
+        figures.append(("Band of no difference", f"±{bands[0][1]:.1%}"))
+    elif bands:  # each condition's own band, named: they follow each condition's noise
+        figures.append(("Band of no difference", "; ".join(f"{label}: ±{b:.1%}" for label, b in bands)))
     if len(cmp.conditions) > 1:
         figures.append(("Intervals", f"simultaneous (Bonferroni), each at {cmp.conditions[0].confidence:.2%}"))
     return figures
