@@ -90,6 +90,14 @@ def run_openai(
         int,
         typer.Option(help="Processes sharing the streams, each its own event loop (a client-bound trial needs more)."),
     ] = 1,
+    ray: Annotated[
+        str | None,
+        typer.Option(
+            help="Run the --workers as Ray actors on this cluster (an address, or local), so load can come from "
+            "several machines; needs pip install 'benchledger[ray]'.",
+            show_default="no Ray",
+        ),
+    ] = None,
     slo: Annotated[
         str | None,
         typer.Option(help="SLOs for goodput, e.g. ttft=200ms,itl=50ms (ttft, itl, tpot, e2el).", show_default="none"),
@@ -127,7 +135,7 @@ def run_openai(
         rates = [float(r) for r in (request_rate or "").split(",") if r.strip()]
     except ValueError:
         fail(f"--request-rate {request_rate!r}: give requests per second separated by commas, e.g. 2,4.5")
-    options = LoadOptions(rates, burstiness, seed, max_concurrency, slo, concurrency is not None, workers)
+    options = LoadOptions(rates, burstiness, seed, max_concurrency, slo, concurrency is not None, workers, ray)
     common = _common(params, "openai")
     try:
         run(

@@ -58,6 +58,7 @@ DRAFT_METRICS = {"draft_tokens": {"unit": "tokens"}, "draft_accepted": {"unit": 
 
 
 MAX_EXTRA_BYTES = 1024 * 1024
+RAY_ADDRESS = re.compile(r"^(ray://)?[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?$")
 MAX_CONCURRENCY = 4096
 MAX_TRIALS = 100_000
 MAX_WORKERS = 256
@@ -177,6 +178,7 @@ class LoadOptions:
     slo: str | None = None
     concurrency_given: bool = False  # --concurrency was on the command line
     workers: int = 1
+    ray: str | None = None  # --ray: a Ray cluster's address, or local
 
     def check(self) -> dict[str, float]:
         """Every load option checked before the first request; the parsed SLOs."""
@@ -195,6 +197,11 @@ class LoadOptions:
                 "caps an open-loop run; give --request-rate, or use --concurrency for a closed loop",
             ),
             ("--workers", 1 <= self.workers <= MAX_WORKERS, f"give 1 to {MAX_WORKERS} processes"),
+            (
+                "--ray",
+                self.ray is None or self.ray == "local" or bool(RAY_ADDRESS.match(self.ray)),
+                "give local, or a cluster's address such as ray://head:10001 or 10.0.0.5:6379",
+            ),
             (
                 "--concurrency",
                 not (self.concurrency_given and self.request_rate),
@@ -221,8 +228,9 @@ class LoadOptions:
 
     def load(self, cond: dict[str, Any], seed: str) -> oa.Load:
         if "request_rate" in cond:
-            return oa.Load(self.max_concurrency, float(cond["request_rate"]), self.burstiness, seed, self.workers)
-        return oa.Load(int(cond["concurrency"]), workers=self.workers)
+            rate = float(cond["request_rate"])
+            return oa.Load(self.max_concurrency, rate, self.burstiness, seed, self.workers, self.ray)
+        return oa.Load(int(cond["concurrency"]), workers=self.workers, ray=self.ray)
 
 
 @dataclass
@@ -464,6 +472,8 @@ def _runner_section(
     if slo:
         runner["slo_s"] = slo
     runner["workers"] = options.workers
+    if options.ray is not None:
+        runner["ray"] = options.ray
     runner["client_limits"] = {
         "loop_lag_p99_s": selfcheck.LAG_P99_LIMIT_S,
         "send_delay_p99_s": selfcheck.SEND_DELAY_P99_LIMIT_S,

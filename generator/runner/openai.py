@@ -100,7 +100,15 @@ async def run_trial(
     # a side client for vLLM's /metrics, outside the timed window (no TLS context for plain http)
     async with httpx.AsyncClient(timeout=target.timeout, verify=origin.scheme == "https") as side:
         before = await scrape_draft_counters(side, root)
-        if len(parts) > 1:
+        if load.ray is not None:
+            from .ray_workers import run_parts_ray
+
+            measured = await asyncio.to_thread(run_parts_ray, load.ray, target, parts, first_prompt)
+            for part in measured:
+                for result in part.results:
+                    if on_request is not None:
+                        on_request(result)
+        elif len(parts) > 1:
             from .workers import run_parts
 
             measured = await asyncio.to_thread(run_parts, target, parts, first_prompt)

@@ -79,13 +79,14 @@ class Load:
     """How a trial offers its requests: closed loop (`rate` None: `concurrency` streams, each
     sending its next request when its last one ends) or open loop (arrivals at `rate` per
     second, gamma inter-arrivals of shape `burstiness`, at most `concurrency` in flight when
-    given), from `workers` processes."""
+    given), from `workers` processes, or Ray actors when `ray` names a cluster."""
 
     concurrency: int | None = 1
     rate: float | None = None
     burstiness: float = 1.0
     seed: int | str = 0
     workers: int = 1
+    ray: str | None = None  # a Ray cluster's address, or "local": the workers are Ray actors
 
 
 @dataclass(frozen=True)
