@@ -142,3 +142,14 @@ def csv_rows(path: Path) -> list[dict[str, str]]:
     import io
 
     return list(csv.DictReader(io.StringIO(path.read_text())))
+
+
+def cli(*args: str) -> tuple[int, str]:
+    """`benchledger ARGS` as a user runs it: its exit code and output, which never holds a traceback."""
+    from typer.testing import CliRunner
+
+    from generator.cli import app
+
+    result = CliRunner().invoke(app, list(args))
+    assert "Traceback" not in result.output, result.output
+    return result.exit_code, result.output

@@ -7,21 +7,8 @@ from pathlib import Path
 
 import pytest
 from conftest import tree_digest
-from typer.testing import CliRunner
 
-from generator.cli import app
-from helpers import measured_run, publication, write_tree
-
-
-def cli(*args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(app, list(args))
-    assert "Traceback" not in result.output, result.output
-    return result.exit_code, result.output
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return write_tree(tmp_path / "pub", publication(measured_run()))
+from helpers import cli
 
 
 def test_out_at_a_file(repo: Path, tmp_path: Path) -> None:

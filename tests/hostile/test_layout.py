@@ -11,23 +11,10 @@ from pathlib import Path
 
 import pytest
 from conftest import tree_digest
-from typer.testing import CliRunner
 
-from generator.cli import app
-from helpers import MKDOCS_YML, measured_run, publication, write_tree
+from helpers import MKDOCS_YML, cli
 
 FIX = "MkDocs empties the site folder before it builds; use a folder of its own, e.g. site"
-
-
-def cli(*args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(app, list(args))
-    assert "Traceback" not in result.output, result.output
-    return result.exit_code, result.output
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return write_tree(tmp_path / "pub", publication(measured_run()))
 
 
 @pytest.mark.parametrize(

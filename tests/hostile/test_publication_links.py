@@ -10,24 +10,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from generator.cli import app
-from helpers import measured_run, publication, write_tree
+from helpers import cli
 
 TOKEN = "FAKE_TOKEN_5f1c2e9a"
 FIX = "replace the link with a copy of the file you mean to publish, or remove it"
-
-
-def cli(*args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(app, list(args))
-    assert "Traceback" not in result.output, result.output
-    return result.exit_code, result.output
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    return write_tree(tmp_path / "pub", publication(measured_run()))
 
 
 def build(repo: Path) -> subprocess.CompletedProcess[str]:
