@@ -196,3 +196,13 @@ def test_each_condition_names_its_own_band_of_no_difference() -> None:
         "<dt>Band of no difference</dt><dd>concurrency&#61;1&#58; ±4.5&#37;&#59; concurrency&#61;4&#58; ±4.4&#37;</dd>"
         in card
     )
+
+
+def test_a_comparison_without_spread_says_so_instead_of_a_point_interval() -> None:
+    pages, _ = _example()
+    card = pages["claims/testbed-acceptance-nmax2-vs-nmax12/index.md"].decode()
+    assert (
+        "Supported&#58; every trial of each side gave the same value, so the difference is exactly &#43;138.6&#37;"
+        in card
+    )
+    assert "from &#43;138.6&#37; to &#43;138.6&#37;" not in card

@@ -47,6 +47,8 @@ def explain(
     assert found.ci_low is not None and found.ci_high is not None and found.band is not None
     interval = (
         f"the {level(found.confidence)} interval of the ratio runs from {pct(found.ci_low)} to {pct(found.ci_high)}"
+        if found.ci_low != found.ci_high
+        else f"every trial of each side gave the same value, so the difference is exactly {pct(found.ci_low)}"
     )
     if found.source == "summaries":
         interval += " (from published mean, SD and n)"
