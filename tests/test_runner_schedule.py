@@ -283,3 +283,12 @@ def test_the_runner_writes_exactly_the_client_figures_a_rerun_leaves_unjudged() 
     from generator.runner.main import CLIENT_METRICS
 
     assert set(CLIENT_METRICS) == CLIENT_FIGURES
+
+
+def test_the_default_workers_are_one_process_per_64_streams_within_the_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    from generator.runner import main
+
+    monkeypatch.setattr(main, "_cores", lambda: 4)
+    assert [main.auto_workers(n) for n in (1, 64, 65, 128, 256, 1024)] == [1, 1, 2, 2, 4, 4]
+    assert main.LoadOptions().load({"concurrency": 200}, "s").workers == 4
+    assert main.LoadOptions(workers=1).load({"concurrency": 200}, "s").workers == 1  # as asked

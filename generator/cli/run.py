@@ -87,9 +87,12 @@ def run_openai(
     ] = None,
     seed: Annotated[int, typer.Option(help="Open loop: seed of the arrival times.")] = 0,
     workers: Annotated[
-        int,
-        typer.Option(help="Processes sharing the streams, each its own event loop (a client-bound trial needs more)."),
-    ] = 1,
+        int | None,
+        typer.Option(
+            help="Processes sharing the streams, each its own event loop (a client-bound trial needs more).",
+            show_default="one per 64 streams, at most the cores",
+        ),
+    ] = None,
     ray: Annotated[
         str | None,
         typer.Option(

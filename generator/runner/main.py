@@ -7,6 +7,7 @@ import datetime as dt
 import itertools
 import json
 import math
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -62,6 +63,18 @@ RAY_ADDRESS = re.compile(r"^(ray://)?[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?$")
 MAX_CONCURRENCY = 4096
 MAX_TRIALS = 100_000
 MAX_WORKERS = 256
+# One event loop of this client keeps the known schedule within 1% up to 64 streams on a 2-core
+# machine (bench/runner_overhead.py); past that a trial risks being client-bound.
+STREAMS_PER_WORKER = 64
+
+
+def _cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def auto_workers(streams: int) -> int:
+    """The default --workers: a process per 64 streams, within the cores this process may use."""
+    return max(1, min(_cores(), math.ceil(streams / STREAMS_PER_WORKER)))
 
 
 @dataclass
@@ -177,7 +190,7 @@ class LoadOptions:
     max_concurrency: int | None = None
     slo: str | None = None
     concurrency_given: bool = False  # --concurrency was on the command line
-    workers: int = 1
+    workers: int | None = None  # None: auto_workers, per condition
     ray: str | None = None  # --ray: a Ray cluster's address, or local
 
     def check(self) -> dict[str, float]:
@@ -196,7 +209,11 @@ class LoadOptions:
                 self.max_concurrency is None or bool(self.request_rate),
                 "caps an open-loop run; give --request-rate, or use --concurrency for a closed loop",
             ),
-            ("--workers", 1 <= self.workers <= MAX_WORKERS, f"give 1 to {MAX_WORKERS} processes"),
+            (
+                "--workers",
+                self.workers is None or 1 <= self.workers <= MAX_WORKERS,
+                f"give 1 to {MAX_WORKERS} processes",
+            ),
             (
                 "--ray",
                 self.ray is None or self.ray == "local" or bool(RAY_ADDRESS.match(self.ray)),
@@ -229,8 +246,10 @@ class LoadOptions:
     def load(self, cond: dict[str, Any], seed: str) -> oa.Load:
         if "request_rate" in cond:
             rate = float(cond["request_rate"])
-            return oa.Load(self.max_concurrency, rate, self.burstiness, seed, self.workers, self.ray)
-        return oa.Load(int(cond["concurrency"]), workers=self.workers, ray=self.ray)
+            workers = self.workers or auto_workers(self.max_concurrency or 1)
+            return oa.Load(self.max_concurrency, rate, self.burstiness, seed, workers, self.ray)
+        streams = int(cond["concurrency"])
+        return oa.Load(streams, workers=self.workers or auto_workers(streams), ray=self.ray)
 
 
 @dataclass
@@ -471,7 +490,7 @@ def _runner_section(
         }
     if slo:
         runner["slo_s"] = slo
-    runner["workers"] = options.workers
+    runner["workers"] = options.workers or f"auto ({STREAMS_PER_WORKER} streams a process, at most {_cores()})"
     if options.ray is not None:
         runner["ray"] = options.ray
     runner["client_limits"] = {
