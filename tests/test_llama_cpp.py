@@ -140,7 +140,8 @@ def test_a_rerun_against_the_test_bed_agrees_and_another_draft_does_not(tmp_path
     status = {f["metric"]: f["status"] for f in same["figures"]}
     # Same server, minutes apart: throughput never differs (measured: agrees in 4 of 5 tries on a
     # 2-core VM, unsettled once); latency percentiles of a few requests may stay unsettled.
-    assert status["tokens_per_second"] != "differs" and status["errors"] == "agrees", same["figures"]
+    assert status["tokens_per_second"] != "differs", same["figures"]
+    assert "errors" not in status and "client_lag_p99_s" not in status  # zero errors twice, and the client, go unjudged
     assert same["differences"] == []
     first.unlink()  # the second rerun is written under the same name: receipts are never overwritten
     shutil.rmtree(first.with_suffix(""))
