@@ -170,3 +170,26 @@ def test_javascript_url_in_source_is_refused(tmp_path: Path) -> None:
     code, out = check(broken(tmp_path, **{"run.yaml": text}))
     assert code == 1
     assert "source.url" in out
+
+
+@pytest.mark.parametrize(
+    ("config", "warning"),
+    [
+        (None, "Warning: mkdocs.yml: is missing; benchledger init writes one (MkDocs needs it to build)"),
+        (
+            "site_name: x\ndocs_dir: site_src\nplugins: [search]\n",
+            "Warning: mkdocs.yml: plugins: benchledger is not listed, so the build generates no ledger pages",
+        ),
+        (
+            "site_name: x\nplugins: [search, benchledger]\n",
+            "Warning: mkdocs.yml: docs_dir: not set: MkDocs builds docs/ while benchledger reads site_src/",
+        ),
+    ],
+)
+def test_check_warns_when_the_build_would_publish_something_else(repo: Path, config: str | None, warning: str) -> None:
+    if config is None:
+        (repo / "mkdocs.yml").unlink()
+    else:
+        (repo / "mkdocs.yml").write_text(config)
+    result = CliRunner().invoke(app, ["check", "--repo", str(repo)])
+    assert result.exit_code == 0 and warning in result.output

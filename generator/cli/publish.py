@@ -22,6 +22,33 @@ if TYPE_CHECKING:
 app = typer.Typer()
 
 
+def site_warnings(repo: Path) -> list[Problem]:
+    """What would make `build` publish something else than `check` checked: no mkdocs.yml, a
+    mkdocs.yml that does not run the benchledger plugin, or one that leaves docs_dir to MkDocs'
+    default (docs/) while benchledger reads site_src/."""
+    if not (repo / "mkdocs.yml").is_file():
+        return [
+            Problem(
+                "mkdocs.yml",
+                None,
+                None,
+                "is missing; benchledger init writes one (MkDocs needs it to build)",
+                "warning",
+            )
+        ]
+    config = mkdocs_yaml(repo)
+    found = []
+    plugins = config.get("plugins") or []
+    names = [next(iter(p)) if isinstance(p, dict) and p else p for p in plugins] if isinstance(plugins, list) else []
+    if "benchledger" not in names:
+        message = "benchledger is not listed, so the build generates no ledger pages; add `- benchledger` under plugins"
+        found.append(Problem("mkdocs.yml", None, "plugins", message, "warning"))
+    if "docs_dir" not in config:
+        message = "not set: MkDocs builds docs/ while benchledger reads site_src/; add `docs_dir: site_src`"
+        found.append(Problem("mkdocs.yml", None, "docs_dir", message, "warning"))
+    return found
+
+
 def _check(repo: Path, quiet: bool = False, allow_stale: bool = False) -> None:
     from ..analysis.audit import audit
     from ..site.cache import BuildCache
@@ -30,7 +57,7 @@ def _check(repo: Path, quiet: bool = False, allow_stale: bool = False) -> None:
     verdict_settings(repo, None, None)  # the plugin's settings, read as the build will read them
     cache = BuildCache.for_publication(repo).parsed
     checked = audit(repo, docs, stale_is_error=not allow_stale, cache=cache)
-    for problem in checked.problems:
+    for problem in [*site_warnings(repo), *checked.problems]:
         if problem.severity == "warning":
             typer.echo(f"Warning: {shown(str(problem))}", err=True)
     if checked.errors:
