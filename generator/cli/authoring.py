@@ -10,8 +10,7 @@ from typing import Annotated
 
 import typer
 
-from ..errors import BenchledgerError
-from .common import Repo, fail
+from .common import Repo, fail, reported
 
 app = typer.Typer()
 
@@ -36,10 +35,8 @@ def verify(
     from ..authoring.receipt import write_receipt
 
     _check_by_and_date(by, date)
-    try:
+    with reported():
         written = write_receipt(repo, run, by, method, statement, sign, date)
-    except BenchledgerError as err:
-        fail(err.problems)
     for path in written:
         typer.echo(f"wrote {path}")
     typer.echo("Commit the receipt; benchledger check now compares the run's files with it.")
@@ -89,11 +86,9 @@ def rerun(
     if trials is not None and not 2 <= trials <= 10_000:
         fail("--trials: give 2 to 10,000 trials per condition (an interval needs two)")
     _check_by_and_date(by, date)
-    try:
+    with reported():
         ask = Request(run, by, base_url, trials, _margin(margin), tuple(allow_difference or ()), sign, date)
         done = do_rerun(repo, ask, typer.echo, _consent(yes))
-    except BenchledgerError as err:
-        fail(err.problems)
     for f in done.figures:
         interval = f"[{f.low:.3f}, {f.high:.3f}]" if f.low is not None and f.high is not None else "no interval"
         ratio = f"{f.ratio:.3f}" if f.ratio is not None else "–"
@@ -188,10 +183,8 @@ def init(
 
     if folder.is_symlink():
         fail(f"{folder}: is a symlink; give a real folder, or a path that does not exist yet")
-    try:
+    with reported():
         written = scaffold(folder, force, install)
-    except BenchledgerError as err:
-        fail(err.problems)
     typer.echo(f"Created a publication in {folder} ({len(written)} files). Next:")
     typer.echo(f"  cd {folder}")
     typer.echo("  benchledger serve              # preview at http://127.0.0.1:8000 with live reload")

@@ -4,6 +4,8 @@ text, and the publication's configuration read from mkdocs.yml."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
@@ -33,6 +35,16 @@ Repo = Annotated[
         show_default="current folder",
     ),
 ]
+
+
+@contextmanager
+def reported() -> Iterator[None]:
+    """Run a command's work: a library error (BenchledgerError) becomes its `Error: ...` lines
+    and exit code 1, here and nowhere else."""
+    try:
+        yield
+    except BenchledgerError as err:
+        fail(err.problems)
 
 
 def fail(problems: list[Problem] | str) -> NoReturn:
@@ -107,11 +119,9 @@ def verdict_settings(repo: Path, min_effect: float | None, noise: float | None) 
     for entry in mkdocs_yaml(repo).get("plugins") or []:
         if isinstance(entry, dict) and isinstance(entry.get("benchledger"), dict):
             configured = entry["benchledger"]
-    try:
+    with reported():
         found = Settings.parse(configured, str(repo / "mkdocs.yml"))
         given = Settings.parse({"min_effect": min_effect, "noise": noise}, "command line", "--")
-    except BenchledgerError as err:
-        fail(err.problems)
     chosen = {
         k: getattr(given, k)
         for k in ("min_effect", "noise")

@@ -8,8 +8,7 @@ from typing import Annotated
 
 import typer
 
-from ..errors import BenchledgerError
-from .common import fail
+from .common import fail, reported
 
 FORMATS = ("llama-bench", "vllm-bench", "guidellm", "hyperfine", "pytest-benchmark")
 
@@ -82,7 +81,7 @@ def import_results(
         fail(f"unknown tool {tool!r}; this benchledger imports: {', '.join(FORMATS)}")
     if repetitions is not None and not 2 <= repetitions <= 100_000:
         fail("--repetitions: give the number of repetitions behind each mean, 2 or more")
-    try:
+    with reported():
         inputs = read_inputs(files)
         if tool == "llama-bench":
             imported = llama_bench.parse(inputs, repetitions)
@@ -93,8 +92,6 @@ def import_results(
             run_id, out, force, title, benchmark, _knobs(setup or []), citation, url, _day(date), keep_paths
         )
         path = write_run(imported, inputs, options)
-    except BenchledgerError as err:
-        fail(err.problems)
     typer.echo(f"Wrote {path} ({len(imported.rows)} rows, {len(imported.conditions)} conditions)")
     for note in imported.notes:
         typer.echo(f"Note: {note}")

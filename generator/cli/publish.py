@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ..errors import BenchledgerError, Problem
-from .common import Repo, check_epoch, docs_dir_of, fail, find_config, mkdocs_yaml, shown, verdict_settings
+from ..errors import Problem
+from .common import Repo, check_epoch, docs_dir_of, fail, find_config, mkdocs_yaml, reported, shown, verdict_settings
 
 if TYPE_CHECKING:
     from ..site.pipeline import Generated
@@ -103,10 +103,8 @@ ZENSICAL_LIMITS = (
 def _generate(repo: Path) -> Generated:
     from ..site.pipeline import generate_site
 
-    try:
+    with reported():
         return generate_site(repo.resolve(), docs_dir_of(repo), verdict_settings(repo, None, None))
-    except BenchledgerError as err:
-        fail(err.problems)
 
 
 NoCache = Annotated[
@@ -248,12 +246,11 @@ def _build(repo: Path, strict: bool, site_dir: Path | None, builder: str, verbos
 
     _mkdocs_logging(verbose)
     try:
-        config = load_config(
-            config_file=str(config_file), strict=strict, site_dir=str(site_dir.resolve()) if site_dir else None
-        )
-        mkdocs_build(config)
-    except BenchledgerError as err:
-        fail(err.problems)
+        with reported():
+            config = load_config(
+                config_file=str(config_file), strict=strict, site_dir=str(site_dir.resolve()) if site_dir else None
+            )
+            mkdocs_build(config)
     except MkDocsException as err:
         fail(str(err))
     typer.echo(f"Site written to {config.site_dir}")

@@ -8,8 +8,7 @@ from typing import Annotated
 
 import typer
 
-from ..errors import BenchledgerError
-from .common import Repo, docs_dir_of, fail, verdict_settings
+from .common import Repo, docs_dir_of, fail, reported, verdict_settings
 
 FAILABLE = "a verdict (contradicted, overstated, misattributed, ...), stale, problems or removed"
 
@@ -44,15 +43,12 @@ def review(
 
     if format not in ("markdown", "json"):
         fail(f"--format {format!r}: expected markdown or json")
-    with tempfile.TemporaryDirectory(prefix="benchledger-review-") as scratch:
-        try:
-            sides = []
-            for name, ref in (("base", base), ("head", head)):
-                root = repo if ref is None else snapshot(repo, ref, Path(scratch) / name)
-                docs = docs_dir_of(root).relative_to(root.resolve()).as_posix()
-                sides.append(judge(root, docs, verdict_settings(root, None, None)))
-        except BenchledgerError as err:
-            fail(err.problems)
+    with tempfile.TemporaryDirectory(prefix="benchledger-review-") as scratch, reported():
+        sides = []
+        for name, ref in (("base", base), ("head", head)):
+            root = repo if ref is None else snapshot(repo, ref, Path(scratch) / name)
+            docs = docs_dir_of(root).relative_to(root.resolve()).as_posix()
+            sides.append(judge(root, docs, verdict_settings(root, None, None)))
     before, after = sides
     measured = {claim_id: effect(ev) for claim_id, ev in after.evaluations.items()}
     found = diff_sides(before, after, measured)

@@ -7,8 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from ..errors import BenchledgerError
-from .common import fail
+from .common import fail, reported
 
 run_app = typer.Typer(
     help="Measure a server or a command and write a run folder that benchledger check accepts.",
@@ -140,7 +139,7 @@ def run_openai(
         fail(f"--request-rate {request_rate!r}: give requests per second separated by commas, e.g. 2,4.5")
     options = LoadOptions(rates, burstiness, seed, max_concurrency, slo, concurrency is not None, workers, ray)
     common = _common(params, "openai")
-    try:
+    with reported():
         run(
             common,
             base_url,
@@ -157,8 +156,6 @@ def run_openai(
             Console(stderr=True),
             load=options,
         )
-    except BenchledgerError as err:
-        fail(err.problems)
 
 
 @run_app.command("command")
@@ -195,12 +192,10 @@ def run_command(
     from ..runner.main import run_command as run
 
     common = _common(params, "command", command)
-    try:
+    with reported():
         declared = _declared(unit or [], better or [])
         console = Console(stderr=True)
         run(common, command, trials, warmup, metric or [], json_metric or [], timeout, console, declared=declared)
-    except BenchledgerError as err:
-        fail(err.problems)
 
 
 def _declared(units: list[str], directions: list[str]) -> dict[str, dict[str, str]]:
