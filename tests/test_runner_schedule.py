@@ -29,7 +29,8 @@ from generator.cli import app
 from generator.errors import BenchledgerError
 from generator.runner import openai as oa
 from generator.runner.load import arrivals, parse_slo
-from generator.runner.main import Common, LoadOptions, run_openai
+from generator.runner.main import Common, run_openai
+from generator.runner.options import LoadOptions
 from generator.runner.wire import Connection
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
@@ -286,9 +287,9 @@ def test_the_runner_writes_exactly_the_client_figures_a_rerun_leaves_unjudged() 
 
 
 def test_the_default_workers_are_one_process_per_64_streams_within_the_cores(monkeypatch: pytest.MonkeyPatch) -> None:
-    from generator.runner import main
+    from generator.runner import options
 
-    monkeypatch.setattr(main, "_cores", lambda: 4)
-    assert [main.auto_workers(n) for n in (1, 64, 65, 128, 256, 1024)] == [1, 1, 2, 2, 4, 4]
-    assert main.LoadOptions().load({"concurrency": 200}, "s").workers == 4
-    assert main.LoadOptions(workers=1).load({"concurrency": 200}, "s").workers == 1  # as asked
+    monkeypatch.setattr(options, "cores", lambda: 4)
+    assert [options.auto_workers(n) for n in (1, 64, 65, 128, 256, 1024)] == [1, 1, 2, 2, 4, 4]
+    assert options.LoadOptions().load({"concurrency": 200}, "s").workers == 4
+    assert options.LoadOptions(workers=1).load({"concurrency": 200}, "s").workers == 1  # as asked

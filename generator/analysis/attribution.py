@@ -24,12 +24,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, get_args
 
-from ..errors import Problem
 from ..format.models import Attribution
 from ..format.signed import change
-from ..ledger.records import Ledger, Report, Run
-from ..ledger.references import condition_problem, run_reference_problem
-from ..ledger.yamlio import line_for
+from ..ledger.records import Ledger
 from . import power, stats
 from .comparison import Settings, direction_of, side
 from .orientation import Orientation, levels_of, orientation
@@ -119,100 +116,6 @@ class Grid:
 
     def effect(self, *factors: str) -> Effect | None:
         return next((e for e in self.effects if e.factors == factors), None)
-
-
-# ---- checking the grid against the runs -----------------------------------------------------
-
-
-def _where(report: Report, i: int, *field: str | int) -> tuple[int | None, str]:
-    loc: tuple[str | int, ...] = ("attributions", i, *field)
-    return line_for(loc, report.lines), ".".join(map(str, loc))
-
-
-def grid_problems(ledger: Ledger) -> list[Problem]:
-    """Every problem with the attributions of all reports, located in their front matter."""
-    problems: list[Problem] = []
-    used = {c.id: r.path for r in ledger.reports for c in r.meta.claims}
-    for report in ledger.reports:
-        for i, attribution in enumerate(report.meta.attributions):
-            if attribution.id in used:
-                message = f"id {attribution.id!r} is already used in {used[attribution.id]}; ids are unique"
-                problems.append(Problem(report.path, *_where(report, i, "id"), message))
-                continue
-            used[attribution.id] = report.path
-            problems += _problems(ledger, report, i, attribution)
-    return problems
-
-
-def _problems(ledger: Ledger, report: Report, i: int, a: Attribution) -> list[Problem]:
-    found: list[Problem] = []
-    for j, ref in enumerate(a.runs):
-        problem = run_reference_problem(ref, ledger.runs, ledger.failed_runs)
-        if problem:
-            found.append(Problem(report.path, *_where(report, i, "runs", j), problem))
-    if found or any(ref in ledger.failed_runs for ref in a.runs):
-        return found
-    runs = [ledger.runs[ref] for ref in a.runs]
-    if len(set(a.runs)) != len(a.runs):
-        twice = sorted({r for r in a.runs if a.runs.count(r) > 1})
-        return [Problem(report.path, *_where(report, i, "runs"), f"lists {', '.join(twice)} twice; one run per cell")]
-    benchmarks = sorted({r.meta.benchmark for r in runs})
-    if len(benchmarks) > 1:
-        message = f"mixes benchmarks {', '.join(map(repr, benchmarks))}; a grid compares runs of one benchmark"
-        return [Problem(report.path, *_where(report, i, "runs"), message)]
-    for run in runs:
-        if a.metric not in run.meta.metrics and a.metric not in run.meta.rates:
-            message = f"{a.metric!r} is neither a metric nor a rate of run {run.id!r}"
-            found.append(Problem(report.path, *_where(report, i, "metric"), message))
-        elif (problem := condition_problem(run, run.id, {str(k): v for k, v in a.at.items()})) is not None:
-            found.append(Problem(report.path, *_where(report, i, "at"), problem))
-    return found or _level_problems(report, i, a, runs) or _orientation_problems(ledger, report, i, a)
-
-
-def _level_problems(report: Report, i: int, a: Attribution, runs: Sequence[Run]) -> list[Problem]:
-    """Two levels per factor, and every combination of levels exactly once."""
-    found = []
-    table = {run.id: levels_of(run, a) for run in runs}
-    for f, (name, key) in enumerate(a.factors.items()):
-        seen = sorted({levels[f] for levels in table.values()})
-        if len(seen) != 2:
-            what = "does not vary" if len(seen) == 1 else f"has {len(seen)} levels"
-            message = f"{key} {what} across the grid's runs ({', '.join(seen)}); a factor has exactly two levels"
-            found.append(Problem(report.path, *_where(report, i, "factors", name), message))
-    if found:
-        return found
-    cells: dict[tuple[str, ...], str] = {}
-    for run_id, levels in table.items():
-        if levels in cells:
-            combo = _shown(a, levels)
-            message = f"{cells[levels]!r} and {run_id!r} are the same cell ({combo}); each combination once"
-            found.append(Problem(report.path, *_where(report, i, "runs"), message))
-        cells.setdefault(levels, run_id)
-    values = [sorted({levels[f] for levels in table.values()}) for f in range(len(a.factors))]
-    for missing in itertools.product(*values):
-        if missing not in cells:
-            message = f"no run for {_shown(a, missing)}; measure that cell and list it under runs"
-            found.append(Problem(report.path, *_where(report, i, "runs"), message))
-    return found
-
-
-# ---- orientation: each factor's base level -------------------------------------------------
-
-
-def _orientation_problems(ledger: Ledger, report: Report, i: int, a: Attribution) -> list[Problem]:
-    found = orientation(ledger, a)
-    out = [Problem(report.path, *_where(report, i, *where.split(".")), m) for where, m in found.conflicts]
-    levels = [levels_of(ledger.runs[ref], a) for ref in a.runs]
-    for k, f in enumerate(a.factors):
-        if f in a.base and str(a.base[f]) not in {lv[k] for lv in levels}:
-            seen = ", ".join(sorted({lv[k] for lv in levels}))
-            message = f"{a.base[f]!r} is not a level of {f} ({a.factors[f]}); give one of its levels: {seen}"
-            out.append(Problem(report.path, *_where(report, i, "base", f), message))
-    return out
-
-
-def _shown(a: Attribution, levels: Sequence[str]) -> str:
-    return ", ".join(f"{name}={level}" for name, level in zip(a.factors, levels, strict=True))
 
 
 # ---- the fit ----------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from ..ledger.load import load
 from ..ledger.records import DOCS_DIR, Ledger
 from ..ledger.references import check_references
 from ..ledger.runs import ParsedRuns
-from .attribution import grid_problems
+from .grid_checks import grid_problems
 from .receipts import Clock, RunReceipts, ledger_receipts, receipt_problems
 
 

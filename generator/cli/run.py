@@ -126,8 +126,8 @@ def run_openai(
     params = dict(locals())
     from rich.console import Console
 
-    from ..runner.main import LoadOptions
     from ..runner.main import run_openai as run
+    from ..runner.options import LoadOptions
 
     try:
         levels = [int(c) for c in (concurrency or "1").split(",") if c.strip()]
