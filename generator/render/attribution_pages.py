@@ -18,6 +18,7 @@ from ..ledger.records import Ledger
 from . import charts as ch
 from . import text as t
 from .claim_pages import badge, verdict_badges
+from .forest import forest_spec
 from .templating import generated_mark, render
 
 CLAIMS = "claims"
@@ -36,7 +37,7 @@ def attribution_outputs(
         if rows:
             effects = "charts/effects.json"
             metric, axis = grid.attribution.metric, "other level vs base level"
-            out[f"{base}/{effects}"] = ch.forest_spec(rows, settings.min_effect, metric, axis)
+            out[f"{base}/{effects}"] = forest_spec(rows, settings.min_effect, metric, axis)
         interaction = "charts/cells.json"
         unit = _unit(ledger, grid)
         cell_labels = (grid.attribution.metric, unit, grid.factors[0], str(level))

@@ -20,6 +20,7 @@ from . import attribution_pages, claim_pages, methods_page, run_page, sweeps
 from . import charts as ch
 from . import text as t
 from .compare_page import COMPARE, RUN_DATA, run_data
+from .forest import forest_spec
 
 RUNS = "runs"
 CLAIMS = "claims"
@@ -194,7 +195,7 @@ def claim_outputs(
         rows = _forest_rows(comparisons)
         if rows:
             forest = "charts/forest.json"
-            out[f"{base}/{forest}"] = ch.forest_spec(rows, settings.min_effect, comparisons[0].claim.metric or "")
+            out[f"{base}/{forest}"] = forest_spec(rows, settings.min_effect, comparisons[0].claim.metric or "")
         taken_apart = [
             Markup(f"[{t.text(g.attribution.statement)}](../{g.attribution.id}/index.md)")  # MkDocs resolves it
             + Markup(f" {claim_pages.badge(g.verdict)} ")

@@ -322,7 +322,7 @@ PLACEHOLDERS = {"--id": "NEW-RUN-ID", "--manifest-extra": "EXTRA.yaml"}  # value
 def copyable(argv: Sequence[str]) -> list[str]:
     """The recorded command as a reader may paste it: never `--force` (it would replace the
     original run), the run id and the manifest extras (a file of the measuring machine) as
-    placeholders to fill in."""
+    values the reader fills in."""
     out: list[str] = []
     items = iter(argv)
     for arg in items:
