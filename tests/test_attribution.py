@@ -21,7 +21,7 @@ from generator.analysis.attribution import Grid, Orientation, attribute_all, fit
 from generator.analysis.audit import audit
 from generator.analysis.comparison import Settings
 from generator.cli import app
-from generator.format.models import Attribution
+from generator.format.front_matter import Attribution
 from helpers import MANIFEST, generate, publication, run_yaml, write_tree
 
 METRICS = {"tokens_per_second": {"unit": "tok/s", "better": "higher"}}

@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, get_args
 
-from ..format.models import Attribution
+from ..format.front_matter import Attribution
 from ..format.signed import change
 from ..ledger.records import Ledger
 from . import power, stats

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from ..format.claimed import Claimed, parse_claimed
-from ..format.models import Claim
+from ..format.front_matter import Claim
 from ..ledger.records import Ledger, Report, Run
 from ..ledger.references import shared_conditions
 from .attribution import Grid, attribute_all

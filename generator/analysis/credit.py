@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..format.conditions import same_condition
-from ..format.models import Claim
+from ..format.front_matter import Claim
 from .attribution import Grid, GridVerdict
 from .records import Comparison
 

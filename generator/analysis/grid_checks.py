@@ -9,7 +9,7 @@ import itertools
 from collections.abc import Sequence
 
 from ..errors import Problem
-from ..format.models import Attribution
+from ..format.front_matter import Attribution
 from ..ledger.records import Ledger, Report, Run
 from ..ledger.references import condition_problem, run_reference_problem
 from ..ledger.yamlio import line_for

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..format.models import Attribution, Claim
+from ..format.front_matter import Attribution, Claim
 from ..ledger.records import Ledger, Run
 
 

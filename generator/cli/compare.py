@@ -109,7 +109,7 @@ def _checked(
     claimed: str | None,
 ) -> Any:
     """The ledger, once the comparison's references are known to be sound (else exit 1)."""
-    from ..format.models import ReportMeta
+    from ..format.front_matter import ReportMeta
     from ..ledger.load import load
     from ..ledger.records import Report
     from ..ledger.references import validate_claims

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .models import ManifestFile, ReceiptFile, ReportMeta, RunFile
+from .front_matter import ReportMeta
+from .models import ManifestFile, ReceiptFile, RunFile
 
 
 def json_schemas() -> dict[str, dict[str, Any]]:

@@ -12,8 +12,9 @@ from pathlib import Path
 
 from ..errors import Problem
 from ..format.conditions import condition_key, condition_value, same_condition
+from ..format.front_matter import Claim, ReportMeta
 from ..format.keys import flatten
-from ..format.models import Claim, ManifestFile, ReceiptFile, ReportMeta, RunFile
+from ..format.models import ManifestFile, ReceiptFile, RunFile
 
 RUNS_DIR = "runs"
 DOCS_DIR = "site_src"

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from ..errors import Problem
 from ..format.claimed import parse_claimed
 from ..format.conditions import condition_key, condition_value
-from ..format.models import Claim
+from ..format.front_matter import Claim
 from .publication import reserved_id_problems
 from .records import Ledger, Report, Run, SweepDirective
 from .yamlio import line_for

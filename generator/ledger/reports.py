@@ -8,7 +8,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from ..errors import BenchledgerError, Problem
-from ..format.models import ReportMeta
+from ..format.front_matter import ReportMeta
 from .records import Report, SweepDirective
 from .runs import decode
 from .yamlio import Lines, parse_yaml, validate

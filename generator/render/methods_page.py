@@ -7,7 +7,7 @@ from markupsafe import Markup
 
 from ..analysis import attribution, power, stats, verdicts
 from ..analysis.comparison import Settings
-from ..format.models import MAX_FACTORS
+from ..format.front_matter import MAX_FACTORS
 from . import text as t
 from .templating import generated_mark, render
 

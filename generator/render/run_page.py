@@ -316,7 +316,7 @@ def reproduce(runner: Runner | None) -> dict[str, Any] | None:
     }
 
 
-PLACEHOLDERS = {"--id": "NEW-RUN-ID", "--manifest-extra": "EXTRA.yaml"}  # values a copy must not reuse
+FILL_IN = {"--id": "NEW-RUN-ID", "--manifest-extra": "EXTRA.yaml"}  # values a copy must not reuse
 
 
 def copyable(argv: Sequence[str]) -> list[str]:
@@ -329,8 +329,8 @@ def copyable(argv: Sequence[str]) -> list[str]:
         name, eq, _ = arg.partition("=")
         if arg == "--force":
             continue
-        if name in PLACEHOLDERS:
-            out += [f"{name}={PLACEHOLDERS[name]}"] if eq else [arg, PLACEHOLDERS[name]]
+        if name in FILL_IN:
+            out += [f"{name}={FILL_IN[name]}"] if eq else [arg, FILL_IN[name]]
             if not eq:
                 next(items, None)
             continue
