@@ -11,22 +11,14 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from generator.cli import app
-from helpers import measured_run, publication, write_tree
+from helpers import cli, measured_run, publication, write_tree
 
 RUN = "2026-09-01-measured"
 needs_tools = pytest.mark.skipif(
     shutil.which("ssh-keygen") is None or shutil.which("git") is None,
     reason="needs ssh-keygen and git (Debian: openssh-client git)",
 )
-
-
-def cli(*args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(app, list(args))
-    assert "Traceback" not in result.output
-    return result.exit_code, result.output
 
 
 @pytest.fixture

@@ -12,12 +12,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from generator.analysis.receipts import Clock, ledger_receipts
-from generator.cli import app
 from generator.ledger.load import load
-from helpers import measured_run, publication, write_tree
+from helpers import cli, measured_run, publication, write_tree
 
 RUN = "2025-05-01-measured"
 RECEIPT = f"runs/{RUN}/receipts/2025-05-02-zak-example.yaml"
@@ -25,12 +23,6 @@ pytestmark = pytest.mark.skipif(
     shutil.which("ssh-keygen") is None or shutil.which("git") is None,
     reason="needs ssh-keygen and git (Debian: openssh-client git)",
 )
-
-
-def cli(*args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(app, list(args))
-    assert "Traceback" not in result.output
-    return result.exit_code, result.output
 
 
 def signed_receipt(tmp_path: Path, options: str) -> Path:
