@@ -45,15 +45,33 @@ def snapshot(repo: Path, ref: str, dest: Path) -> Path:
         raise BenchledgerError(f"{ref}: its files hold {total:,} bytes, over {MAX_BYTES // 1024**3} GiB; review less")
     dest.mkdir(parents=True, exist_ok=True)
     root = dest.resolve()
-    for mode, blob, _, path in entries:
+    blobs = _blobs(top, [blob for _, blob, _, _ in entries], ref)  # one git process for every file
+    for (mode, _, _, path), data in zip(entries, blobs, strict=True):
         target = root.joinpath(*path.split("/"))
         target.parent.mkdir(parents=True, exist_ok=True)
-        data = _git(top, "cat-file", "blob", blob, what=ref)
         with open(target, "xb") as out:  # a fresh file: never through an existing link
             out.write(data)
         if mode == "100755":
             target.chmod(0o755)
     return root / prefix if prefix else root
+
+
+def _blobs(top: Path, ids: list[str], ref: str) -> list[bytes]:
+    """The bytes of each blob, in order, read by one `git cat-file --batch`."""
+    if not ids:
+        return []
+    out = _git(top, "cat-file", "--batch", what=ref, stdin=("\n".join(ids) + "\n").encode())
+    found, at = [], 0
+    for blob in ids:
+        header_end = out.index(b"\n", at)
+        header = out[at:header_end].decode(errors="replace").split()
+        if len(header) != 3 or header[:2] != [blob, "blob"]:
+            raise BenchledgerError(f"{ref}: git cannot read blob {blob}; the repository may be damaged (git fsck)")
+        size = header[2]
+        start = header_end + 1
+        found.append(out[start : start + int(size)])
+        at = start + int(size) + 1  # the content, then a newline
+    return found
 
 
 def _entry(ref: str, line: bytes) -> tuple[str, str, int, str]:
@@ -70,9 +88,11 @@ def _entry(ref: str, line: bytes) -> tuple[str, str, int, str]:
     return mode, blob, int(size), path
 
 
-def _git(repo: Path, *args: str, what: str | None = None) -> bytes:
+def _git(repo: Path, *args: str, what: str | None = None, stdin: bytes | None = None) -> bytes:
     try:
-        done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, timeout=TIMEOUT_S, check=False)
+        done = subprocess.run(
+            ["git", "-C", str(repo), *args], input=stdin, capture_output=True, timeout=TIMEOUT_S, check=False
+        )
     except (OSError, subprocess.SubprocessError) as err:
         raise BenchledgerError(f"git {args[0]} failed in {repo}: {err}") from None
     if done.returncode != 0:
