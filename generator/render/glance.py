@@ -62,8 +62,8 @@ def glance(
         f"**{total} claim{'s' if total != 1 else ''}** in {len(ledger.reports)} reports, over {len(ledger.runs)} runs."
     ]
     if total:
-        parts = [found(evaluations, len(ledger.reports), len(ledger.runs))]
-        counts = {v: sum(ev.headline == v for ev in evaluations.values()) for v in HEADLINES}
+        counts = headline_counts(evaluations)
+        parts = [found(evaluations, counts, len(ledger.reports), len(ledger.runs))]
         cells = " ".join(
             f"[{badge(v)} {n}]({up}claims/index.md#verdict={v.replace(' ', '-')})" for v, n in counts.items() if n
         )
@@ -89,13 +89,17 @@ HEADLINES: tuple[str, ...] = (
 WORDS = {"supported": "hold", "misattributed": "credited to the wrong factor", "interacts": "credit not separable"}
 
 
-def found(evaluations: Mapping[str, Evaluation], reports: int, runs: int) -> str:
+def headline_counts(evaluations: Mapping[str, Evaluation]) -> dict[str, int]:
+    """Claims by headline, in HEADLINES' order: a supported claim whose credit a grid judges
+    misattributed counts as credited to the wrong factor, never as holding."""
+    return {v: sum(ev.headline == v for ev in evaluations.values()) for v in HEADLINES}
+
+
+def found(evaluations: Mapping[str, Evaluation], counts: Mapping[str, int], reports: int, runs: int) -> str:
     """What the publication found, in one sentence: "**15 claims**: 4 hold, 3 contradicted, ...;
-    2 corrected." Counts follow each claim's headline: a supported claim whose credit a grid
-    judges misattributed counts as credited to the wrong factor, never as holding."""
+    2 corrected." (`counts`: headline_counts)."""
     total = len(evaluations)
-    counts = [(sum(ev.headline == v for ev in evaluations.values()), v) for v in HEADLINES]
-    said = ", ".join(f"{n} {WORDS.get(v, v)}" for n, v in counts if n)
+    said = ", ".join(f"{n} {WORDS.get(v, v)}" for v, n in counts.items() if n)
     corrected = sum(bool(ev.corrected_by) for ev in evaluations.values())
     fixed = f"; {corrected} corrected" if corrected else ""
     return (
