@@ -12,13 +12,16 @@ from typing import Literal
 Severity = Literal["error", "warning"]
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, order=True, kw_only=True)
 class Problem:
-    """Something wrong with one file: where, which field, what, and the fix."""
+    """Something wrong with one file: where, which field, what, and the fix.
+
+    Built by keyword: `Problem(file="runs/x/run.yaml", field="metrics", message="...")`.
+    """
 
     file: str
-    line: int | None
-    field: str | None
+    line: int | None = None
+    field: str | None = None
     message: str
     severity: Severity = "error"
 
@@ -33,7 +36,7 @@ class BenchledgerError(Exception):
 
     def __init__(self, problems: list[Problem] | Problem | str) -> None:
         if isinstance(problems, str):
-            problems = [Problem("", None, None, problems)]
+            problems = [Problem(file="", message=problems)]
         elif isinstance(problems, Problem):
             problems = [problems]
         self.problems = problems

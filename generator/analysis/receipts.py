@@ -271,25 +271,23 @@ def receipt_problems(states: Mapping[str, RunReceipts], stale_is_error: bool) ->
             if r.stale:
                 out.append(
                     Problem(
-                        where,
-                        None,
-                        None,
-                        f"stale: {r.staleness()}; re-verify the run and "
+                        file=where,
+                        message=f"stale: {r.staleness()}; re-verify the run and "
                         "write a new receipt (benchledger verify), or restore the files",
-                        "error" if stale_is_error else "warning",
+                        severity="error" if stale_is_error else "warning",
                     )
                 )
             if r.signed is False:
-                out.append(Problem(where + ".sig", None, None, f"badly signed: {r.signature_problem}"))
+                out.append(Problem(file=where + ".sig", message=f"badly signed: {r.signature_problem}"))
             if r.key_expired is not None:
                 message = (
                     f"{r.signature}: the signature cannot show it was made before then, so it counts as "
                     "none; ask the verifier to sign the receipt again with a current key (ssh-keygen -Y sign), "
                     "or remove the .sig"
                 )
-                out.append(Problem(where + ".sig", None, None, message, "warning"))
+                out.append(Problem(file=where + ".sig", message=message, severity="warning"))
             if r.dating_problem is not None:
-                out.append(Problem(where, None, "date", r.dating_problem))
+                out.append(Problem(file=where, field="date", message=r.dating_problem))
     return out
 
 

@@ -38,7 +38,7 @@ class Settings:
             if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value < 1:
                 message = f"{value!r} is not a number in [{low:g}, 1); e.g. {example}"
                 field = prefix + (key.replace("_", "-") if prefix == "--" else key)
-                raise BenchledgerError(Problem(where, None, field, message))
+                raise BenchledgerError(Problem(file=where, field=field, message=message))
             values[key] = float(value)
         return cls(**values)
 

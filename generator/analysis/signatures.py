@@ -77,10 +77,9 @@ def parse_allowed_signers(text: str, rel: str = "allowed_signers") -> tuple[list
             reason = str(err)[:200] or "the key cannot be read"
             problems.append(
                 Problem(
-                    rel,
-                    number,
-                    None,
-                    f"malformed allowed_signers line: {reason}; write "
+                    file=rel,
+                    line=number,
+                    message=f"malformed allowed_signers line: {reason}; write "
                     '`principal [namespaces="benchledger-receipt"] ssh-ed25519 AAAA...`',
                 )
             )

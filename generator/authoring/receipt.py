@@ -37,7 +37,7 @@ def resolve_run_id(repo: Path, run: str) -> str:
         resolved = (base / run).resolve()
         if resolved.parent == runs:
             return resolved.name
-    raise BenchledgerError(Problem(run, None, None, f"is not a run folder under {runs}"))
+    raise BenchledgerError(Problem(file=run, message=f"is not a run folder under {runs}"))
 
 
 def write_receipt(
@@ -45,13 +45,15 @@ def write_receipt(
 ) -> list[Path]:
     """Write runs/<id>/receipts/<date>-<slug>.yaml (and its .sig); return the files written."""
     if method not in METHODS:
-        raise BenchledgerError(Problem("--method", None, None, f"expected one of {', '.join(METHODS)}, got {method!r}"))
+        raise BenchledgerError(
+            Problem(file="--method", message=f"expected one of {', '.join(METHODS)}, got {method!r}")
+        )
     try:
         day = dt.date.fromisoformat(date) if date else dt.date.today()
     except ValueError:
-        raise BenchledgerError(Problem("--date", None, None, f"{date!r} is not YYYY-MM-DD")) from None
+        raise BenchledgerError(Problem(file="--date", message=f"{date!r} is not YYYY-MM-DD")) from None
     if not by.strip():
-        raise BenchledgerError(Problem("--by", None, None, "give the verifier's name"))
+        raise BenchledgerError(Problem(file="--by", message="give the verifier's name"))
     run_id = resolve_run_id(repo, run)
     ledger = load(repo)
     mine = [p for p in ledger.errors if p.file.startswith(f"{RUNS_DIR}/{run_id}")]
@@ -59,17 +61,15 @@ def write_receipt(
         raise BenchledgerError(mine)
     if run_id not in ledger.runs:
         raise BenchledgerError(
-            Problem(f"{RUNS_DIR}/{run_id}", None, None, "no such run; give its folder (runs/<id>) or its id")
+            Problem(file=f"{RUNS_DIR}/{run_id}", message="no such run; give its folder (runs/<id>) or its id")
         )
     folder = ledger.root / RUNS_DIR / run_id / RECEIPTS_DIR
     target = folder / f"{day.isoformat()}-{slug(by)}.yaml"
     if target.exists() or target.with_name(target.name + ".sig").exists():
         raise BenchledgerError(
             Problem(
-                str(target.relative_to(ledger.root)),
-                None,
-                None,
-                "already exists; receipts are never overwritten (use another --date or remove it yourself)",
+                file=str(target.relative_to(ledger.root)),
+                message="already exists; receipts are never overwritten (use another --date or remove it yourself)",
             )
         )
     receipt = {
@@ -110,17 +110,15 @@ def sign_file(path: Path, key: Path) -> None:
     if shutil.which("ssh-keygen") is None:
         raise BenchledgerError(
             Problem(
-                "--sign",
-                None,
-                None,
-                "ssh-keygen is not installed; install OpenSSH "
+                file="--sign",
+                message="ssh-keygen is not installed; install OpenSSH "
                 "(Debian: apt-get install openssh-client) or verify without --sign",
             )
         )
     if not key.is_file():
-        raise BenchledgerError(Problem(str(key), None, None, "no such key file"))
+        raise BenchledgerError(Problem(file=str(key), message="no such key file"))
     done = subprocess.run(
         ["ssh-keygen", "-Y", "sign", "-f", str(key), "-n", NAMESPACE, str(path)], capture_output=True, text=True
     )
     if done.returncode != 0:
-        raise BenchledgerError(Problem(str(key), None, None, f"ssh-keygen could not sign: {done.stderr.strip()}"))
+        raise BenchledgerError(Problem(file=str(key), message=f"ssh-keygen could not sign: {done.stderr.strip()}"))

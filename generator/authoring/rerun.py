@@ -73,7 +73,7 @@ def rerun(
     The exact command is shown (echo) and run only when `consent` says yes: rerunning a run
     folder someone else wrote runs their command with your rights."""
     if not ask.by.strip():
-        raise BenchledgerError(Problem("--by", None, None, "give the verifier's name"))
+        raise BenchledgerError(Problem(file="--by", message="give the verifier's name"))
     day = _day(ask.date)
     ledger = load(repo)
     run_id = resolve_run_id(repo, ask.run)
@@ -81,7 +81,7 @@ def rerun(
     if mine:
         raise BenchledgerError(mine)
     if run_id not in ledger.runs:
-        raise BenchledgerError(Problem(f"{RUNS_DIR}/{run_id}", None, None, "no such run; give its folder or its id"))
+        raise BenchledgerError(Problem(file=f"{RUNS_DIR}/{run_id}", message="no such run; give its folder or its id"))
     original = ledger.runs[run_id]
     _vouched(original)
     argv = _invocation(original, ask)
@@ -90,7 +90,7 @@ def rerun(
     target = folder / RECEIPTS / f"{name}.yaml"
     if target.exists() or (folder / RECEIPTS / name).exists():
         where = str(target.relative_to(ledger.root))
-        raise BenchledgerError(Problem(where, None, None, "already exists; receipts are never overwritten"))
+        raise BenchledgerError(Problem(file=where, message="already exists; receipts are never overwritten"))
     with tempfile.TemporaryDirectory(prefix="benchledger-rerun-") as tmp:
         made = _measure(Path(tmp), original, argv, echo, consent)
         differences = _differences(original, made)
@@ -99,11 +99,11 @@ def rerun(
             raise BenchledgerError(
                 [
                     Problem(
-                        f"{RUNS_DIR}/{run_id}",
-                        None,
-                        key,
-                        f"differs: {old!r} in the run, {new!r} in the rerun; the rerun is not a reproduction of "
-                        f"this run (pass --allow-difference {key} if the difference is known and harmless)",
+                        file=f"{RUNS_DIR}/{run_id}",
+                        field=key,
+                        message=f"differs: {old!r} in the run, {new!r} in the rerun; the rerun is not a "
+                        f"reproduction of this run (pass --allow-difference {key} if the difference is known "
+                        "and harmless)",
                     )
                     for key, old, new in refused
                 ]
@@ -120,7 +120,7 @@ def _day(text: str | None) -> dt.date:
     try:
         return dt.date.fromisoformat(text) if text else dt.date.today()
     except ValueError:
-        raise BenchledgerError(Problem("--date", None, None, f"{text!r} is not YYYY-MM-DD")) from None
+        raise BenchledgerError(Problem(file="--date", message=f"{text!r} is not YYYY-MM-DD")) from None
 
 
 def _vouched(run: Run) -> None:
@@ -132,7 +132,7 @@ def _vouched(run: Run) -> None:
                 f"changed since {receipt.name} vouched for it, so its invocation may have been edited; "
                 "compare it with the committed history, then restore it or verify the run again"
             )
-            raise BenchledgerError(Problem(f"{RUNS_DIR}/{run.id}/run.yaml", None, None, message))
+            raise BenchledgerError(Problem(file=f"{RUNS_DIR}/{run.id}/run.yaml", message=message))
 
 
 def _invocation(run: Run, ask: Request) -> list[str]:
@@ -141,15 +141,15 @@ def _invocation(run: Run, ask: Request) -> list[str]:
     if run.meta.source.kind != "measured":
         kind = run.meta.source.kind
         message = f"is a {kind} run: its figures were measured elsewhere, so there is no invocation here to repeat"
-        raise BenchledgerError(Problem(where, None, "source.kind", message))
+        raise BenchledgerError(Problem(file=where, field="source.kind", message=message))
     if run.meta.imported is not None:
         tool = run.meta.imported.tool
         message = f"was imported from {tool}: run {tool} again and import its output, then compare the two runs"
-        raise BenchledgerError(Problem(where, None, "imported", message))
+        raise BenchledgerError(Problem(file=where, field="imported", message=message))
     runner = run.meta.runner
     if runner is None or not runner.invocation:
         message = "records no runner invocation (runner.invocation); only runs made by `benchledger run` can be rerun"
-        raise BenchledgerError(Problem(where, None, "runner", message))
+        raise BenchledgerError(Problem(file=where, field="runner", message=message))
     problems = invocation_problems(run.meta, f"{RUNS_DIR}/{run.id}", {})
     if problems:
         raise BenchledgerError(problems)
@@ -158,7 +158,7 @@ def _invocation(run: Run, ask: Request) -> list[str]:
     argv = [a for a in argv[:cut] if a != "--force"] + argv[cut:]  # the program's own --force stays
     if ask.base_url is not None:
         if argv[1] != "openai":
-            raise BenchledgerError(Problem("--base-url", None, None, "only a `run openai` run measured a server"))
+            raise BenchledgerError(Problem(file="--base-url", message="only a `run openai` run measured a server"))
         argv = _set(argv, "--base-url", ask.base_url)
     if ask.trials is not None:
         argv = _set(argv, "--trials", str(ask.trials))
@@ -203,17 +203,21 @@ def _measure(
         echo("which runs this program once per trial, with your rights: " + shlex.join(program(argv)))
     if not consent(shlex.join(command)):
         message = "not confirmed; nothing was run (pass --yes to run it without asking)"
-        raise BenchledgerError(Problem(f"{RUNS_DIR}/{original.id}/run.yaml", None, "runner.invocation", message))
+        raise BenchledgerError(
+            Problem(file=f"{RUNS_DIR}/{original.id}/run.yaml", field="runner.invocation", message=message)
+        )
     done = subprocess.run(command, check=False)
     if done.returncode != 0 or not (tmp / "rerun" / "results.csv").is_file():
         message = f"the rerun failed (exit {done.returncode}); nothing was written (its output is above)"
-        raise BenchledgerError(Problem(f"{RUNS_DIR}/{original.id}", None, None, message))
+        raise BenchledgerError(Problem(file=f"{RUNS_DIR}/{original.id}", message=message))
     made, problems = load_run(tmp / "rerun")
     if made is None:
         raise BenchledgerError(problems)
     if made.results.conditions != original.results.conditions:
         shown = f"{list(made.results.conditions)} instead of {list(original.results.conditions)}"
-        raise BenchledgerError(Problem(f"{RUNS_DIR}/{original.id}", None, "conditions", f"the rerun measured {shown}"))
+        raise BenchledgerError(
+            Problem(file=f"{RUNS_DIR}/{original.id}", field="conditions", message=f"the rerun measured {shown}")
+        )
     return made
 
 

@@ -95,22 +95,18 @@ def scaffold(folder: Path, force: bool = False, install: str | None = None) -> l
     if not INSTALL_SPEC.match(install):
         raise BenchledgerError(
             Problem(
-                "--install",
-                None,
-                None,
-                f"{install!r} is not a pip requirement; write e.g. benchledger==0.1.0 or "
+                file="--install",
+                message=f"{install!r} is not a pip requirement; write e.g. benchledger==0.1.0 or "
                 "git+https://github.com/OWNER/benchledger@v0.1.0 (no spaces or quotes)",
             )
         )
     if folder.exists() and not folder.is_dir():
-        raise BenchledgerError(Problem(str(folder), None, None, "is a file; give a folder"))
+        raise BenchledgerError(Problem(file=str(folder), message="is a file; give a folder"))
     if folder.is_dir() and any(folder.iterdir()) and not force:
         raise BenchledgerError(
             Problem(
-                str(folder),
-                None,
-                None,
-                "is not empty; choose an empty folder, or pass "
+                file=str(folder),
+                message="is not empty; choose an empty folder, or pass "
                 "--force to add the scaffold's files (existing files with the same "
                 "names are replaced)",
             )

@@ -50,7 +50,7 @@ def reported() -> Iterator[None]:
 def fail(problems: list[Problem] | str) -> NoReturn:
     """Print every problem as `Error: ...` on stderr and exit 1."""
     if isinstance(problems, str):
-        problems = [Problem("", None, None, problems)]
+        problems = [Problem(file="", message=problems)]
     for problem in problems:
         text = str(problem).removeprefix(": ").lstrip()
         typer.echo(f"Error: {shown(text)}", err=True)

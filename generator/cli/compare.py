@@ -129,17 +129,17 @@ def _checked(
     try:
         meta = validate(ReportMeta, {"title": "compare", "claims": [claim]}, "command line", {})
     except BenchledgerError as err:
-        fail([Problem("command line", None, _option(p.field), p.message) for p in err.problems])
+        fail([Problem(file="command line", field=_option(p.field), message=p.message) for p in err.problems])
     ledger = load(repo)
     report = Report("compare", "command line", meta, "", "")
     problems = validate_claims(ledger.runs, [report], ledger.failed_runs)
     problems += [
-        Problem(f"runs/{ref}", None, None, "has problems; run benchledger check")
+        Problem(file=f"runs/{ref}", message="has problems; run benchledger check")
         for ref in (baseline, candidate)
         if ref in ledger.failed_runs
     ]
     if problems:
-        fail([Problem(p.file, None, _option(p.field), p.message) for p in problems])
+        fail([Problem(file=p.file, field=_option(p.field), message=p.message) for p in problems])
     return ledger
 
 

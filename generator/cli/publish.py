@@ -29,11 +29,9 @@ def site_warnings(repo: Path) -> list[Problem]:
     if not (repo / "mkdocs.yml").is_file():
         return [
             Problem(
-                "mkdocs.yml",
-                None,
-                None,
-                "is missing; benchledger init writes one (MkDocs needs it to build)",
-                "warning",
+                file="mkdocs.yml",
+                message="is missing; benchledger init writes one (MkDocs needs it to build)",
+                severity="warning",
             )
         ]
     config = mkdocs_yaml(repo)
@@ -42,10 +40,10 @@ def site_warnings(repo: Path) -> list[Problem]:
     names = [next(iter(p)) if isinstance(p, dict) and p else p for p in plugins] if isinstance(plugins, list) else []
     if "benchledger" not in names:
         message = "benchledger is not listed, so the build generates no ledger pages; add `- benchledger` under plugins"
-        found.append(Problem("mkdocs.yml", None, "plugins", message, "warning"))
+        found.append(Problem(file="mkdocs.yml", field="plugins", message=message, severity="warning"))
     if "docs_dir" not in config:
         message = "not set: MkDocs builds docs/ while benchledger reads site_src/; add `docs_dir: site_src`"
-        found.append(Problem("mkdocs.yml", None, "docs_dir", message, "warning"))
+        found.append(Problem(file="mkdocs.yml", field="docs_dir", message=message, severity="warning"))
     return found
 
 
@@ -178,7 +176,7 @@ def _crawl(site: Path, site_url: str) -> None:
 
     broken = broken_links(site, urlsplit(site_url).path or "/")
     if broken:
-        fail([Problem("", None, None, str(b)) for b in broken])
+        fail([Problem(file="", message=str(b)) for b in broken])
 
 
 def _check_site_dir(repo: Path, site_dir: Path | None) -> None:

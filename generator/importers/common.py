@@ -69,9 +69,9 @@ def read_inputs(paths: list[Path]) -> list[tuple[str, bytes]]:
     first: dict[bytes, Path] = {}
     for path in paths:
         if not path.is_file():
-            raise BenchledgerError(Problem(str(path), None, None, "no such file; give the tool's output file"))
+            raise BenchledgerError(Problem(file=str(path), message="no such file; give the tool's output file"))
         if path.stat().st_size > MAX_INPUT_BYTES:
-            raise BenchledgerError(Problem(str(path), None, None, f"is larger than {MAX_INPUT_BYTES:,} bytes"))
+            raise BenchledgerError(Problem(file=str(path), message=f"is larger than {MAX_INPUT_BYTES:,} bytes"))
         data = path.read_bytes()
         digest = hashlib.sha256(data).digest()
         if digest in first:
@@ -79,7 +79,7 @@ def read_inputs(paths: list[Path]) -> list[tuple[str, bytes]]:
                 f"holds the same bytes as {first[digest]}; give each result file once "
                 "(a file given twice would count its trials twice)"
             )
-            raise BenchledgerError(Problem(str(path), None, None, message))
+            raise BenchledgerError(Problem(file=str(path), message=message))
         first[digest] = path
         out.append((_distinct(path.name, names), data))
     return out
@@ -164,7 +164,7 @@ def refuse_credentials(name: str, document: Any) -> None:
             "holds a credential; the original file is published under raw/, so remove or redact it "
             '(e.g. "***") and import again'
         )
-        raise BenchledgerError([Problem(name, None, where, message) for where in found])
+        raise BenchledgerError([Problem(file=name, field=where, message=message) for where in found])
 
 
 def load_json(name: str, data: bytes, what: str) -> Any:
@@ -172,7 +172,7 @@ def load_json(name: str, data: bytes, what: str) -> Any:
     try:
         found = json.loads(data.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError, RecursionError) as err:
-        raise BenchledgerError(Problem(name, None, None, f"is not {what} ({str(err)[:120]})")) from None
+        raise BenchledgerError(Problem(file=name, message=f"is not {what} ({str(err)[:120]})")) from None
     refuse_credentials(name, found)
     return found
 
@@ -193,11 +193,9 @@ def source(imported: Imported, options: Options) -> dict[str, Any]:
         if not options.citation:
             raise BenchledgerError(
                 Problem(
-                    "--citation",
-                    None,
-                    None,
-                    f"{imported.tool} {imported.format} output holds no per-trial values, so it becomes a reported "
-                    "run: say who published it with --citation (and --url)",
+                    file="--citation",
+                    message=f"{imported.tool} {imported.format} output holds no per-trial values, so it becomes a "
+                    "reported run: say who published it with --citation (and --url)",
                 )
             )
         return {"kind": "reported", "citation": options.citation} | ({"url": options.url} if options.url else {})
@@ -205,7 +203,7 @@ def source(imported: Imported, options: Options) -> dict[str, Any]:
         if not (options.citation and options.url):
             raise BenchledgerError(
                 Problem(
-                    "--citation/--url", None, None, "a run measured by someone else needs both --citation and --url"
+                    file="--citation/--url", message="a run measured by someone else needs both --citation and --url"
                 )
             )
         return {"kind": "republished", "citation": options.citation, "url": options.url}
@@ -216,7 +214,7 @@ def write_run(imported: Imported, inputs: list[tuple[str, bytes]], options: Opti
     """The run folder, assembled beside the target and renamed into place."""
     reserved = reserved_id(options.run_id, "runs")
     if reserved is not None:
-        raise BenchledgerError(Problem("--id", None, None, reserved))
+        raise BenchledgerError(Problem(file="--id", message=reserved))
     check_target(options.out, options.run_id, options.force)
     day = options.date or imported.date
     if day is None:
@@ -312,4 +310,6 @@ def _refuse_unchecked(
     if errors:
         writer.abandon()
         note = "; check would refuse the imported run, so nothing was written"
-        raise BenchledgerError([Problem(p.file, p.line, p.field, p.message + note) for p in errors])
+        raise BenchledgerError(
+            [Problem(file=p.file, line=p.line, field=p.field, message=p.message + note) for p in errors]
+        )

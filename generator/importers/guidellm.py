@@ -73,7 +73,9 @@ def _report(name: str, data: bytes) -> dict[str, Any]:
         found = load_json(name, data, "a GuideLLM JSON report (benchmarks.json)")
     items = found.get("benchmarks") if isinstance(found, dict) else None
     if not isinstance(items, list) or not items or not all(isinstance(b, dict) for b in items):
-        raise BenchledgerError(Problem(name, None, "$.benchmarks", "expected the list of benchmarks GuideLLM writes"))
+        raise BenchledgerError(
+            Problem(file=name, field="$.benchmarks", message="expected the list of benchmarks GuideLLM writes")
+        )
     if name.lower().endswith((".yaml", ".yml")):
         refuse_credentials(name, found)  # load_json checked the JSON ones
     return dict(found)
@@ -86,7 +88,9 @@ def _load(name: str, path: str, bench: dict[str, Any]) -> tuple[str, float | Non
     strategy = holder.get("strategy") if isinstance(holder, dict) else None
     kind = strategy.get("type_") if isinstance(strategy, dict) else None
     if not isinstance(strategy, dict) or not isinstance(kind, str) or not kind:
-        raise BenchledgerError(Problem(name, None, f"{path}.config.strategy.type_", "expected the load strategy"))
+        raise BenchledgerError(
+            Problem(file=name, field=f"{path}.config.strategy.type_", message="expected the load strategy")
+        )
     key = {"concurrent": ("streams", "max_concurrency"), "constant": ("rate",), "poisson": ("rate",)}
     for field in key.get(kind, ()):
         size = strategy.get(field)
@@ -94,7 +98,7 @@ def _load(name: str, path: str, bench: dict[str, Any]) -> tuple[str, float | Non
             return kind[:40], float(size)
     if kind in key:
         raise BenchledgerError(
-            Problem(name, None, f"{path}.config.strategy", f"a {kind} strategy without its {key[kind][0]}")
+            Problem(file=name, field=f"{path}.config.strategy", message=f"a {kind} strategy without its {key[kind][0]}")
         )
     return kind[:40], None
 
@@ -124,7 +128,9 @@ def _metrics(benches: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
             if any(_statistic(b, metric, stat) is not None for b in benches):
                 out[f"{metric}_{stat}"] = {"unit": unit, "better": better}
     if not out:
-        raise BenchledgerError(Problem("guidellm", None, "$.benchmarks[0].metrics", "no summary GuideLLM writes"))
+        raise BenchledgerError(
+            Problem(file="guidellm", field="$.benchmarks[0].metrics", message="no summary GuideLLM writes")
+        )
     return out
 
 
@@ -152,7 +158,7 @@ def _summary(name: str, path: str, bench: dict[str, Any], column: str) -> float 
         return None
     if not finite(value) or value < 0:
         where = f"{path}.metrics.{metric}.successful.{stat}"
-        raise BenchledgerError(Problem(name, None, where, f"{str(value)[:40]!r} is not a number >= 0"))
+        raise BenchledgerError(Problem(file=name, field=where, message=f"{str(value)[:40]!r} is not a number >= 0"))
     return float(value)
 
 
@@ -165,7 +171,9 @@ def _requests(name: str, path: str, bench: dict[str, Any]) -> list[dict[str, Any
     for status in ("successful", "errored", "incomplete"):
         items = kept.get(status) or []
         if not isinstance(items, list):
-            raise BenchledgerError(Problem(name, None, f"{path}.requests.{status}", "expected a list of requests"))
+            raise BenchledgerError(
+                Problem(file=name, field=f"{path}.requests.{status}", message="expected a list of requests")
+            )
         found += [_request(name, f"{path}.requests.{status}[{i}]", r, status) for i, r in enumerate(items)]
     origin = min((r["start"] for r in found if r["start"] is not None), default=0.0)
     found.sort(key=lambda r: (r["start"] is None, r["start"] or 0.0))
@@ -184,14 +192,14 @@ def _requests(name: str, path: str, bench: dict[str, Any]) -> list[dict[str, Any
 
 def _request(name: str, path: str, item: Any, status: str) -> dict[str, Any]:
     if not isinstance(item, dict):
-        raise BenchledgerError(Problem(name, None, path, "expected a request's statistics"))
+        raise BenchledgerError(Problem(file=name, field=path, message="expected a request's statistics"))
 
     def number(*keys: str) -> float | None:
         for key in keys:
             value = item.get(key)
             if value is not None:
                 if not finite(value) or value < 0:
-                    raise BenchledgerError(Problem(name, None, f"{path}.{key}", "expected a number >= 0"))
+                    raise BenchledgerError(Problem(file=name, field=f"{path}.{key}", message="expected a number >= 0"))
                 return float(value)
         return None
 

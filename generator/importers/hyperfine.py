@@ -32,7 +32,9 @@ def parse(files: Sequence[tuple[str, bytes]]) -> Imported:
         found = load_json(name, data, "a hyperfine JSON export")
         items = found.get("results") if isinstance(found, dict) else None
         if not isinstance(items, list) or not items:
-            raise BenchledgerError(Problem(name, None, "$.results", "expected the list hyperfine --export-json writes"))
+            raise BenchledgerError(
+                Problem(file=name, field="$.results", message="expected the list hyperfine --export-json writes")
+            )
         results += [(name, f"$.results[{i}]", item) for i, item in enumerate(items)]
     tests = [_result(name, path, item) for name, path, item in results]
     conditions = _conditions(tests)
@@ -56,10 +58,14 @@ def parse(files: Sequence[tuple[str, bytes]]) -> Imported:
 
 def _result(name: str, path: str, item: Any) -> tuple[str, dict[str, str], list[float], list[int | None]]:
     if not isinstance(item, dict) or not isinstance(item.get("command"), str):
-        raise BenchledgerError(Problem(name, None, f"{path}.command", "expected the command that was timed"))
+        raise BenchledgerError(
+            Problem(file=name, field=f"{path}.command", message="expected the command that was timed")
+        )
     times = item.get("times")
     if not isinstance(times, list) or not times or not all(positive(t) for t in times):
-        raise BenchledgerError(Problem(name, None, f"{path}.times", "expected one positive number of seconds per run"))
+        raise BenchledgerError(
+            Problem(file=name, field=f"{path}.times", message="expected one positive number of seconds per run")
+        )
     codes = item.get("exit_codes")
     if codes is None:
         codes = [None] * len(times)
@@ -68,21 +74,25 @@ def _result(name: str, path: str, item: Any) -> tuple[str, dict[str, str], list[
         or len(codes) != len(times)
         or not all(c is None or isinstance(c, int) for c in codes)
     ):
-        raise BenchledgerError(Problem(name, None, f"{path}.exit_codes", "expected one exit code per time"))
+        raise BenchledgerError(
+            Problem(file=name, field=f"{path}.exit_codes", message="expected one exit code per time")
+        )
     params = item.get("parameters") or {}
     if not isinstance(params, dict) or not all(isinstance(v, str | int | float) for v in params.values()):
-        raise BenchledgerError(Problem(name, None, f"{path}.parameters", "expected a mapping of parameter values"))
+        raise BenchledgerError(
+            Problem(file=name, field=f"{path}.parameters", message="expected a mapping of parameter values")
+        )
     for key in params:
         if not re.match(NAME_PATTERN, str(key)) or key in ("trial", "seconds", "command"):
             message = f"parameter {str(key)[:40]!r} cannot name a column; rename it (letters, digits, _)"
-            raise BenchledgerError(Problem(name, None, f"{path}.parameters", message))
+            raise BenchledgerError(Problem(file=name, field=f"{path}.parameters", message=message))
     command = item["command"]
     if len(command) > MAX_COMMAND:
         message = (
             f"is {len(command):,} characters; benchledger keeps a command of at most {MAX_COMMAND:,} characters "
             "(it may be a condition value): shorten it, e.g. with a script"
         )
-        raise BenchledgerError(Problem(name, None, f"{path}.command", message))
+        raise BenchledgerError(Problem(file=name, field=f"{path}.command", message=message))
     return command, {str(k): str(v) for k, v in params.items()}, [float(t) for t in times], codes
 
 
@@ -100,9 +110,13 @@ def _memory(name: str, path: str, item: dict[str, Any]) -> list[int] | None:
     if peaks is None:
         return None
     if not isinstance(peaks, list) or not isinstance(times, list) or len(peaks) != len(times):
-        raise BenchledgerError(Problem(name, None, f"{path}.memory_usage_byte", "expected one byte count per time"))
+        raise BenchledgerError(
+            Problem(file=name, field=f"{path}.memory_usage_byte", message="expected one byte count per time")
+        )
     if not all(isinstance(p, int) and not isinstance(p, bool) and p >= 0 for p in peaks):
-        raise BenchledgerError(Problem(name, None, f"{path}.memory_usage_byte", "expected whole numbers of bytes"))
+        raise BenchledgerError(
+            Problem(file=name, field=f"{path}.memory_usage_byte", message="expected whole numbers of bytes")
+        )
     return peaks
 
 
@@ -114,5 +128,5 @@ def _conditions(tests: list[tuple[str, dict[str, str], list[float], list[int | N
     if len({command for command, *_ in tests}) == len(tests):
         return [*names, "command"]
     raise BenchledgerError(
-        Problem("hyperfine", None, None, "two results share a command and parameters; import them as two runs")
+        Problem(file="hyperfine", message="two results share a command and parameters; import them as two runs")
     )

@@ -78,7 +78,7 @@ def parse(files: Sequence[tuple[str, bytes]], repetitions: int | None = None) ->
     kinds = {_kind(name, data) for name, data in files}
     if len(kinds) != 1:
         raise BenchledgerError(
-            Problem(files[0][0], None, None, "give files of one format (all json, jsonl, csv or md)")
+            Problem(file=files[0][0], message="give files of one format (all json, jsonl, csv or md)")
         )
     kind = kinds.pop()
     tests: list[dict[str, Any]] = []
@@ -91,14 +91,12 @@ def parse(files: Sequence[tuple[str, bytes]], repetitions: int | None = None) ->
         else:
             tests += _json(name, text, kind)
     if not tests:
-        raise BenchledgerError(Problem(files[0][0], None, None, "holds no llama-bench test; give its -o json output"))
+        raise BenchledgerError(Problem(file=files[0][0], message="holds no llama-bench test; give its -o json output"))
     if "_summary" in tests[0] and repetitions is None:
         raise BenchledgerError(
             Problem(
-                "--repetitions",
-                None,
-                None,
-                f"llama-bench's {kind} output gives each test's mean and SD but not how many repetitions they "
+                file="--repetitions",
+                message=f"llama-bench's {kind} output gives each test's mean and SD but not how many repetitions they "
                 "come from; give --repetitions N (the -r it ran with; 5 when -r was not given) so the SD is kept",
             )
         )
@@ -121,7 +119,7 @@ def _text(name: str, data: bytes) -> str:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         raise BenchledgerError(
-            Problem(name, None, None, f"is not UTF-8 (byte {err.start}); give the tool's own output")
+            Problem(file=name, message=f"is not UTF-8 (byte {err.start}); give the tool's own output")
         ) from None
 
 
@@ -136,23 +134,31 @@ def _json(name: str, text: str, kind: str) -> list[dict[str, Any]]:
             items = [json.loads(line, parse_float=Decimal) for _, line in lines]
             where = [f"line {n}" for n, _ in lines]
     except (ValueError, RecursionError) as err:
-        raise BenchledgerError(Problem(name, None, None, f"is not llama-bench {kind} ({str(err)[:120]})")) from None
+        raise BenchledgerError(Problem(file=name, message=f"is not llama-bench {kind} ({str(err)[:120]})")) from None
     if items is None:
-        raise BenchledgerError(Problem(name, None, "$", "expected a JSON array of test objects (llama-bench -o json)"))
+        raise BenchledgerError(
+            Problem(file=name, field="$", message="expected a JSON array of test objects (llama-bench -o json)")
+        )
     out = []
     for i, (item, at) in enumerate(zip(items, where, strict=True)):
         path = f"$[{i}]" if kind == "json" else at
         if not isinstance(item, dict):
-            raise BenchledgerError(Problem(name, None, path, "expected a test object"))
+            raise BenchledgerError(Problem(file=name, field=path, message="expected a test object"))
         samples = item.get("samples_ts")
         nanos = item.get("samples_ns")
         if not isinstance(samples, list) or not samples or not all(_positive(v) for v in samples):
             raise BenchledgerError(
-                Problem(name, None, f"{path}.samples_ts", "expected a list of positive numbers, one per repetition")
+                Problem(
+                    file=name,
+                    field=f"{path}.samples_ts",
+                    message="expected a list of positive numbers, one per repetition",
+                )
             )
         if not isinstance(nanos, list) or len(nanos) != len(samples) or not all(_positive(v) for v in nanos):
             raise BenchledgerError(
-                Problem(name, None, f"{path}.samples_ns", "expected one positive number per samples_ts value")
+                Problem(
+                    file=name, field=f"{path}.samples_ns", message="expected one positive number per samples_ts value"
+                )
             )
         _check_test(item, name, None, path)
         fields = {k: (float(v) if isinstance(v, Decimal) else v) for k, v in item.items() if k not in RESULT}
@@ -171,7 +177,7 @@ def _check_test(item: dict[str, Any], name: str, line: int | None, path: str | N
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             where = f"{path}.{key}" if path else key
             message = "expected a whole number of tokens" + ("" if key in item else f" (the field {key} is missing)")
-            raise BenchledgerError(Problem(name, line, where, message))
+            raise BenchledgerError(Problem(file=name, line=line, field=where, message=message))
 
 
 def _csv(name: str, text: str) -> list[dict[str, Any]]:
@@ -181,14 +187,14 @@ def _csv(name: str, text: str) -> list[dict[str, Any]]:
     for number, cells in enumerate(reader, start=2):
         if len(cells) != len(header):
             message = f"has {len(cells)} cells, the header {len(header)}: not one llama-bench run's -o csv output"
-            raise BenchledgerError(Problem(name, number, None, message))
+            raise BenchledgerError(Problem(file=name, line=number, message=message))
         item: dict[str, Any] = {k: _scalar(v) for k, v in zip(header, cells, strict=True)}
         for key in ("avg_ts", "stddev_ts"):
             if not _finite(item.get(key)):
                 message = "expected a number (is this llama-bench -o csv?)"
                 if key not in item:
                     message = f"missing: the header has no {key} column (is this llama-bench -o csv?)"
-                raise BenchledgerError(Problem(name, number, key, message))
+                raise BenchledgerError(Problem(file=name, line=number, field=key, message=message))
         _check_test(item, name, number, None)
         fields = {k: v for k, v in item.items() if k not in RESULT}
         label = item.get("test") if isinstance(item.get("test"), str) else None
@@ -200,24 +206,28 @@ def _csv(name: str, text: str) -> list[dict[str, Any]]:
 def _markdown(name: str, text: str) -> list[dict[str, Any]]:
     lines = [line.strip() for line in text.splitlines() if line.strip().startswith("|")]
     if len(lines) < 3:
-        raise BenchledgerError(Problem(name, None, None, "holds no Markdown table; give llama-bench's default output"))
+        raise BenchledgerError(Problem(file=name, message="holds no Markdown table; give llama-bench's default output"))
     header = [c.strip() for c in lines[0].strip("|").split("|")]
     if "test" not in header or "t/s" not in header:
-        raise BenchledgerError(Problem(name, 1, None, "expected llama-bench's table with `test` and `t/s` columns"))
+        raise BenchledgerError(
+            Problem(file=name, line=1, message="expected llama-bench's table with `test` and `t/s` columns")
+        )
     out = []
     for number, line in enumerate(lines[2:], start=3):
         cells = [c.strip() for c in line.strip("|").split("|")]
         if len(cells) != len(header):
-            raise BenchledgerError(Problem(name, number, None, f"has {len(cells)} cells, the header {len(header)}"))
+            raise BenchledgerError(
+                Problem(file=name, line=number, message=f"has {len(cells)} cells, the header {len(header)}")
+            )
         row = dict(zip(header, cells, strict=True))
         label = row["test"].replace(" ", "")
         test, gp, value = MD_TEST.match(label), MD_GP.match(label), MD_VALUE.match(row["t/s"])
         if test is None and gp is None:
             message = f"{row['test'][:40]!r} is not ppN, tgN, ppN+tgM, tgN@ppM or ppN @ dN"
-            raise BenchledgerError(Problem(name, number, "test", message))
+            raise BenchledgerError(Problem(file=name, line=number, field="test", message=message))
         if value is None or not all(_finite(_scalar(v)) for v in value.groups()):
             message = f"{row['t/s'][:40]!r} is not `mean ± sd` (two finite numbers, e.g. 6.17 ± 0.07)"
-            raise BenchledgerError(Problem(name, number, "t/s", message))
+            raise BenchledgerError(Problem(file=name, line=number, field="t/s", message=message))
         if gp is not None:
             tokens = {"n_prompt": int(gp.group(2)), "n_gen": int(gp.group(1)), "n_depth": 0}
         else:
@@ -241,10 +251,9 @@ def _imported(tests: list[dict[str, Any]], kind: str, repetitions: int | None) -
         if not re.match(NAME_PATTERN, key) or key in RESERVED:
             raise BenchledgerError(
                 Problem(
-                    tests[0]["_file"],
-                    None,
-                    key,
-                    "differs between tests but cannot name a results.csv column; import the tests that share "
+                    file=tests[0]["_file"],
+                    field=key,
+                    message="differs between tests but cannot name a results.csv column; import the tests that share "
                     "it as separate runs",
                 )
             )

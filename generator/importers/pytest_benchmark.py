@@ -37,7 +37,9 @@ def parse(files: Sequence[tuple[str, bytes]]) -> Imported:
         found = load_json(name, data, "a pytest-benchmark export")
         items = found.get("benchmarks") if isinstance(found, dict) else None
         if not isinstance(items, list) or not items:
-            raise BenchledgerError(Problem(name, None, "$.benchmarks", "expected the list --benchmark-json writes"))
+            raise BenchledgerError(
+                Problem(file=name, field="$.benchmarks", message="expected the list --benchmark-json writes")
+            )
         benchmarks += [
             (name, f"$.benchmarks[{i}]", _benchmark(name, f"$.benchmarks[{i}]", b)) for i, b in enumerate(items)
         ]
@@ -96,21 +98,27 @@ def _processes(
 
 def _benchmark(name: str, path: str, item: Any) -> dict[str, Any]:
     if not isinstance(item, dict) or not isinstance(item.get("name"), str) or not isinstance(item.get("stats"), dict):
-        raise BenchledgerError(Problem(name, None, path, "expected a benchmark with a name and stats"))
+        raise BenchledgerError(Problem(file=name, field=path, message="expected a benchmark with a name and stats"))
     stats = item["stats"]
     if "data" in stats:
         data = stats["data"]
         if not isinstance(data, list) or not data or not all(positive(v) for v in data):
-            raise BenchledgerError(Problem(name, None, f"{path}.stats.data", "expected one positive time per round"))
+            raise BenchledgerError(
+                Problem(file=name, field=f"{path}.stats.data", message="expected one positive time per round")
+            )
     for key in ("mean", "stddev"):
         if not (positive(stats.get(key)) or (key == "stddev" and stats.get(key) == 0)):
-            raise BenchledgerError(Problem(name, None, f"{path}.stats.{key}", "expected a number of seconds"))
+            raise BenchledgerError(
+                Problem(file=name, field=f"{path}.stats.{key}", message="expected a number of seconds")
+            )
     rounds = stats.get("rounds")
     if not isinstance(rounds, int) or isinstance(rounds, bool) or rounds < 1:
-        raise BenchledgerError(Problem(name, None, f"{path}.stats.rounds", "expected the number of rounds"))
+        raise BenchledgerError(
+            Problem(file=name, field=f"{path}.stats.rounds", message="expected the number of rounds")
+        )
     params = item.get("params") or {}
     if not isinstance(params, dict):
-        raise BenchledgerError(Problem(name, None, f"{path}.params", "expected a mapping of parameters"))
+        raise BenchledgerError(Problem(file=name, field=f"{path}.params", message="expected a mapping of parameters"))
     return {"name": item["name"][:500], "base": item["name"].split("[")[0], "params": params, "stats": stats}
 
 
@@ -124,7 +132,7 @@ def _conditions(benchmarks: list[dict[str, Any]]) -> list[str]:
             return names
     if len({b["name"] for b in benchmarks}) != len(benchmarks):
         raise BenchledgerError(
-            Problem("pytest-benchmark", None, None, "two benchmarks share a name; import them as two runs")
+            Problem(file="pytest-benchmark", message="two benchmarks share a name; import them as two runs")
         )
     return ["benchmark"]
 

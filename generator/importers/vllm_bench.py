@@ -112,13 +112,13 @@ def _records(name: str, data: bytes) -> list[tuple[tuple[str, str], dict[str, An
         if not isinstance(record, dict):
             kind = type(record).__name__
             message = f"is a JSON {kind}; expected the object `vllm bench serve --save-result` writes"
-            raise BenchledgerError(Problem(file, None, path, message))
+            raise BenchledgerError(Problem(file=file, field=path, message=message))
         if not any(k in record for k in ("request_throughput", "duration", "ttfts")):
             message = (
                 "has no request_throughput (nor duration, nor ttfts): expected the object "
                 "`vllm bench serve --save-result` writes"
             )
-            raise BenchledgerError(Problem(file, None, f"{path}.request_throughput", message))
+            raise BenchledgerError(Problem(file=file, field=f"{path}.request_throughput", message=message))
     return out
 
 
@@ -132,7 +132,7 @@ def _refuse_empty_pass(name: str, path: str, record: dict[str, Any]) -> None:
             f"{of} (completed: 0), so its latencies and throughputs (written as 0) measured nothing; fix the "
             "server and rerun the pass, or import the other files without this one"
         )
-        raise BenchledgerError(Problem(name, None, f"{path}.completed", message))
+        raise BenchledgerError(Problem(file=name, field=f"{path}.completed", message=message))
 
 
 def _refuse_mixed_metrics(passes: list[tuple[tuple[str, str], dict[str, Any]]]) -> None:
@@ -152,7 +152,7 @@ def _refuse_mixed_metrics(passes: list[tuple[tuple[str, str], dict[str, Any]]]) 
                 "--percentile-metrics or --metric-percentiles); import passes that report the same figures "
                 "together, or these as separate runs"
             )
-            raise BenchledgerError(Problem(name, None, f"{path}.{missing[0]}", message))
+            raise BenchledgerError(Problem(file=name, field=f"{path}.{missing[0]}", message=message))
 
 
 # columns results.csv and requests.csv already hold: a condition by one of these names would overwrite them
@@ -174,7 +174,7 @@ def _conditions(passes: list[tuple[tuple[str, str], dict[str, Any]]]) -> list[st
                     f"{key[:40]!r} differs between files but cannot name a column (results.csv and requests.csv "
                     "already use that name); import them as separate runs"
                 )
-                raise BenchledgerError(Problem(file, None, path, message))
+                raise BenchledgerError(Problem(file=file, field=path, message=message))
             keys.append(key)
     return keys or ["request_rate"]
 
@@ -192,7 +192,7 @@ def _metrics(records: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
         twin = next((k for k in present if k != key and _name(k) == _name(key)), None)
         if twin is not None:  # p99.9_ttft_ms and p99_9_ttft_ms: one would silently stand for both
             message = f"{key!r} and {twin!r} would both be the metric {_name(key)!r}; keep one of them"
-            raise BenchledgerError(Problem("vllm-bench", None, None, message))
+            raise BenchledgerError(Problem(file="vllm-bench", message=message))
     out = {k: {"unit": unit, "better": "higher"} for k, unit in THROUGHPUTS.items() if k in present}
     out |= {_name(k): {"unit": "ms", "better": "lower"} for k in present if LATENCY.match(k)}
     out |= {k: {"unit": unit, "better": "higher"} for k, unit in SPECULATIVE.items() if k in present}
@@ -201,7 +201,7 @@ def _metrics(records: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
         out |= {k: {"unit": "tokens"} for k in DRAFTS}
     if not out:
         raise BenchledgerError(
-            Problem("vllm-bench", None, None, "no throughput or latency figure in any file; is this a saved result?")
+            Problem(file="vllm-bench", message="no throughput or latency figure in any file; is this a saved result?")
         )
     return out
 
@@ -216,7 +216,9 @@ def _summary(name: str, path: str, record: dict[str, Any], metric: str) -> float
     if value is None:
         return None
     if not finite(value) or value < 0:
-        raise BenchledgerError(Problem(name, None, f"{path}.{key}", f"{str(value)[:40]!r} is not a number >= 0"))
+        raise BenchledgerError(
+            Problem(file=name, field=f"{path}.{key}", message=f"{str(value)[:40]!r} is not a number >= 0")
+        )
     return float(value)
 
 
@@ -229,7 +231,7 @@ def _requests(name: str, path: str, record: dict[str, Any], trial: int, at: dict
     for key, values in lists.items():
         if not isinstance(values, list) or len(values) != count:
             raise BenchledgerError(
-                Problem(name, None, f"{path}.{key}", f"expected a list of {count} per-request values")
+                Problem(file=name, field=f"{path}.{key}", message=f"expected a list of {count} per-request values")
             )
     starts = [s for s in lists.get("start_times", []) if finite(s)]
     origin = min(starts, default=0.0)
@@ -242,14 +244,14 @@ def _request(name: str, path: str, lists: dict[str, list[Any]], i: int, origin: 
             return None
         value = lists[key][i]
         if not finite(value) or value < 0:
-            raise BenchledgerError(Problem(name, None, f"{path}.{key}[{i}]", "expected a number >= 0"))
+            raise BenchledgerError(Problem(file=name, field=f"{path}.{key}[{i}]", message="expected a number >= 0"))
         return float(value)
 
     error = lists.get("errors", [""] * (i + 1))[i]
     error = " ".join(str(error).split())[:MAX_ERROR] if error else ""
     itls = lists.get("itls", [None] * (i + 1))[i]
     if itls is not None and (not isinstance(itls, list) or not all(finite(t) and t >= 0 for t in itls)):
-        raise BenchledgerError(Problem(name, None, f"{path}.itls[{i}]", "expected a list of seconds >= 0"))
+        raise BenchledgerError(Problem(file=name, field=f"{path}.itls[{i}]", message="expected a list of seconds >= 0"))
     ttft, latency, start = number("ttfts"), number("latencies"), number("start_times")
     if latency is None and ttft is not None and itls is not None and not error:
         latency = ttft + math.fsum(itls)  # what vLLM's own timeline plot uses when latencies are absent

@@ -54,14 +54,18 @@ def invocation_problems(meta: RunFile, rel: str, lines: Lines) -> list[Problem]:
     argv = runner_argv(runner)
     if argv[:1] != ["run"] or len(argv) < 2 or argv[1] not in RERUNNABLE:
         shown = " ".join(argv[:3])
-        return [Problem(where, line, "runner.invocation", f"{shown!r} is not a `benchledger run` line")]
+        return [
+            Problem(
+                file=where, line=line, field="runner.invocation", message=f"{shown!r} is not a `benchledger run` line"
+            )
+        ]
     fix = (
         "benchledger rerun executes the invocation, so it must say what the run page shows; "
         "make the two equal, or measure the run again with benchledger run"
     )
     if argv[1] != runner.kind:
         message = f"runs `run {argv[1]}` but runner.kind says {runner.kind!r}; {fix}"
-        return [Problem(where, line, "runner.invocation", message)]
+        return [Problem(file=where, line=line, field="runner.invocation", message=message)]
     if argv[1] == "command":
         return _command_problems(runner, argv, where, line, fix)
     out = []
@@ -72,10 +76,10 @@ def invocation_problems(meta: RunFile, rel: str, lines: Lines) -> list[Problem]:
         if shown_value is None or actual is None or str(shown_value) == actual:
             continue
         message = f"sets {option} {actual!r} but runner.{name} shows {shown_value!r}; {fix}"
-        out.append(Problem(where, line, "runner.invocation", message))
+        out.append(Problem(file=where, line=line, field="runner.invocation", message=message))
     if program(argv):
         message = f"passes a program to `run openai` ({shlex.join(program(argv))}); {fix}"
-        out.append(Problem(where, line, "runner.invocation", message))
+        out.append(Problem(file=where, line=line, field="runner.invocation", message=message))
     return out
 
 
@@ -84,12 +88,12 @@ def _command_problems(runner: Runner, argv: list[str], where: str, line: int | N
     executed = program(argv)
     if not isinstance(shown, list) or not all(isinstance(a, str) for a in shown):
         message = "is missing or not a list of strings; a `run command` run records the command it timed"
-        return [Problem(where, line, "runner.command", message)]
+        return [Problem(file=where, line=line, field="runner.command", message=message)]
     if executed != shown:
         message = (
             f"runs `{shlex.join(executed)}` but runner.command shows `{shlex.join(shown)}`; {fix}"
             if executed
             else f"runs no program after `--` but runner.command shows `{shlex.join(shown)}`; {fix}"
         )
-        return [Problem(where, line, "runner.invocation", message)]
+        return [Problem(file=where, line=line, field="runner.invocation", message=message)]
     return []

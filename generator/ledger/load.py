@@ -38,7 +38,7 @@ def _runs(root: Path, problems: list[Problem], cache: ParsedRuns | None) -> tupl
     failed: set[str] = set()
     folder = root / RUNS_DIR
     if folder.is_symlink():
-        problems.append(Problem(RUNS_DIR, None, None, "is a symlink; make runs/ a real folder"))
+        problems.append(Problem(file=RUNS_DIR, message="is a symlink; make runs/ a real folder"))
         return runs, failed
     entries = sorted(folder.iterdir()) if folder.is_dir() else []
     for entry in entries:
@@ -47,7 +47,7 @@ def _runs(root: Path, problems: list[Problem], cache: ParsedRuns | None) -> tupl
             continue
         if entry.is_symlink():
             problems.append(
-                Problem(rel, None, None, "is a symlink; symlinks are refused under runs/: move the real folder here")
+                Problem(file=rel, message="is a symlink; symlinks are refused under runs/: move the real folder here")
             )
         elif entry.is_dir():
             run, found = load_run(entry, cache)
@@ -58,7 +58,7 @@ def _runs(root: Path, problems: list[Problem], cache: ParsedRuns | None) -> tupl
             else:
                 failed.add(entry.name)
         else:
-            problems.append(Problem(rel, None, None, "is not a run folder; ignored", "warning"))
+            problems.append(Problem(file=rel, message="is not a run folder; ignored", severity="warning"))
     if cache is not None:
         for gone in set(cache) - {(run.id, run.digest) for run in runs.values()}:
             del cache[gone]
@@ -81,7 +81,7 @@ def _reports(folder: Path, root: Path, problems: list[Problem]) -> list[Report]:
 def _allowed_signers(root: Path, problems: list[Problem]) -> str | None:
     signers = root / "allowed_signers"
     if signers.is_symlink():
-        problems.append(Problem("allowed_signers", None, None, "is a symlink; make it a real file"))
+        problems.append(Problem(file="allowed_signers", message="is a symlink; make it a real file"))
     elif signers.is_file():
         try:
             return decode(signers.read_bytes(), "allowed_signers")

@@ -33,13 +33,13 @@ def docs_problems(root: Path, docs: Path) -> list[Problem]:
             with os.scandir(folder) as scan:
                 entries = sorted(scan, key=lambda e: e.name)
         except OSError as err:
-            problems.append(Problem(_rel(folder, root), None, None, f"cannot be read ({err.strerror}); fix it"))
+            problems.append(Problem(file=_rel(folder, root), message=f"cannot be read ({err.strerror}); fix it"))
             continue
         for entry in entries:
             path = Path(entry.path)
             problem = _link_problem(path, root) if entry.is_symlink() else _entry_problem(entry)
             if problem is not None:
-                problems.append(Problem(_rel(path, root), None, None, problem))
+                problems.append(Problem(file=_rel(path, root), message=problem))
             elif entry.is_dir():
                 stack.append(path)
     return sorted(problems)
@@ -82,24 +82,26 @@ def layout_problems(root: Path, docs: Path, site: Path | None = None, site_field
     out = []
     if not docs.is_relative_to(root):
         message = f"{docs} is outside the repository; use a folder inside it, e.g. docs_dir: site_src"
-        return [Problem("mkdocs.yml", None, "docs_dir", message)]
+        return [Problem(file="mkdocs.yml", field="docs_dir", message=message)]
     if runs.is_relative_to(docs) or docs.is_relative_to(runs):
         message = (
             f"{_rel(docs, root) if docs != root else '.'} holds runs/ or lies inside it: pages and copies "
             "would be written into the committed run folders; use a folder of its own, e.g. docs_dir: site_src"
         )
-        out.append(Problem("mkdocs.yml", None, "docs_dir", message))
+        out.append(Problem(file="mkdocs.yml", field="docs_dir", message=message))
     if site is None:
         return out
     site = site.resolve()
     fix = "MkDocs empties the site folder before it builds; use a folder of its own, e.g. site"
     where = "" if site_field.startswith("--") else "mkdocs.yml"
     if root.is_relative_to(site):
-        out.append(Problem(where, None, site_field, f"{site} is the repository or a folder above it; {fix}"))
+        out.append(
+            Problem(file=where, field=site_field, message=f"{site} is the repository or a folder above it; {fix}")
+        )
     elif site.is_relative_to(runs) or runs.is_relative_to(site):
-        out.append(Problem(where, None, site_field, f"{site} is, holds or lies inside runs/; {fix}"))
+        out.append(Problem(file=where, field=site_field, message=f"{site} is, holds or lies inside runs/; {fix}"))
     elif site.is_relative_to(docs) or docs.is_relative_to(site):
-        out.append(Problem(where, None, site_field, f"{site} is, holds or lies inside docs_dir; {fix}"))
+        out.append(Problem(file=where, field=site_field, message=f"{site} is, holds or lies inside docs_dir; {fix}"))
     return out
 
 
@@ -126,7 +128,14 @@ def reserved_id_problems(reports: Sequence[Report]) -> list[Problem]:
             for i, value in enumerate(ids):
                 why = reserved_id(value, "claims")
                 if why is not None:
-                    out.append(Problem(report.path, line_for((key, i, "id"), report.lines), f"{key}.{i}.id", why))
+                    out.append(
+                        Problem(
+                            file=report.path,
+                            line=line_for((key, i, "id"), report.lines),
+                            field=f"{key}.{i}.id",
+                            message=why,
+                        )
+                    )
     return out
 
 
@@ -138,5 +147,5 @@ def theme_problems(root: Path, custom_dir: Path | None) -> list[Problem]:
     root, folder = root.resolve(), custom_dir.resolve()
     if not folder.is_relative_to(root):
         message = f"{folder} is outside the repository, and MkDocs publishes the files in it; use a folder inside it"
-        return [Problem("mkdocs.yml", None, "theme.custom_dir", message)]
+        return [Problem(file="mkdocs.yml", field="theme.custom_dir", message=message)]
     return docs_problems(root, folder)

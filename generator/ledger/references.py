@@ -26,6 +26,12 @@ def _where(report: Report, index: int, field: str | None = None) -> tuple[int | 
     return line_for(loc, report.lines), ".".join(str(p) for p in loc)
 
 
+def _problem(report: Report, message: str, index: int, field: str | None = None) -> Problem:
+    """A problem with claim `index` of `report`, at `field` of it, located in its front matter."""
+    line, name = _where(report, index, field)
+    return Problem(file=report.path, line=line, field=name, message=message)
+
+
 def _run_problems(
     report: Report, i: int, claim: Claim, field: str, runs: Mapping[str, Run], failed: frozenset[str]
 ) -> Iterable[Problem]:
@@ -35,7 +41,7 @@ def _run_problems(
     line, name = _where(report, i, field)
     problem = run_reference_problem(ref, runs, failed)
     if problem is not None:
-        yield Problem(report.path, line, name, problem)
+        yield Problem(file=report.path, line=line, field=name, message=problem)
     if problem is not None or ref in failed:
         return
     run = runs[ref]
@@ -43,10 +49,10 @@ def _run_problems(
     if metric is not None and metric not in run.meta.metrics and metric not in run.meta.rates:
         known = ", ".join(run.figures)
         yield Problem(
-            report.path,
-            _where(report, i, "metric")[0],
-            f"claims.{i}.metric",
-            f"{metric!r} is neither a metric nor a rate of run {ref!r}; it has: {known}",
+            file=report.path,
+            line=_where(report, i, "metric")[0],
+            field=f"claims.{i}.metric",
+            message=f"{metric!r} is neither a metric nor a rate of run {ref!r}; it has: {known}",
         )
     own: dict[str, object] = dict(getattr(claim, f"{field}_at", None) or {})
     unknown = [k for k in own if k not in run.meta.conditions]
@@ -54,14 +60,18 @@ def _run_problems(
         side_loc = ("claims", i, field, "at")
         known = ", ".join(run.meta.conditions) or "none"
         message = f"{', '.join(unknown)} is not a condition of run {ref!r}; its conditions are: {known}"
-        yield Problem(report.path, line_for(side_loc, report.lines), ".".join(map(str, side_loc)), message)
+        yield Problem(
+            file=report.path, line=line_for(side_loc, report.lines), field=".".join(map(str, side_loc)), message=message
+        )
         return
     for index, at in enumerate(claim.at_list or []):
         where = ("at", index) if isinstance(claim.at, list) else ("at",)
         problem = condition_problem(run, ref, {**{str(k): v for k, v in at.items()}, **own})
         if problem is not None:
             loc: tuple[str | int, ...] = ("claims", i, *where)
-            yield Problem(report.path, line_for(loc, report.lines), ".".join(map(str, loc)), problem)
+            yield Problem(
+                file=report.path, line=line_for(loc, report.lines), field=".".join(map(str, loc)), message=problem
+            )
 
 
 def run_reference_problem(ref: str, runs: Mapping[str, Run], failed: frozenset[str]) -> str | None:
@@ -133,7 +143,7 @@ def _sweep_problems(
     report: Report, directive: SweepDirective, runs: Mapping[str, Run], failed: frozenset[str]
 ) -> list[Problem]:
     def problem(message: str) -> Problem:
-        return Problem(report.path, directive.line, "sweep", message)
+        return Problem(file=report.path, line=directive.line, field="sweep", message=message)
 
     example = "write <!-- sweep tokens_per_second: RUN_A, RUN_B --> (a metric or rate, then run ids)"
     if not directive.figure or not directive.runs:
@@ -179,7 +189,7 @@ def validate_claims(runs: Mapping[str, Run], reports: Iterable[Report], failed: 
                 message = (
                     f"claim id {claim.id!r} is already used in {used}; claim ids are unique across the publication"
                 )
-                problems.append(Problem(report.path, line, name, message))
+                problems.append(Problem(file=report.path, line=line, field=name, message=message))
                 continue
             claims[claim.id] = (report, i, claim)
             problems += _claim_problems(report, i, claim, runs, failed)
@@ -199,19 +209,21 @@ def _claim_problems(
         b, c = base.meta.benchmark, cand.meta.benchmark
         if b != c:
             message = f"baseline runs benchmark {b!r} but candidate runs {c!r}; only runs of one benchmark are compared"
-            problems.append(Problem(report.path, _where(report, i, "candidate")[0], f"claims.{i}", message))
+            problems.append(
+                Problem(file=report.path, line=_where(report, i, "candidate")[0], field=f"claims.{i}", message=message)
+            )
         problems += _varies_problems(report, i, claim, base, cand)
         if claim.at == "all" and not shared_conditions(base, cand):
             message = (
                 f"`all`: {claim.baseline!r} and {claim.candidate!r} share no condition "
                 f"(conditions {list(base.results.conditions)} vs {list(cand.results.conditions)}); list them instead"
             )
-            problems.append(Problem(report.path, *_where(report, i, "at"), message))
+            problems.append(_problem(report, message, i, "at"))
     if claim.claimed is not None:
         try:
             parse_claimed(claim.claimed)
         except ValueError as err:
-            problems.append(Problem(report.path, *_where(report, i, "claimed"), str(err)))
+            problems.append(_problem(report, str(err), i, "claimed"))
     return problems
 
 
@@ -231,7 +243,9 @@ def _varies_problems(report: Report, i: int, claim: Claim, baseline: Run, candid
             f"{key!r} is in neither {claim.baseline!r} nor {claim.candidate!r} (manifest or setup){hint}: "
             "correct the key, or remove it"
         )
-        out.append(Problem(report.path, line_for(loc, report.lines), ".".join(map(str, loc)), message))
+        out.append(
+            Problem(file=report.path, line=line_for(loc, report.lines), field=".".join(map(str, loc)), message=message)
+        )
     return out
 
 
@@ -244,14 +258,16 @@ def _correction_problems(cid: str, located: Located, claims: Mapping[str, Locate
     if claim.corrects not in claims:
         close = difflib.get_close_matches(claim.corrects, list(claims), n=3, cutoff=0.5)
         hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
-        return [Problem(report.path, line, name, f"claim {claim.corrects!r} does not exist{hint}")]
+        return [
+            Problem(file=report.path, line=line, field=name, message=f"claim {claim.corrects!r} does not exist{hint}")
+        ]
     chain: list[str] = [cid]
     current: str | None = claim.corrects
     while current is not None and current in claims:
         if current in chain:
             cycle = " -> ".join([*chain, current])
             message = f"corrections form a cycle: {cycle}; a correction must correct an earlier claim"
-            return [Problem(report.path, line, name, message)]
+            return [Problem(file=report.path, line=line, field=name, message=message)]
         chain.append(current)
         current = claims[current][2].corrects
     return []

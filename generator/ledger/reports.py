@@ -21,14 +21,16 @@ def load_report(root: Path, path: Path, folder: Path) -> tuple[Report | None, li
     """One report; its slug is its path under the reports folder, without .md (sub/name)."""
     rel = path.relative_to(root).as_posix()
     if path.is_symlink():
-        return None, [Problem(rel, None, None, "is a symlink; reports must be real files")]
+        return None, [Problem(file=rel, message="is a symlink; reports must be real files")]
     try:
         text = decode(path.read_bytes(), rel)
         match = FRONT_MATTER.match(text)
         if not match:
             raise BenchledgerError(
                 Problem(
-                    rel, 1, None, "has no front matter; start the report with a '---' block holding at least `title:`"
+                    file=rel,
+                    line=1,
+                    message="has no front matter; start the report with a '---' block holding at least `title:`",
                 )
             )
         data, lines = _front_matter(match.group(1) or "", rel)
@@ -55,8 +57,11 @@ def _front_matter(text: str, rel: str) -> tuple[object, Lines]:
         data, lines = parse_yaml(text, rel)
     except BenchledgerError as err:  # front matter starts on line 2 of the file
         raise BenchledgerError(
-            [Problem(p.file, p.line + 1 if p.line else None, p.field, p.message) for p in err.problems]
+            [
+                Problem(file=p.file, line=p.line + 1 if p.line else None, field=p.field, message=p.message)
+                for p in err.problems
+            ]
         ) from None
     if not isinstance(data, dict):
-        raise BenchledgerError(Problem(rel, 2, None, "front matter must be a mapping of keys"))
+        raise BenchledgerError(Problem(file=rel, line=2, message="front matter must be a mapping of keys"))
     return data, {k: v + 1 for k, v in lines.items()}

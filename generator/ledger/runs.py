@@ -34,7 +34,7 @@ def decode(data: bytes, rel: str) -> str:
         return normalized_bytes(data).decode("utf-8-sig")
     except UnicodeDecodeError as err:
         raise BenchledgerError(
-            Problem(rel, None, None, f"is not UTF-8 text (byte {err.start}); save it as UTF-8")
+            Problem(file=rel, message=f"is not UTF-8 text (byte {err.start}); save it as UTF-8")
         ) from None
 
 
@@ -48,13 +48,13 @@ def _walk(folder: Path, rel: str, problems: list[Problem], inner: str = "") -> l
         mode = entry.stat(follow_symlinks=False).st_mode
         if stat.S_ISLNK(mode):
             message = "is a symlink; symlinks are refused under runs/: replace it with the real file"
-            problems.append(Problem(f"{rel}/{name}", None, None, message))
+            problems.append(Problem(file=f"{rel}/{name}", message=message))
         elif stat.S_ISREG(mode):
             files.append(name)
         elif stat.S_ISDIR(mode):
             files += _walk(folder, rel, problems, f"{name}/")
         else:
-            problems.append(Problem(f"{rel}/{name}", None, None, "is not a regular file; remove it"))
+            problems.append(Problem(file=f"{rel}/{name}", message="is not a regular file; remove it"))
     return sorted(files)
 
 
@@ -89,12 +89,11 @@ def undeclared_metrics(run: Run) -> list[Problem]:
     and read without knowing what it counts."""
     return [
         Problem(
-            f"{run.path}/run.yaml",
-            None,
-            f"metrics.{name}",
-            "has neither unit nor better: claims cannot judge it and readers cannot tell what it counts; "
+            file=f"{run.path}/run.yaml",
+            field=f"metrics.{name}",
+            message="has neither unit nor better: claims cannot judge it and readers cannot tell what it counts; "
             "add e.g. {unit: tok/s, better: higher}",
-            "warning",
+            severity="warning",
         )
         for name, metric in run.meta.metrics.items()
         if metric.unit is None and metric.better is None
@@ -109,15 +108,13 @@ def parse_run(
     if not RUN_ID.match(rid):
         return None, [
             Problem(
-                rel,
-                None,
-                None,
-                f"folder name {rid!r} is not a run id; use lowercase letters, digits, '.', '_' and '-' "
+                file=rel,
+                message=f"folder name {rid!r} is not a run id; use lowercase letters, digits, '.', '_' and '-' "
                 "(YYYY-MM-DD-slug)",
             )
         ]
     if reserved_id(rid, "runs") is not None:
-        return None, [Problem(rel, None, None, f"folder name {reserved_id(rid, 'runs')}, and rename the folder")]
+        return None, [Problem(file=rel, message=f"folder name {reserved_id(rid, 'runs')}, and rename the folder")]
     problems = list(walked)
 
     def text_of(name: str, required: bool = True) -> str | None:
@@ -127,11 +124,11 @@ def parse_run(
                 return None  # reported by the walk
             if path.is_dir():
                 problems.append(
-                    Problem(f"{rel}/{name}", None, None, "is a folder, not a regular file; replace it with the file")
+                    Problem(file=f"{rel}/{name}", message="is a folder, not a regular file; replace it with the file")
                 )
             elif required:
                 problems.append(
-                    Problem(f"{rel}/{name}", None, None, f"is missing; every run folder needs {name} (see FORMAT.md)")
+                    Problem(file=f"{rel}/{name}", message=f"is missing; every run folder needs {name} (see FORMAT.md)")
                 )
             return None
         return decode(blobs[name], f"{rel}/{name}")
@@ -160,10 +157,10 @@ def _parse_files(
             if meta.id != rid:
                 problems.append(
                     Problem(
-                        f"{rel}/run.yaml",
-                        lines.get(("id",)),
-                        "id",
-                        f"{meta.id!r} differs from its folder {rid!r}; make them equal",
+                        file=f"{rel}/run.yaml",
+                        line=lines.get(("id",)),
+                        field="id",
+                        message=f"{meta.id!r} differs from its folder {rid!r}; make them equal",
                     )
                 )
             problems.extend(invocation_problems(meta, rel, lines))
@@ -206,7 +203,7 @@ def _path_problems(rel: str, data: Any, lines: Lines) -> list[Problem]:
     for at, value in local_paths(data):
         key = ".".join(map(str, at))
         fix = f"{LOCAL_PATH} ({value[:80]!r}); write the file name {file_name(value)!r} instead"
-        out.append(Problem(rel, line_for(at, lines), key, fix))
+        out.append(Problem(file=rel, line=line_for(at, lines), field=key, message=fix))
     return out
 
 
@@ -216,7 +213,7 @@ def _cell_path_problems(rel: str, results: Results) -> list[Problem]:
         for column, value in zip(results.conditions, row.at, strict=True):
             if is_local_path(value):
                 fix = f"{LOCAL_PATH} ({value[:80]!r}); write the file name {file_name(value)!r} instead"
-                out.append(Problem(rel, row.line, column, fix))
+                out.append(Problem(file=rel, line=row.line, field=column, message=fix))
     return out
 
 
@@ -227,10 +224,10 @@ def _imported_problems(meta: RunFile, blobs: Mapping[str, bytes], rel: str) -> l
     for path, digest in meta.imported.files.items():
         where = f"{rel}/{path}"
         if path not in blobs:
-            out.append(Problem(where, None, None, "is missing; an imported run keeps its original files in raw/"))
+            out.append(Problem(file=where, message="is missing; an imported run keeps its original files in raw/"))
         elif file_hash(blobs[path]) != digest:
             message = "changed since it was imported (its sha256 differs from run.yaml's imported.files); restore it"
-            out.append(Problem(where, None, None, message))
+            out.append(Problem(file=where, message=message))
     return out
 
 
@@ -244,10 +241,8 @@ def _receipts(blobs: Mapping[str, bytes], rel: str, problems: list[Problem]) -> 
             if name.removesuffix(".sig") not in blobs:
                 problems.append(
                     Problem(
-                        shown,
-                        None,
-                        None,
-                        f"is a signature without its receipt {name.removesuffix('.sig')}; "
+                        file=shown,
+                        message=f"is a signature without its receipt {name.removesuffix('.sig')}; "
                         "restore it or remove the .sig",
                     )
                 )

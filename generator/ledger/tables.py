@@ -7,6 +7,7 @@ metric values must be finite numbers.
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -32,9 +33,9 @@ def _read(text: str, rel: str) -> tuple[list[str], Rows]:
     try:
         header = next(reader)
     except StopIteration:
-        raise BenchledgerError(Problem(rel, 1, None, "is empty; write a header row")) from None
+        raise BenchledgerError(Problem(file=rel, line=1, message="is empty; write a header row")) from None
     except csv.Error as err:
-        raise BenchledgerError(Problem(rel, 1, None, f"CSV error: {err}")) from None
+        raise BenchledgerError(Problem(file=rel, line=1, message=f"CSV error: {err}")) from None
     header = [h.strip() for h in header]
 
     def rows(problems: list[Problem]) -> Iterator[tuple[int, list[str]]]:
@@ -46,9 +47,9 @@ def _read(text: str, rel: str) -> tuple[list[str], Rows]:
                     yield reader.line_num, cells
                     continue
                 shape = f"has {len(cells)} cells, the header has {len(header)}; give every row one cell per column"
-                problems.append(Problem(rel, reader.line_num, None, shape))
+                problems.append(Problem(file=rel, line=reader.line_num, message=shape))
         except csv.Error as err:
-            raise BenchledgerError(Problem(rel, reader.line_num, None, f"CSV error: {err}")) from None
+            raise BenchledgerError(Problem(file=rel, line=reader.line_num, message=f"CSV error: {err}")) from None
 
     return header, rows
 
@@ -59,14 +60,21 @@ def _number(cell: str, rel: str, line: int, column: str, problems: list[Problem]
         value = float(text)
     except ValueError:
         what = "empty" if not text else f"{text!r} is not a number"
-        problems.append(Problem(rel, line, column, f"{what}; write a finite number"))
+        problems.append(Problem(file=rel, line=line, field=column, message=f"{what}; write a finite number"))
         return None
     if not math.isfinite(value):
-        problems.append(Problem(rel, line, column, f"{text[:40]!r} is not finite; write a finite number"))
+        problems.append(
+            Problem(file=rel, line=line, field=column, message=f"{text[:40]!r} is not finite; write a finite number")
+        )
         return None
     if value != 0 and not MIN_MAGNITUDE <= abs(value) <= MAX_MAGNITUDE:
         problems.append(
-            Problem(rel, line, column, f"{text[:40]!r} is out of range; write 0 or a magnitude from 1e-100 to 1e100")
+            Problem(
+                file=rel,
+                line=line,
+                field=column,
+                message=f"{text[:40]!r} is out of range; write 0 or a magnitude from 1e-100 to 1e100",
+            )
         )
         return None
     return value
@@ -78,16 +86,23 @@ def _trial(cell: str, reported: bool, rel: str, line: int, problems: list[Proble
         if text:
             problems.append(
                 Problem(
-                    rel,
-                    line,
-                    "trial",
-                    f"{text!r} in a reported run; leave trial "
+                    file=rel,
+                    line=line,
+                    field="trial",
+                    message=f"{text!r} in a reported run; leave trial "
                     "empty (the source gave no trials) or set source.kind: measured",
                 )
             )
         return None
     if not (text.isascii() and text.isdigit()) or len(text) > 9 or int(text) < 1:
-        problems.append(Problem(rel, line, "trial", f"{text!r} is not a trial number; number trials 1, 2, 3, ..."))
+        problems.append(
+            Problem(
+                file=rel,
+                line=line,
+                field="trial",
+                message=f"{text!r} is not a trial number; number trials 1, 2, 3, ...",
+            )
+        )
         return None
     return int(text)
 
@@ -98,24 +113,24 @@ def _check_header(
     problems = []
     for i, name in enumerate(header):
         if name in header[:i]:
-            problems.append(Problem(rel, 1, name, "column appears twice; keep one"))
+            problems.append(Problem(file=rel, line=1, field=name, message="column appears twice; keep one"))
         elif name not in expected and name not in optional:
             problems.append(
                 Problem(
-                    rel,
-                    1,
-                    name,
-                    f"column is not declared in {declared_in}; declare it there or remove the column",
+                    file=rel,
+                    line=1,
+                    field=name,
+                    message=f"column is not declared in {declared_in}; declare it there or remove the column",
                 )
             )
     for name in expected:
         if name not in header:
             problems.append(
                 Problem(
-                    rel,
-                    1,
-                    name,
-                    f"declared but has no column; add the column or remove it from {declared_in}",
+                    file=rel,
+                    line=1,
+                    field=name,
+                    message=f"declared but has no column; add the column or remove it from {declared_in}",
                 )
             )
     return problems
@@ -146,7 +161,9 @@ def parse_results(text: str, rel: str, run: RunFile) -> Results:
         at = tuple(cells[col[c]].strip() for c in conditions)
         for c, v in zip(conditions, at, strict=True):
             if not v:
-                problems.append(Problem(rel, line, c, "empty; every row needs its condition value"))
+                problems.append(
+                    Problem(file=rel, line=line, field=c, message="empty; every row needs its condition value")
+                )
         values = {m: _number(cells[col[m]], rel, line, m, problems) for m in metrics}
         spread = _spread(cells, col, metrics, rel, line, problems)
         key = (trial, at)
@@ -154,11 +171,11 @@ def parse_results(text: str, rel: str, run: RunFile) -> Results:
             what = f"trial {trial}" if trial is not None else "the row"
             where = dict(zip(conditions, at, strict=True))
             message = f"{what} at {where} repeats line {seen[key]}; keep one row per trial and condition"
-            problems.append(Problem(rel, line, None, message))
+            problems.append(Problem(file=rel, line=line, message=message))
         seen.setdefault(key, line)
         out.append(Row(line, trial, at, {k: v for k, v in values.items() if v is not None}, spread))
     if not out and not problems:
-        problems.append(Problem(rel, None, None, "has no rows; add one row per trial and condition"))
+        problems.append(Problem(file=rel, message="has no rows; add one row per trial and condition"))
     problems += _rate_problems(out, run, rel)
     if problems:
         raise BenchledgerError(problems)
@@ -176,14 +193,19 @@ def _rate_problems(rows: Sequence[Row], run: RunFile, rel: str) -> list[Problem]
             if num < 0 or den < 0:
                 what = rate.numerator if num < 0 else rate.denominator
                 out.append(
-                    Problem(rel, row.line, what, f"{row.values[what]:g} is negative; the rate {name!r} needs counts")
+                    Problem(
+                        file=rel,
+                        line=row.line,
+                        field=what,
+                        message=f"{row.values[what]:g} is negative; the rate {name!r} needs counts",
+                    )
                 )
             elif num > den:
                 message = (
                     f"{num:g} exceeds {rate.denominator} {den:g}; the rate {name!r} counts successes among "
                     "attempts, so it cannot pass 100%: fix the counts"
                 )
-                out.append(Problem(rel, row.line, rate.numerator, message))
+                out.append(Problem(file=rel, line=row.line, field=rate.numerator, message=message))
     return out
 
 
@@ -194,7 +216,14 @@ def _summary_pairs(header: Sequence[str], metrics: Sequence[str], rel: str) -> l
         present = [f"{m}{s}" in header for s in SUMMARY_SUFFIXES]
         if any(present) and not all(present):
             missing = next(f"{m}{s}" for s, p in zip(SUMMARY_SUFFIXES, present, strict=True) if not p)
-            out.append(Problem(rel, 1, missing, f"missing; a published summary of {m} needs both {m}.sd and {m}.n"))
+            out.append(
+                Problem(
+                    file=rel,
+                    line=1,
+                    field=missing,
+                    message=f"missing; a published summary of {m} needs both {m}.sd and {m}.n",
+                )
+            )
     return out
 
 
@@ -210,9 +239,20 @@ def _spread(
         n_text = cells[col[f"{m}.n"]].strip()
         n = int(n_text) if n_text.isascii() and n_text.isdigit() and len(n_text) < 10 else None
         if n is None or n < 1:
-            problems.append(Problem(rel, line, f"{m}.n", f"{n_text!r} is not a count of trials; write 1, 2, 3, ..."))
+            problems.append(
+                Problem(
+                    file=rel,
+                    line=line,
+                    field=f"{m}.n",
+                    message=f"{n_text!r} is not a count of trials; write 1, 2, 3, ...",
+                )
+            )
         if sd is not None and sd < 0:
-            problems.append(Problem(rel, line, f"{m}.sd", f"{sd:g} is negative; a standard deviation is >= 0"))
+            problems.append(
+                Problem(
+                    file=rel, line=line, field=f"{m}.sd", message=f"{sd:g} is negative; a standard deviation is >= 0"
+                )
+            )
         if sd is not None and sd >= 0 and n is not None and n >= 1:
             out[m] = (sd, n)
     return out
@@ -224,11 +264,11 @@ def mark_excluded(results: Results, run: RunFile, rel: str, lines: Mapping[tuple
     problems = []
     reasons: dict[int, str] = {}
     for i, ex in enumerate(run.excluded):
-        where = (rel, line_for(("excluded", i), lines), f"excluded.{i}")
+        located = functools.partial(Problem, file=rel, line=line_for(("excluded", i), lines), field=f"excluded.{i}")
         unknown = [k for k in ex.at if k not in results.conditions]
         if unknown:
             known = ", ".join(results.conditions) or "none"
-            problems.append(Problem(*where, f"{', '.join(unknown)} is not a condition; the conditions are: {known}"))
+            problems.append(located(message=f"{', '.join(unknown)} is not a condition; the conditions are: {known}"))
             continue
         matched = [
             k
@@ -237,7 +277,7 @@ def mark_excluded(results: Results, run: RunFile, rel: str, lines: Mapping[tuple
             and all(same_condition(v, row.at[results.conditions.index(c)]) for c, v in ex.at.items())
         ]
         if not matched:
-            problems.append(Problem(*where, f"trial {ex.trial} at {ex.at or 'any condition'} is not in results.csv"))
+            problems.append(located(message=f"trial {ex.trial} at {ex.at or 'any condition'} is not in results.csv"))
         for k in matched:
             reasons[k] = ex.reason
     if problems:
@@ -265,7 +305,12 @@ def parse_requests(text: str, rel: str, run: RunFile) -> tuple[Request, ...]:
         request = _trial(cells[col["request"]], False, rel, line, [])
         if request is None:
             problems.append(
-                Problem(rel, line, "request", "not a request number; number requests 1, 2, 3, ... within a trial")
+                Problem(
+                    file=rel,
+                    line=line,
+                    field="request",
+                    message="not a request number; number requests 1, 2, 3, ... within a trial",
+                )
             )
         error = cells[col["error"]].strip()
         nums = {
@@ -276,10 +321,10 @@ def parse_requests(text: str, rel: str, run: RunFile) -> tuple[Request, ...]:
         if not error and nums.get("latency_s") is None:
             problems.append(
                 Problem(
-                    rel,
-                    line,
-                    "latency_s",
-                    "empty for a request without error; give its latency or its error text",
+                    file=rel,
+                    line=line,
+                    field="latency_s",
+                    message="empty for a request without error; give its latency or its error text",
                 )
             )
         if trial is None or request is None:

@@ -53,10 +53,10 @@ def _walk(
             if name in names:
                 dups.append(
                     Problem(
-                        rel,
-                        key.start_mark.line + 1,
-                        ".".join(map(str, (*path, name))),
-                        "key appears twice; keep one (YAML would silently use the last)",
+                        file=rel,
+                        line=key.start_mark.line + 1,
+                        field=".".join(map(str, (*path, name))),
+                        message="key appears twice; keep one (YAML would silently use the last)",
                     )
                 )
             names.add(name)
@@ -98,15 +98,14 @@ def parse_yaml(text: str, rel: str) -> tuple[Any, Lines]:
         _walk(node, (), lines, dups, rel, [0, max(MAX_NODES, len(text) // 2)])
         data = loader.construct_document(node)
     except _Refused as err:
-        raise BenchledgerError(Problem(rel, err.line, None, err.message)) from None
+        raise BenchledgerError(Problem(file=rel, line=err.line, message=err.message)) from None
     except yaml.constructor.ConstructorError as err:
         line = err.problem_mark.line + 1 if err.problem_mark else None
         raise BenchledgerError(
             Problem(
-                rel,
-                line,
-                None,
-                f"{err.problem}; only plain YAML is read (no !!python or other tags that build "
+                file=rel,
+                line=line,
+                message=f"{err.problem}; only plain YAML is read (no !!python or other tags that build "
                 "objects): remove the tag",
             )
         ) from None
@@ -117,12 +116,12 @@ def parse_yaml(text: str, rel: str) -> tuple[Any, Lines]:
         context, cmark = getattr(err, "context", None), getattr(err, "context_mark", None)
         where = f" ({context} started on line {cmark.line + 1})" if context and cmark else ""
         raise BenchledgerError(
-            Problem(rel, line, None, f"YAML syntax error: {problem}{where}; fix the YAML there")
+            Problem(file=rel, line=line, message=f"YAML syntax error: {problem}{where}; fix the YAML there")
         ) from None
     except (ValueError, OverflowError) as err:  # int("9" * 5000), date(2026, 2, 30), ...
         line = _unreadable(node) if node is not None else None
         raise BenchledgerError(
-            Problem(rel, line, None, f"a value cannot be read ({err}); write a plain number, date or text")
+            Problem(file=rel, line=line, message=f"a value cannot be read ({err}); write a plain number, date or text")
         ) from None
     finally:
         loader.dispose()
@@ -162,24 +161,24 @@ def validation_problems(
     for e in err.errors():
         loc = prefix + tuple(p for p in e["loc"] if p != "__root__")
         field = ".".join(str(p) for p in loc) or None
-        out.append(Problem(rel, line_for(loc, lines), field, _fix(dict(e))))
+        out.append(Problem(file=rel, line=line_for(loc, lines), field=field, message=_fix(dict(e))))
     return out
 
 
 def check_schema(data: Any, expected: str, rel: str, lines: Lines) -> None:
     """Refuse a file without `schema:` or with a version this benchledger does not read."""
     if not isinstance(data, dict):
-        raise BenchledgerError(Problem(rel, 1, None, "must be a YAML mapping of keys to values"))
+        raise BenchledgerError(Problem(file=rel, line=1, message="must be a YAML mapping of keys to values"))
     found = data.get("schema")
     if found is None:
-        raise BenchledgerError(Problem(rel, 1, "schema", f"missing; add `schema: {expected}`"))
+        raise BenchledgerError(Problem(file=rel, line=1, field="schema", message=f"missing; add `schema: {expected}`"))
     if found != expected:
         raise BenchledgerError(
             Problem(
-                rel,
-                lines.get(("schema",)),
-                "schema",
-                f"unknown schema version {found!r}; this benchledger reads {expected!r} "
+                file=rel,
+                line=lines.get(("schema",)),
+                field="schema",
+                message=f"unknown schema version {found!r}; this benchledger reads {expected!r} "
                 "(fix the value, or upgrade benchledger if the file is newer)",
             )
         )
@@ -199,5 +198,5 @@ def load_model(model: type[M], text: str, rel: str, schema: str | None) -> tuple
     if schema is not None:
         check_schema(data, schema, rel, lines)
     elif not isinstance(data, dict):
-        raise BenchledgerError(Problem(rel, 1, None, "must be a YAML mapping of keys to values"))
+        raise BenchledgerError(Problem(file=rel, line=1, message="must be a YAML mapping of keys to values"))
     return validate(model, data, rel, lines), lines

@@ -71,21 +71,19 @@ def extractors(regexes: list[str], json_paths: list[str]) -> list[Extractor]:
             if not sep or not re.match(NAME_PATTERN, name) or not spec:
                 raise BenchledgerError(
                     Problem(
-                        flag,
-                        None,
-                        None,
-                        f"{item!r}: write NAME="
+                        file=flag,
+                        message=f"{item!r}: write NAME="
                         + ("REGEX" if flag == "--metric" else "dotted.path")
                         + " with NAME made of letters, digits and _",
                     )
                 )
             if name in ("wall_seconds", "trial"):
-                raise BenchledgerError(Problem(flag, None, None, f"{name!r} is reserved; choose another name"))
+                raise BenchledgerError(Problem(file=flag, message=f"{name!r} is reserved; choose another name"))
             if flag == "--metric":
                 try:
                     out.append(Extractor(name, pattern=re.compile(spec)))
                 except re.error as err:
-                    raise BenchledgerError(Problem(flag, None, None, f"{item!r}: bad regex ({err})")) from None
+                    raise BenchledgerError(Problem(file=flag, message=f"{item!r}: bad regex ({err})")) from None
             else:
                 out.append(Extractor(name, path=tuple(spec.split("."))))
     return out
@@ -106,9 +104,9 @@ def check_executable(program: str) -> None:
     if found is None:
         if os.sep in program and Path(program).exists():
             raise BenchledgerError(
-                Problem(program, None, None, "is not executable; chmod +x it or run it through its interpreter")
+                Problem(file=program, message="is not executable; chmod +x it or run it through its interpreter")
             )
-        raise BenchledgerError(Problem(program, None, None, "command not found; check the command after --"))
+        raise BenchledgerError(Problem(file=program, message="command not found; check the command after --"))
 
 
 def execute(command: list[str], found: list[Extractor], timeout: float | None) -> Execution:
@@ -118,7 +116,7 @@ def execute(command: list[str], found: list[Extractor], timeout: float | None) -
     try:
         done = subprocess.run(command, capture_output=True, timeout=timeout)
     except (FileNotFoundError, PermissionError, OSError) as err:
-        raise BenchledgerError(Problem(command[0], None, None, f"cannot be started ({err.strerror or err})")) from None
+        raise BenchledgerError(Problem(file=command[0], message=f"cannot be started ({err.strerror or err})")) from None
     except subprocess.TimeoutExpired:
         return Execution(time.perf_counter() - start, -1, {}, f"timed out after {timeout} s")
     wall = time.perf_counter() - start

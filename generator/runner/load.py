@@ -45,13 +45,13 @@ def parse_slo(text: str | None) -> dict[str, float]:
         if not match:
             raise BenchledgerError(
                 Problem(
-                    "--slo", None, None, f"{item.strip()!r}: write NAME=VALUE with a unit, e.g. ttft=200ms,itl=50ms"
+                    file="--slo", message=f"{item.strip()!r}: write NAME=VALUE with a unit, e.g. ttft=200ms,itl=50ms"
                 )
             )
         name, value, unit = match.groups()
         if name not in SLO_KEYS:
             raise BenchledgerError(
-                Problem("--slo", None, None, f"{name!r} is not an SLO; use {', '.join(SLO_KEYS)}, e.g. ttft=200ms")
+                Problem(file="--slo", message=f"{name!r} is not an SLO; use {', '.join(SLO_KEYS)}, e.g. ttft=200ms")
             )
         out[name] = float(value) / (1000 if unit == "ms" else 1)
     return out

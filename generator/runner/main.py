@@ -80,7 +80,7 @@ class Common:
             parsed = parse_assignment(item)
             if parsed is None:
                 raise BenchledgerError(
-                    Problem("--setup", None, None, f"{item!r}: write KEY=VALUE, e.g. --setup draft_n_max=4")
+                    Problem(file="--setup", message=f"{item!r}: write KEY=VALUE, e.g. --setup draft_n_max=4")
                 )
             out[parsed[0]] = parsed[1]
         return out
@@ -92,21 +92,23 @@ class Common:
         path = self.manifest_extra
         shown = str(path)
         if not path.is_file():
-            raise BenchledgerError(Problem(shown, None, "--manifest-extra", "no such file; give a YAML file"))
+            raise BenchledgerError(
+                Problem(file=shown, field="--manifest-extra", message="no such file; give a YAML file")
+            )
         if path.stat().st_size > MAX_EXTRA_BYTES:
             raise BenchledgerError(
-                Problem(shown, None, "--manifest-extra", f"is larger than {MAX_EXTRA_BYTES:,} bytes")
+                Problem(file=shown, field="--manifest-extra", message=f"is larger than {MAX_EXTRA_BYTES:,} bytes")
             )
         try:
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError as err:
             raise BenchledgerError(
-                Problem(shown, None, None, f"is not UTF-8 (byte {err.start}); save it as UTF-8")
+                Problem(file=shown, message=f"is not UTF-8 (byte {err.start}); save it as UTF-8")
             ) from None
         data, _ = parse_yaml(text, shown)
         if not isinstance(data, dict):
             raise BenchledgerError(
-                Problem(shown, 1, None, "must be a YAML mapping, e.g. kernels: {draft_head_gemm: lowm}")
+                Problem(file=shown, line=1, message="must be a YAML mapping, e.g. kernels: {draft_head_gemm: lowm}")
             )
         return data
 
@@ -158,7 +160,7 @@ def _finish(
     if not outcome.completed:
         writer.abandon()
         raise BenchledgerError(
-            Problem(str(writer.target), None, None, f"no trial completed ({outcome.stopped}); nothing was written")
+            Problem(file=str(writer.target), message=f"no trial completed ({outcome.stopped}); nothing was written")
         )
     return writer.finish(run, manifest, columns)
 
@@ -183,10 +185,10 @@ def _check_openai_options(
 ) -> None:
     """Every option checked before the first request, each with its fix."""
     if endpoint not in ("chat", "completions"):
-        raise BenchledgerError(Problem("--endpoint", None, None, f"expected chat or completions, got {endpoint!r}"))
+        raise BenchledgerError(Problem(file="--endpoint", message=f"expected chat or completions, got {endpoint!r}"))
     if not concurrency or min(concurrency) < 1 or max(concurrency) > MAX_CONCURRENCY:
         raise BenchledgerError(
-            Problem("--concurrency", None, None, f"give levels from 1 to {MAX_CONCURRENCY}, e.g. 1,8")
+            Problem(file="--concurrency", message=f"give levels from 1 to {MAX_CONCURRENCY}, e.g. 1,8")
         )
     checks = [
         ("--requests", requests is None or 1 <= requests <= 10**6, "give at least 1 request per trial"),
@@ -203,7 +205,7 @@ def _check_counts(trials: int, warmup: int, checks: list[tuple[str, bool, str]])
         ("--warmup", 0 <= warmup <= MAX_TRIALS, f"give 0 to {MAX_TRIALS:,} warmup trials"),
         *checks,
     ]
-    problems = [Problem(flag, None, None, fix) for flag, ok, fix in checks if not ok]
+    problems = [Problem(file=flag, message=fix) for flag, ok, fix in checks if not ok]
     if problems:
         raise BenchledgerError(problems)
 
@@ -322,7 +324,7 @@ def run_openai(
     models = oa.probe(base_url, min(timeout, 30))  # fails before the first trial, naming the URL
     model = model or (models[0] if models else None)
     if not model:
-        raise BenchledgerError(Problem(base_url + "/models", None, None, "lists no model; pass --model"))
+        raise BenchledgerError(Problem(file=base_url + "/models", message="lists no model; pass --model"))
     target = oa.Target(base_url, model, endpoint, max_tokens, temperature, timeout, prompt_set)
     levels = (
         f"{','.join(f'{r:g}' for r in options.request_rate)} requests/s"
@@ -458,7 +460,7 @@ def run_command(
     """Run a command repeatedly and write the run folder. `declared` gives a parsed metric its
     unit and direction (`{"tokens_per_second": {"unit": "tok/s", "better": "higher"}}`)."""
     if not command:
-        raise BenchledgerError(Problem("command", None, None, "give the command after --, e.g. -- ./bench --flag"))
+        raise BenchledgerError(Problem(file="command", message="give the command after --, e.g. -- ./bench --flag"))
     ok_timeout = timeout is None or (math.isfinite(timeout) and 0 < timeout <= 86_400)
     _check_counts(trials, warmup, [("--timeout", ok_timeout, "give seconds above 0, e.g. 60")])
     extra = _check_manifest(common)
@@ -468,7 +470,7 @@ def run_command(
     if unknown:
         names = ", ".join(e.name for e in found) or "none"
         message = f"--unit/--better name {unknown[0]!r}, which no --metric or --json-metric reads (they read: {names})"
-        raise BenchledgerError(Problem("--unit", None, None, message))
+        raise BenchledgerError(Problem(file="--unit", message=message))
     date, title, run_id = common.identity(Path(command[0]).name)
     writer = RunWriter(common.out, run_id, common.force)
     log: list[dict[str, Any]] = []

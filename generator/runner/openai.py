@@ -140,20 +140,18 @@ def probe(base_url: str, timeout: float) -> list[str]:
         httpx.get(url, timeout=min(timeout, 5.0)).close()
     except httpx.HTTPError as err:
         raise BenchledgerError(
-            Problem(url, None, None, f"server not reachable ({type(err).__name__}: {err}); start it or fix --base-url")
+            Problem(file=url, message=f"server not reachable ({type(err).__name__}: {err}); start it or fix --base-url")
         ) from None
     found = fetch(url, min(timeout, 30.0))
     if found is None:
         raise BenchledgerError(
-            Problem(url, None, None, "gave no complete answer in time (or a huge one); is --base-url the server?")
+            Problem(file=url, message="gave no complete answer in time (or a huge one); is --base-url the server?")
         )
     if found[0] != 200:
         raise BenchledgerError(
             Problem(
-                url,
-                None,
-                None,
-                f"answered HTTP {found[0]}; is --base-url the server's OpenAI-compatible root (ending in /v1)?",
+                file=url,
+                message=f"answered HTTP {found[0]}; is --base-url the server's OpenAI-compatible root (ending in /v1)?",
             )
         )
     listed = parse_json(found[1])

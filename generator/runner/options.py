@@ -77,7 +77,7 @@ class LoadOptions:
                 "sets a closed loop; with --request-rate cap the streams with --max-concurrency instead",
             ),
         ]
-        problems = [Problem(flag, None, None, fix) for flag, ok, fix in checks if not ok]
+        problems = [Problem(file=flag, message=fix) for flag, ok, fix in checks if not ok]
         if problems:
             raise BenchledgerError(problems)
         return parse_slo(self.slo)

@@ -107,10 +107,10 @@ def _ray() -> Any:
         import ray
     except ImportError:
         raise BenchledgerError(
-            Problem("--ray", None, None, "Ray is not installed; pip install 'benchledger[ray]', or use --workers")
+            Problem(file="--ray", message="Ray is not installed; pip install 'benchledger[ray]', or use --workers")
         ) from None
     return ray
 
 
 def _failed(why: str) -> BenchledgerError:
-    return BenchledgerError(Problem("--ray", None, None, f"a Ray worker failed ({why}); run with --workers to see it"))
+    return BenchledgerError(Problem(file="--ray", message=f"a Ray worker failed ({why}); run with --workers to see it"))

@@ -94,14 +94,18 @@ def load_prompts(path: str | None) -> tuple[Any, ...]:
 
     file = Path(path)
     if not file.is_file():
-        raise BenchledgerError(Problem(path, None, "--prompts", "no such file; give a JSONL file of prompts"))
+        raise BenchledgerError(
+            Problem(file=path, field="--prompts", message="no such file; give a JSONL file of prompts")
+        )
     if file.stat().st_size > MAX_PROMPTS_BYTES:
-        raise BenchledgerError(Problem(path, None, "--prompts", f"is larger than {MAX_PROMPTS_BYTES:,} bytes"))
+        raise BenchledgerError(
+            Problem(file=path, field="--prompts", message=f"is larger than {MAX_PROMPTS_BYTES:,} bytes")
+        )
     try:
         text = file.read_text(encoding="utf-8")
     except UnicodeDecodeError as err:
         raise BenchledgerError(
-            Problem(path, None, "--prompts", f"is not UTF-8 (byte {err.start}); save it as UTF-8")
+            Problem(file=path, field="--prompts", message=f"is not UTF-8 (byte {err.start}); save it as UTF-8")
         ) from None
     out = []
     for number, line in enumerate(text.splitlines(), start=1):
@@ -112,15 +116,21 @@ def load_prompts(path: str | None) -> tuple[Any, ...]:
         except (ValueError, RecursionError) as err:
             reason = err.msg if isinstance(err, json.JSONDecodeError) else "nested too deep"
             raise BenchledgerError(
-                Problem(path, number, None, f"not JSON ({reason}); write one JSON string or message list per line")
+                Problem(
+                    file=path,
+                    line=number,
+                    message=f"not JSON ({reason}); write one JSON string or message list per line",
+                )
             ) from None
         if isinstance(item, dict):
             item = item.get("messages", item.get("prompt"))
         if not isinstance(item, str | list) or not item:
-            raise BenchledgerError(Problem(path, number, None, "expected a prompt string or a list of chat messages"))
+            raise BenchledgerError(
+                Problem(file=path, line=number, message="expected a prompt string or a list of chat messages")
+            )
         out.append(item)
     if not out:
-        raise BenchledgerError(Problem(path, None, None, "holds no prompts"))
+        raise BenchledgerError(Problem(file=path, message="holds no prompts"))
     return tuple(out)
 
 

@@ -57,13 +57,13 @@ class Origin:
         parts = urlsplit(base_url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise BenchledgerError(
-                Problem("--base-url", None, None, f"{base_url!r}: give an http:// or https:// URL ending in /v1")
+                Problem(file="--base-url", message=f"{base_url!r}: give an http:// or https:// URL ending in /v1")
             )
         try:
             port = parts.port or (443 if parts.scheme == "https" else 80)
         except ValueError:
             raise BenchledgerError(
-                Problem("--base-url", None, None, f"{base_url!r}: the port is not a number")
+                Problem(file="--base-url", message=f"{base_url!r}: the port is not a number")
             ) from None
         return cls(parts.scheme, parts.hostname, port, parts.path.rstrip("/"))
 

@@ -73,7 +73,7 @@ def _expect(pipe: Connection, kind: str, timeout: float) -> Any:
 
 def _failed(why: str) -> BenchledgerError:
     return BenchledgerError(
-        Problem("--workers", None, None, f"a worker process failed ({why}); run with --workers 1 to see the error")
+        Problem(file="--workers", message=f"a worker process failed ({why}); run with --workers 1 to see the error")
     )
 
 

@@ -37,20 +37,20 @@ def check_target(out_dir: Path, run_id: str | None, force: bool) -> None:
         shown = run_id.encode("unicode_escape").decode()
         raise BenchledgerError(
             Problem(
-                "--id",
-                None,
-                None,
-                f"'{shown}' is not a run id; use lowercase letters, digits, '.', '_' and '-' (YYYY-MM-DD-slug)",
+                file="--id",
+                message=f"'{shown}' is not a run id; use lowercase letters, digits, '.', '_' and '-' (YYYY-MM-DD-slug)",
             )
         )
     if run_id is not None and (out_dir / run_id).exists() and not force:
         raise BenchledgerError(
             Problem(
-                str(out_dir / run_id), None, None, "already exists; pass --force to replace it, or choose another --id"
+                file=str(out_dir / run_id), message="already exists; pass --force to replace it, or choose another --id"
             )
         )
     if out_dir.exists() and not out_dir.is_dir():
-        raise BenchledgerError(Problem(str(out_dir), None, "--out", "is a file; give a folder for the run folders"))
+        raise BenchledgerError(
+            Problem(file=str(out_dir), field="--out", message="is a file; give a folder for the run folders")
+        )
 
 
 class RunWriter:
@@ -66,7 +66,9 @@ class RunWriter:
         except OSError as err:
             raise BenchledgerError(
                 Problem(
-                    str(out_dir), None, "--out", f"cannot be written ({err.strerror or err}); choose a writable folder"
+                    file=str(out_dir),
+                    field="--out",
+                    message=f"cannot be written ({err.strerror or err}); choose a writable folder",
                 )
             ) from None
         self.results: list[dict[str, Any]] = []
