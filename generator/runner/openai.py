@@ -133,15 +133,24 @@ def server_root(base_url: str) -> str:
     return re.sub(r"/v1/?$", "", base_url.rstrip("/"))
 
 
+def _unreachable(err: httpx.HTTPError) -> str:
+    """Why the server could not be reached, and the fix: an untrusted certificate is not a
+    server that is down."""
+    if "CERTIFICATE_VERIFY_FAILED" in str(err):
+        return (
+            f"the server's TLS certificate is not trusted ({err}); if it is yours, point SSL_CERT_FILE "
+            "at the certificate of the authority that signed it (or the server's own, if self-signed)"
+        )
+    return f"server not reachable ({type(err).__name__}: {err}); start it or fix --base-url"
+
+
 def probe(base_url: str, timeout: float) -> list[str]:
     """The server's model ids; raise naming the URL when it cannot be reached in time."""
     url = base_url.rstrip("/") + "/models"
     try:
         httpx.get(url, timeout=min(timeout, 5.0)).close()
     except httpx.HTTPError as err:
-        raise BenchledgerError(
-            Problem(file=url, message=f"server not reachable ({type(err).__name__}: {err}); start it or fix --base-url")
-        ) from None
+        raise BenchledgerError(Problem(file=url, message=_unreachable(err))) from None
     found = fetch(url, min(timeout, 30.0))
     if found is None:
         raise BenchledgerError(
