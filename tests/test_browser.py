@@ -723,3 +723,27 @@ def test_the_compare_page_knows_no_run_named_after_an_object_property(browser: A
     watched.page.wait_for_function("() => /No run/.test(document.querySelector('.bl-compare').textContent)")
     assert f"No run {name} in this publication." in watched.page.inner_text(".bl-compare")
     watched.page.close()
+
+
+def test_the_compare_page_reads_two_reported_figures_as_diff_prints_them(browser: Any, example: str) -> None:
+    """A reported run has one figure a source gave per condition, not trials: its count reads
+    "reported" (never "1"), B / A is the figures' ratio marked as reported, and the interval
+    cell says why there is none, in the page's words and diff's alike."""
+    a, b = "2026-09-06-bailey-spark-full-vocab", "2026-09-06-bailey-spark-shortlist-16k"
+    repo = Path(__file__).resolve().parents[1]  # the example publication the page was built from
+    result = CliRunner().invoke(app, ["diff", a, b, "--json", "--repo", str(repo)])
+    assert result.exit_code == 0, result.output
+    [figure] = json.loads(result.stdout)["figures"]
+    assert figure["point_ratio"] == pytest.approx(104 / 87.4) and figure["ratio"] is None
+    watched = Watched(browser)
+    watched.page.goto(f"{example}/compare/?a={a}&b={b}")
+    watched.page.wait_for_selector("table[data-bl-table='figures']")
+    rows = watched.page.eval_on_selector_all(
+        "table[data-bl-table='figures'] tbody tr", "rows => rows.map(r => [...r.cells].map(c => c.textContent))"
+    )
+    expected = ["tokens_per_second", "concurrency=8", "reported / reported", "+19.0% (as reported)"]
+    assert rows == [[*expected, "no interval: A and B are reported, not trials", "–"]]
+    printed = CliRunner().invoke(app, ["diff", a, b, "--repo", str(repo)], env={"COLUMNS": "400"}).stdout
+    assert " │ ".join([*expected, "no interval: A and B are reported, not trials"]) in printed
+    assert watched.errors == []
+    watched.page.close()

@@ -27,7 +27,11 @@ def side_by_side(a: Run, b: Run, confidence: float = stats.CONFIDENCE) -> dict[s
         for name in names:
             sa, sb = side(a, name, at), side(b, name, at)
             row: dict[str, Any] = {"metric": name, "at": at, "n_baseline": sa.n, "n_candidate": sb.n}
-            row |= {"ratio": None, "ci_low": None, "ci_high": None}
+            row |= {"reported_baseline": a.reported, "reported_candidate": b.reported}
+            row |= {"ratio": None, "ci_low": None, "ci_high": None, "point_ratio": None}
+            if a.reported or b.reported:  # a reported figure is one number, not trials: no interval
+                figures.append(row | {"point_ratio": _point_ratio(sa.values, sb.values)})
+                continue
             try:
                 ratio = stats.ratio_interval(sa.values, sb.values)
             except ValueError:
@@ -37,6 +41,27 @@ def side_by_side(a: Run, b: Run, confidence: float = stats.CONFIDENCE) -> dict[s
                 row |= {"ratio": ratio.ratio, "ci_low": low, "ci_high": high}
             figures.append(row)
     return {"baseline": a.id, "candidate": b.id, "differences": differences, "figures": figures}
+
+
+def _point_ratio(a: tuple[float, ...], b: tuple[float, ...]) -> float | None:
+    """B / A of two single figures (a reported run has one per condition): a ratio with no
+    spread, which the page and `diff` mark as such."""
+    if len(a) == 1 and len(b) == 1 and a[0] > 0 and b[0] >= 0:
+        return b[0] / a[0]
+    return None
+
+
+def n_shown(n: int, reported: bool) -> str:
+    """A side's count of trials, or that it is a reported figure (compare.js's count())."""
+    return "reported" if reported else str(n)
+
+
+def no_interval(reported_a: bool, reported_b: bool) -> str:
+    """Why a figure has no interval (compare.js's noInterval())."""
+    if not (reported_a or reported_b):
+        return "no interval"
+    which = "A and B are" if reported_a and reported_b else "A is" if reported_a else "B is"
+    return f"no interval: {which} reported, not trials"
 
 
 def pair_data(run: Run) -> dict[str, Any]:
@@ -56,6 +81,7 @@ def pair_data(run: Run) -> dict[str, Any]:
         "title": run.meta.title,
         "benchmark": run.meta.benchmark,
         "conditions": list(run.results.conditions),
+        "reported": run.reported,  # one figure a source gave, not trials: no n, no interval
         "environment": {key: as_yaml(value) for key, value in environment_of},
         "equal_as": {key: _equal_as(value) for key, value in environment_of},
         "absent": MISSING,

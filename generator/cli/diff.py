@@ -47,6 +47,7 @@ def _print(found: dict[str, Any]) -> None:
     from rich.markup import escape
     from rich.table import Table
 
+    from ..analysis.pairs import n_shown, no_interval
     from ..analysis.wording import pct
     from ..format.conditions import condition_label
 
@@ -69,8 +70,12 @@ def _print(found: dict[str, Any]) -> None:
         table.add_column(column)
     for f in found["figures"]:
         ratio = pct(f["ratio"]) if f["ratio"] is not None else "–"
-        interval = f"[{pct(f['ci_low'])}, {pct(f['ci_high'])}]" if f["ci_low"] is not None else "no interval"
+        if f["point_ratio"] is not None:
+            ratio = f"{pct(f['point_ratio'])} (as reported)"
+        reported = (f["reported_baseline"], f["reported_candidate"])
+        interval = f"[{pct(f['ci_low'])}, {pct(f['ci_high'])}]" if f["ci_low"] is not None else no_interval(*reported)
         label = condition_label(f["at"].items())
-        cells = (f["metric"], label, f"{f['n_baseline']} / {f['n_candidate']}", ratio, interval)
+        count = f"{n_shown(f['n_baseline'], reported[0])} / {n_shown(f['n_candidate'], reported[1])}"
+        cells = (f["metric"], label, count, ratio, interval)
         table.add_row(*(escape(shown(str(c))) for c in cells))
     console.print(table)

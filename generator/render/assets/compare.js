@@ -89,14 +89,30 @@
     a.figures.forEach(function (f) {
       var other = theirs[f.name + "\u0000" + JSON.stringify(f.at)];
       if (!other) { return; }
-      var r = ratio(listing, f.values, other.values);
+      var r = a.reported || b.reported ? null : ratio(listing, f.values, other.values);
       rows.push([
-        f.name, f.label, f.values.length + " / " + other.values.length,
-        r ? pct(r.ratio) : "\u2013", r ? "[" + pct(r.low) + ", " + pct(r.high) + "]" : "no interval",
+        f.name, f.label, count(a, f) + " / " + count(b, other),
+        r ? pct(r.ratio) : a.reported || b.reported ? pointRatio(f, other) : "\u2013", r ? "[" + pct(r.low) + ", " + pct(r.high) + "]" : noInterval(a, b),
         cue(f.better === other.better ? f.better : null, r)
       ]);
     });
     return rows;
+  }
+  function count(run, f) {
+    /* A reported run's figure is one number a source gave, not one trial (as pairs.n_shown). */
+    return run.reported ? "reported" : String(f.values.length);
+  }
+  function pointRatio(f, other) {
+    /* Two single figures still have a ratio; it carries no spread, and says so (as pairs.ratio_shown). */
+    if (f.values.length !== 1 || other.values.length !== 1 || !(f.values[0] > 0) || !(other.values[0] >= 0)) {
+      return "\u2013";
+    }
+    return pct(other.values[0] / f.values[0]) + " (as reported)";
+  }
+  function noInterval(a, b) {
+    /* as pairs.no_interval */
+    if (!a.reported && !b.reported) { return "no interval"; }
+    return "no interval: " + (a.reported && b.reported ? "A and B are" : a.reported ? "A is" : "B is") + " reported, not trials";
   }
   function cue(better, r) {
     /* Better or worse for the reader, by the metric's `better`; said only when the interval
