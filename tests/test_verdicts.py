@@ -414,7 +414,13 @@ def no_difference_support(
     """How often "0%" is supported when the true ratio is `ratio`, with the margin compare() uses."""
     from generator.analysis.comparison import Question
 
-    margin = Question(Settings(min_effect=min_effect), 0.95, 1, parse_claimed("0%"), None).margin
+    margin = Question(
+        settings=Settings(min_effect=min_effect),
+        level=0.95,
+        direction=1,
+        claimed=parse_claimed("0%"),
+        claimed_ratio=None,
+    ).margin
     assert margin == min_effect
     rng = np.random.default_rng(int(cv * 1000) * 100 + n + seed)
     supported = 0

@@ -18,6 +18,7 @@ from scipy import special
 from ..format.signed import signed
 
 CONFIDENCE = 0.95
+Source = Literal["trials", "summaries"]  # a ratio from per-trial values, or from published mean, SD and n
 CV_WARN = 0.10  # pyperf warns above 10% spread
 OUTLIER_Z = 3.5  # Iglewicz and Hoaglin's cut-off for modified z-scores
 OUTLIER_MIN = 0.05  # ... and only for a trial at least 5% away from the median
@@ -234,7 +235,7 @@ class Ratio:
     se: float  # standard error of log_ratio (0 when both sides are constant)
     df: float  # Welch-Satterthwaite degrees of freedom (inf when se is 0)
     sd_log: float  # pooled standard deviation of the per-trial log values
-    source: Literal["trials", "summaries"] = "trials"
+    source: Source = "trials"
 
     @property
     def ratio(self) -> float:
@@ -256,9 +257,7 @@ class Ratio:
         return self.bounds(CONFIDENCE)[1]
 
 
-def _welch(
-    diff: float, var_b: float, n_b: int, var_c: float, n_c: int, source: Literal["trials", "summaries"]
-) -> Ratio:
+def _welch(diff: float, var_b: float, n_b: int, var_c: float, n_c: int, source: Source) -> Ratio:
     """Welch on the log scale from each side's variance of log values and its n."""
     vb, vc = var_b / n_b, var_c / n_c
     if not all(math.isfinite(v) and v < 1e100 for v in (diff, vb, vc)):

@@ -92,7 +92,7 @@ def compare(
     base, cand = ledger.runs[baseline], ledger.runs[candidate]
     chosen = conditions if conditions is not None else shared_conditions(base, cand)
     said = parse_claimed(claimed) if claimed is not None else None
-    result = compare_runs(base, cand, metric, chosen, varies or [], settings, said)
+    result = compare_runs(base, cand, metric, chosen, varies=varies or [], settings=settings, claimed=said)
     if as_json:
         typer.echo(json.dumps(comparison_json(result), indent=2))
     else:
