@@ -111,7 +111,7 @@ def test_a_2x2x2_grid_three_way_interaction_is_the_change_of_a_two_way_one() -> 
             "base": {"A": "l0", "B": "l0", "C": "l0"},
         }
     )
-    grid = fit_grid(a, "r", cells, 0.02, 1, Settings())
+    grid = fit_grid(a, "r", cells, noise=0.02, gain=1, settings=Settings())
 
     def ab(c: int) -> float:
         return (means[1, 1, c] - means[0, 1, c]) - (means[1, 0, c] - means[0, 0, c])
@@ -146,7 +146,7 @@ def simulate(credits: str, seed: int, runs: int = 300, effect_a: float = 0.10, c
             values = tuple(rng.gauss(mean, mean * cv) for _ in range(5))
             cells.append((f"r{la}{lb}", (f"a{la}", f"b{lb}"), values))
         noise = max(statistics.stdev(c[2]) / statistics.fmean(c[2]) for c in cells)
-        verdict = fit_grid(a, "r", cells, noise, 1, Settings(), settle=False).verdict
+        verdict = fit_grid(a, "r", cells, noise=noise, gain=1, settings=Settings(), settle=False).verdict
         counts[verdict] = counts.get(verdict, 0) + 1
     return counts
 
@@ -383,7 +383,9 @@ def test_an_orientation_that_cannot_hold_is_a_located_error(
 
 
 SPARK_ATTRIBUTION = {"id": "g", "statement": "s", "metric": "m", "factors": SPARK_FACTORS, "runs": ["a", "b", "c", "d"]}
-FROM_THE_CLAIM = Orientation({"kernel": "stock", "vocab": "full"}, {}, (("stock", "full"), ("lowm", "short")))
+FROM_THE_CLAIM = Orientation(
+    base={"kernel": "stock", "vocab": "full"}, why={}, path=(("stock", "full"), ("lowm", "short"))
+)
 
 
 @settings(max_examples=20, deadline=None)
@@ -405,9 +407,9 @@ def test_the_order_of_runs_never_changes_a_verdict(
     a = Attribution.model_validate(SPARK_ATTRIBUTION | {"credits": credits})
     oriented = FROM_THE_CLAIM if claimed else None
     listed = [(f"run-{k}-{v}", (k, v), values[k, v]) for k, v in SPARK]
-    reference = fit_grid(a, "r", listed, 0.05, 1, Settings(), (), oriented)
+    reference = fit_grid(a, "r", listed, noise=0.05, gain=1, settings=Settings(), oriented=oriented)
     shuffled = [(names[i], listed[i][1], listed[i][2]) for i in order]
-    grid = fit_grid(a, "r", shuffled, 0.05, 1, Settings(), (), oriented)
+    grid = fit_grid(a, "r", shuffled, noise=0.05, gain=1, settings=Settings(), oriented=oriented)
     assert grid.levels == reference.levels
     assert [(e.factors, round(e.ratio, 12), e.verdict) for e in grid.effects] == [
         (e.factors, round(e.ratio, 12), e.verdict) for e in reference.effects
@@ -430,7 +432,9 @@ def spark_simulation(
     for _ in range(500):
         values = spark_values(rng, kernel, vocab)
         cells = [(SPARK[k, v], (k, v), values[k, v]) for k, v in SPARK]
-        verdict = fit_grid(a, "r", cells, 0.02, 1, Settings(), (), oriented, settle=False).verdict
+        verdict = fit_grid(
+            a, "r", cells, noise=0.02, gain=1, settings=Settings(), oriented=oriented, settle=False
+        ).verdict
         counts[verdict] = counts.get(verdict, 0) + 1
     return counts
 
@@ -464,14 +468,16 @@ def test_trials_per_cell_settle_a_grid(kernel: float, credits: str, needed: int,
     for k, v in SPARK:
         mu = math.log(100) + math.log1p(kernel) * (k == "lowm") + math.log1p(VOCAB) * (v == "short")
         pilot.append((SPARK[k, v], (k, v), tuple(math.exp(mu + sigma * d) for d in (-1, 0, 1))))
-    grid = fit_grid(a, "r", pilot, 0.05, 1, Settings(), (), FROM_THE_CLAIM)
+    grid = fit_grid(a, "r", pilot, noise=0.05, gain=1, settings=Settings(), oriented=FROM_THE_CLAIM)
     assert (grid.verdict, grid.trials_needed) == ("inconclusive", needed)
     rng = np.random.default_rng(55)
     found = 0
     for _ in range(500):
         fresh = spark_values(rng, kernel, VOCAB, cv=0.05, n=needed)
         cells = [(SPARK[k, v], (k, v), fresh[k, v]) for k, v in SPARK]
-        verdict = fit_grid(a, "r", cells, 0.05, 1, Settings(), (), FROM_THE_CLAIM, settle=False).verdict
+        verdict = fit_grid(
+            a, "r", cells, noise=0.05, gain=1, settings=Settings(), oriented=FROM_THE_CLAIM, settle=False
+        ).verdict
         found += verdict != "inconclusive"
     assert found == decided
     assert wilson(found, 500)[0] >= 0.70
@@ -491,7 +497,7 @@ def test_a_credited_effect_on_the_bound_will_not_be_settled_by_more_trials() -> 
     for k, v in SPARK:  # the shortlist exactly +1%, the kernel nothing: measured exactly at the truth
         mu = math.log(100) + math.log1p(VOCAB) * (v == "short")
         pilot.append((SPARK[k, v], (k, v), tuple(math.exp(mu + sigma * d) for d in (-1, 0, 1))))
-    grid = fit_grid(a, "r", pilot, 0.05, 1, Settings(), (), FROM_THE_CLAIM)
+    grid = fit_grid(a, "r", pilot, noise=0.05, gain=1, settings=Settings(), oriented=FROM_THE_CLAIM)
     assert (grid.verdict, grid.trials_needed) == ("inconclusive", None)
     assert grid.unsettled == (
         "more trials per cell will not settle it: the estimate of the credited effect of vocab, +1.0%, sits on "

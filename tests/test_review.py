@@ -198,7 +198,17 @@ def test_fail_on_misattributed_trips_on_a_claim_shown_supported_and_misattribute
     from generator.analysis.review import Review, VerdictChange
 
     change = VerdictChange("c", "s", None, "supported · misattributed", "")
-    found = Review((), (), (), (change,), (), (), (), (), True)
+    found = Review(
+        added=(),
+        changed=(),
+        removed=(),
+        verdicts=(change,),
+        corrections=(),
+        grids=(),
+        stale=(),
+        problems=(),
+        judged=True,
+    )
     assert found.failing(("misattributed",)) == ["misattributed: c"]
     assert found.failing(("supported",)) == ["supported: c"]
     assert found.failing(("contradicted",)) == []
@@ -209,8 +219,55 @@ def test_statements_cannot_mention_people_or_link_issues_in_the_comment() -> Non
     from generator.render.review_text import review_markdown
 
     change = VerdictChange("c", "@octocat fixed #12", "supported", "contradicted", "")
-    text = review_markdown(Review((), (), (), (change,), (), (), (), (), True), "main", "HEAD")
+    text = review_markdown(
+        Review(
+            added=(),
+            changed=(),
+            removed=(),
+            verdicts=(change,),
+            corrections=(),
+            grids=(),
+            stale=(),
+            problems=(),
+            judged=True,
+        ),
+        "main",
+        "HEAD",
+    )
     assert "&#64;&#8288;octocat fixed &#35;&#8288;12" in text
     huge = VerdictChange("d", "x" * 100_000, None, "supported", "")
-    assert "x" * 300 not in review_markdown(Review((), (), (), (huge,) * 300, (), (), (), (), True), "a", "b")
-    assert len(review_markdown(Review((), (), (), (huge,) * 300, (), (), (), (), True), "a", "b")) < 61_000
+    assert "x" * 300 not in review_markdown(
+        Review(
+            added=(),
+            changed=(),
+            removed=(),
+            verdicts=(huge,) * 300,
+            corrections=(),
+            grids=(),
+            stale=(),
+            problems=(),
+            judged=True,
+        ),
+        "a",
+        "b",
+    )
+    assert (
+        len(
+            review_markdown(
+                Review(
+                    added=(),
+                    changed=(),
+                    removed=(),
+                    verdicts=(huge,) * 300,
+                    corrections=(),
+                    grids=(),
+                    stale=(),
+                    problems=(),
+                    judged=True,
+                ),
+                "a",
+                "b",
+            )
+        )
+        < 61_000
+    )

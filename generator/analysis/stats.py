@@ -44,7 +44,7 @@ def _array(values: Values, what: str = "values") -> np.ndarray:
 IntervalKind = Literal["multiplicative", "t", "t, truncated at 0"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Summary:
     """Per-trial summary of one metric at one condition.
 
@@ -119,7 +119,16 @@ def summarize(values: Values, confidence: float = CONFIDENCE) -> Summary:
     if arr.size > 1:
         low, high, kind = mean_interval(arr, confidence)
     return Summary(
-        int(arr.size), mean, float(np.median(arr)), sd, cv, float(arr.min()), float(arr.max()), low, high, kind
+        n=int(arr.size),
+        mean=mean,
+        median=float(np.median(arr)),
+        sd=sd,
+        cv=cv,
+        min=float(arr.min()),
+        max=float(arr.max()),
+        ci_low=low,
+        ci_high=high,
+        interval=kind,
     )
 
 
@@ -159,7 +168,7 @@ def wilson(successes: float, trials: float, confidence: float = CONFIDENCE) -> t
     return float(ci.low), float(ci.high)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RateSummary:
     """A rate such as draft acceptance: per-trial rates and the pooled proportion."""
 
@@ -179,9 +188,9 @@ def summarize_rate(numerators: Values, denominators: Values, confidence: float =
     per_trial = tuple(float(a / b) for a, b in zip(num, den, strict=True) if b > 0)
     k, n = float(num.sum()), float(den.sum())
     if n <= 0:
-        return RateSummary(per_trial, k, n, None, None, None)
+        return RateSummary(per_trial=per_trial, successes=k, attempts=n, pooled=None, wilson_low=None, wilson_high=None)
     low, high = wilson(k, n, confidence)
-    return RateSummary(per_trial, k, n, k / n, low, high)
+    return RateSummary(per_trial=per_trial, successes=k, attempts=n, pooled=k / n, wilson_low=low, wilson_high=high)
 
 
 def warnings(values: Values, better: str | None) -> list[str]:

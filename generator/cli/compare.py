@@ -131,7 +131,7 @@ def _checked(
     except BenchledgerError as err:
         fail([Problem(file="command line", field=_option(p.field), message=p.message) for p in err.problems])
     ledger = load(repo)
-    report = Report("compare", "command line", meta, "", "")
+    report = Report(slug="compare", path="command line", meta=meta, body="", digest="")
     problems = validate_claims(ledger.runs, [report], ledger.failed_runs)
     problems += [
         Problem(file=f"runs/{ref}", message="has problems; run benchledger check")
