@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 
 from ..format.claimed import Claimed, parse_claimed
 from ..format.front_matter import Claim
+from ..format.signed import level
 from ..ledger.records import Ledger, Report, Run
 from ..ledger.references import shared_conditions
 from .attribution import Grid, attribute_all
@@ -19,7 +20,6 @@ from .comparison import ClaimComparison, Comparison, Confound, Settings, Side, c
 from .credit import CreditCheck, check_credit
 from .receipts import RunState
 from .verdicts import Verdict
-from .wording import level
 
 # Verdicts that credit the claim's change with a gain: a grid that finds the credit wrong
 # (misattributed) or inseparable (interacts) overrules them on every page.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..format.signed import change
+from ..format.signed import change, level
 from .records import Comparison, Measured, Question, Side
 from .verdicts import Verdict, tost_level
 
@@ -12,10 +12,6 @@ from .verdicts import Verdict, tost_level
 def pct(ratio: float) -> str:
     """A ratio as a signed percent change: 1.077 -> '+7.7%'."""
     return change(ratio)
-
-
-def level(confidence: float) -> str:
-    return f"{confidence * 100:.4g}%"
 
 
 def no_data(b: Side, c: Side) -> str:

@@ -223,7 +223,7 @@ def _print_condition(console: Any, r: ClaimComparison, c: Comparison) -> None:
     def safe(value: object) -> str:
         return escape(shown(str(value)))
 
-    level = f"{c.confidence * 100:.4g}%"
+    level = t.level(c.confidence)
     table = Table(title=safe(f"{r.metric} at {c.label}"))
     for column in ("", "run", "n", "median", f"mean [{level} CI]"):
         table.add_column(column)
