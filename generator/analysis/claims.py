@@ -1,5 +1,6 @@
 """Evaluate the claims of a ledger: each claim's comparison (or figure) and verdict,
-its receipt states, and the correction chains.
+its receipt states, what the attribution grids holding its runs say of its credit, and the
+correction chains.
 
 Pure: takes a validated ledger, returns frozen `Evaluation`s; nothing here renders.
 """

@@ -1,5 +1,7 @@
-"""The records a comparison produces: both sides at a condition, each condition's judgement,
-and the claim's judgement over all its conditions. Frozen; no logic beyond derived fields."""
+"""The records of a comparison: the verdict settings and the question it asks, both sides at
+a condition, each condition's judgement (with its ratio and intervals when measured), and the
+claim's judgement over all its conditions. Frozen; no logic beyond derived fields and the
+settings' one validation."""
 
 from __future__ import annotations
 

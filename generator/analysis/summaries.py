@@ -1,4 +1,5 @@
-"""Per-run statistics: every condition x metric summarized, every rate pooled.
+"""Per-run statistics: every condition x metric summarized, every rate pooled, and the
+requests' latency percentiles at each condition.
 
 Pure: takes a loaded `Run`, returns frozen records; nothing here renders.
 """
