@@ -11,58 +11,28 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as sps
 from typer.testing import CliRunner
 
+from builders import CELLS_2X2, cell, four_cells, grid_attribution, grid_report
 from generator.analysis.attribution import Grid, Orientation, attribute_all, fit_grid
 from generator.analysis.audit import audit
 from generator.analysis.comparison import Settings
 from generator.cli import app
 from generator.format.front_matter import Attribution
-from helpers import MANIFEST, generate, publication, run_yaml, write_tree
-
-METRICS = {"tokens_per_second": {"unit": "tok/s", "better": "higher"}}
-
-
-def cell(run_id: str, setup: dict[str, object], values: list[float], benchmark: str = "grid") -> dict[str, str]:
-    rows = "".join(f"{i},1,{v}\n" for i, v in enumerate(values, start=1))
-    meta = run_yaml(run_id, setup=setup, metrics=METRICS, rates={}, benchmark=benchmark)
-    return {
-        f"runs/{run_id}/run.yaml": meta,
-        f"runs/{run_id}/manifest.yaml": MANIFEST,
-        f"runs/{run_id}/results.csv": "trial,concurrency,tokens_per_second\n" + rows,
-    }
-
-
-def report(attribution: dict[str, object], claims: list[dict[str, object]] | None = None) -> dict[str, str]:
-    front = {"title": "Grid", "claims": claims or [], "attributions": [attribution]}
-    return {"site_src/reports/grid.md": "---\n" + yaml.safe_dump(front, sort_keys=False) + "---\n\n# Grid\n"}
-
-
-def grid_attribution(runs: list[str], factors: dict[str, str], **more: object) -> dict[str, object]:
-    found: dict[str, object] = {"id": "the-grid", "statement": "Who earned it?", "metric": "tokens_per_second"}
-    return found | {"at": {"concurrency": 1}, "factors": factors, "runs": runs} | more
+from helpers import generate, publication, write_tree
 
 
 def mean_log(values: list[float]) -> float:
     return statistics.fmean(math.log(v) for v in values)
 
 
-CELLS_2X2 = {  # (a, b) -> trials
-    ("a0", "b0"): [100.0, 102.0, 98.0, 101.0],
-    ("a1", "b0"): [120.0, 118.0, 122.0, 119.0],
-    ("a0", "b1"): [110.0, 108.0, 112.0, 109.0],
-    ("a1", "b1"): [150.0, 148.0, 152.0, 149.0],
-}
-
-
 def test_a_2x2_grid_matches_effects_computed_by_hand(tmp_path: Path) -> None:
     runs = four_cells()
     attribution = grid_attribution(list(runs), {"A": "setup.a", "B": "setup.b"}, credits="B")
-    root = write_tree(tmp_path, publication(*runs.values(), extra=report(attribution)))
+    root = write_tree(tmp_path, publication(*runs.values(), extra=grid_report(attribution)))
     checked = audit(root, stale_is_error=False)
     assert not checked.errors, checked.errors
     (grid,) = attribute_all(checked.ledger, Settings())
@@ -183,7 +153,7 @@ def test_the_grid_page_links_the_claim_it_takes_apart(tmp_path: Path) -> None:
         "varies": ["setup.b"],
     }
     attribution = grid_attribution(list(runs), {"A": "setup.a", "B": "setup.b"}, credits="B")
-    root = write_tree(tmp_path, publication(*runs.values(), extra=report(attribution, [claim])))
+    root = write_tree(tmp_path, publication(*runs.values(), extra=grid_report(attribution, [claim])))
     pages = generate(root)
     grid_page = pages["claims/the-grid/index.md"].decode()
     assert "misattributed" in grid_page
@@ -194,10 +164,6 @@ def test_the_grid_page_links_the_claim_it_takes_apart(tmp_path: Path) -> None:
     assert "Attribution grids" in pages["claims/index.md"].decode()
     assert "## Attribution grids" in pages["methods.md"].decode()
     assert CliRunner().invoke(app, ["build", "--strict", "--repo", str(root)]).exit_code == 0
-
-
-def four_cells() -> dict[str, dict[str, str]]:
-    return {f"2026-09-01-{a}-{b}": cell(f"2026-09-01-{a}-{b}", {"a": a, "b": b}, v) for (a, b), v in CELLS_2X2.items()}
 
 
 @pytest.mark.parametrize(
@@ -238,7 +204,7 @@ def test_a_malformed_grid_is_a_located_error(tmp_path: Path, change: object, mes
     runs = four_cells()
     attribution = grid_attribution(list(runs), {"A": "setup.a", "B": "setup.b"})
     change(runs, attribution)  # type: ignore[operator]
-    root = write_tree(tmp_path, publication(*runs.values(), extra=report(attribution)))
+    root = write_tree(tmp_path, publication(*runs.values(), extra=grid_report(attribution)))
     result = CliRunner().invoke(app, ["check", "--repo", str(root)])
     assert result.exit_code == 1 and message in result.output, result.output
     assert "site_src/reports/grid.md" in result.output and "Traceback" not in result.output
@@ -251,7 +217,7 @@ def test_a_missing_cell_names_its_combination(tmp_path: Path) -> None:
     runs["2026-09-01-x"] = cell("2026-09-01-x", {"a": "a1", "b": "b1"}, [1.0, 2.0])
     listed = ["2026-09-01-a0-b0", "2026-09-01-a1-b0", "2026-09-01-x", "2026-09-01-a0-b1"]
     attribution = grid_attribution(listed, {"A": "setup.a", "B": "setup.b"})
-    root = write_tree(tmp_path, publication(*runs.values(), extra=report(attribution)))
+    root = write_tree(tmp_path, publication(*runs.values(), extra=grid_report(attribution)))
     result = CliRunner().invoke(app, ["check", "--repo", str(root)])
     assert result.exit_code == 1
     assert "no run for A=a0, B=b1; measure that cell and list it under runs" in result.output, result.output
@@ -284,7 +250,7 @@ def spark_publication(tmp_path: Path, runs: list[str], claims: list[dict[str, ob
     values = spark_values(np.random.default_rng(22))
     files = [cell(SPARK[k, v], {"kernel": k, "vocab": v}, list(values[k, v])) for k, v in SPARK]
     attribution = grid_attribution(runs, SPARK_FACTORS, credits="vocab") | more
-    return write_tree(tmp_path, publication(*files, extra=report(attribution, claims)))
+    return write_tree(tmp_path, publication(*files, extra=grid_report(attribution, claims)))
 
 
 SHORTLIST_CLAIM = {  # the claim the grid takes apart: stock kernel, full vocabulary -> low-M kernel, shortlist

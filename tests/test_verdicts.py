@@ -14,6 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from builders import SLOWER, A, B, claim, repo_with
 from generator.analysis import stats, verdicts
 from generator.analysis.claims import evaluate_all
 from generator.analysis.comparison import Settings
@@ -21,7 +22,6 @@ from generator.cli import app
 from generator.format.claimed import parse_claimed
 from generator.ledger.load import load
 from helpers import RESULTS, measured_run, publication, write_tree
-from test_claims import SLOWER, A, B, claim, repo_with
 
 ROOT = Path(__file__).parents[1]
 
