@@ -1,7 +1,7 @@
 """The one exception family, and the located problem it carries.
 
-The library never prints or exits: it collects `Problem`s, and `cli.py` turns
-them into `Error: ...` lines on stderr and exit code 1.
+The library never prints or exits: it collects `Problem`s, and the CLI (`cli/common.py`,
+its `reported()` context) turns them into `Error: ...` lines on stderr and exit code 1.
 """
 
 from __future__ import annotations

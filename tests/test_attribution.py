@@ -11,58 +11,28 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as sps
 from typer.testing import CliRunner
 
+from builders import CELLS_2X2, cell, four_cells, grid_attribution, grid_report
 from generator.analysis.attribution import Grid, Orientation, attribute_all, fit_grid
 from generator.analysis.audit import audit
 from generator.analysis.comparison import Settings
 from generator.cli import app
 from generator.format.front_matter import Attribution
-from helpers import MANIFEST, generate, publication, run_yaml, write_tree
-
-METRICS = {"tokens_per_second": {"unit": "tok/s", "better": "higher"}}
-
-
-def cell(run_id: str, setup: dict[str, object], values: list[float], benchmark: str = "grid") -> dict[str, str]:
-    rows = "".join(f"{i},1,{v}\n" for i, v in enumerate(values, start=1))
-    meta = run_yaml(run_id, setup=setup, metrics=METRICS, rates={}, benchmark=benchmark)
-    return {
-        f"runs/{run_id}/run.yaml": meta,
-        f"runs/{run_id}/manifest.yaml": MANIFEST,
-        f"runs/{run_id}/results.csv": "trial,concurrency,tokens_per_second\n" + rows,
-    }
-
-
-def report(attribution: dict[str, object], claims: list[dict[str, object]] | None = None) -> dict[str, str]:
-    front = {"title": "Grid", "claims": claims or [], "attributions": [attribution]}
-    return {"site_src/reports/grid.md": "---\n" + yaml.safe_dump(front, sort_keys=False) + "---\n\n# Grid\n"}
-
-
-def grid_attribution(runs: list[str], factors: dict[str, str], **more: object) -> dict[str, object]:
-    found: dict[str, object] = {"id": "the-grid", "statement": "Who earned it?", "metric": "tokens_per_second"}
-    return found | {"at": {"concurrency": 1}, "factors": factors, "runs": runs} | more
+from helpers import generate, publication, write_tree
 
 
 def mean_log(values: list[float]) -> float:
     return statistics.fmean(math.log(v) for v in values)
 
 
-CELLS_2X2 = {  # (a, b) -> trials
-    ("a0", "b0"): [100.0, 102.0, 98.0, 101.0],
-    ("a1", "b0"): [120.0, 118.0, 122.0, 119.0],
-    ("a0", "b1"): [110.0, 108.0, 112.0, 109.0],
-    ("a1", "b1"): [150.0, 148.0, 152.0, 149.0],
-}
-
-
 def test_a_2x2_grid_matches_effects_computed_by_hand(tmp_path: Path) -> None:
     runs = four_cells()
     attribution = grid_attribution(list(runs), {"A": "setup.a", "B": "setup.b"}, credits="B")
-    root = write_tree(tmp_path, publication(*runs.values(), extra=report(attribution)))
+    root = write_tree(tmp_path, publication(*runs.values(), extra=grid_report(attribution)))
     checked = audit(root, stale_is_error=False)
     assert not checked.errors, checked.errors
     (grid,) = attribute_all(checked.ledger, Settings())
@@ -111,7 +81,7 @@ def test_a_2x2x2_grid_three_way_interaction_is_the_change_of_a_two_way_one() -> 
             "base": {"A": "l0", "B": "l0", "C": "l0"},
         }
     )
-    grid = fit_grid(a, "r", cells, 0.02, 1, Settings())
+    grid = fit_grid(a, "r", cells, noise=0.02, gain=1, settings=Settings())
 
     def ab(c: int) -> float:
         return (means[1, 1, c] - means[0, 1, c]) - (means[1, 0, c] - means[0, 0, c])
@@ -146,7 +116,7 @@ def simulate(credits: str, seed: int, runs: int = 300, effect_a: float = 0.10, c
             values = tuple(rng.gauss(mean, mean * cv) for _ in range(5))
             cells.append((f"r{la}{lb}", (f"a{la}", f"b{lb}"), values))
         noise = max(statistics.stdev(c[2]) / statistics.fmean(c[2]) for c in cells)
-        verdict = fit_grid(a, "r", cells, noise, 1, Settings(), settle=False).verdict
+        verdict = fit_grid(a, "r", cells, noise=noise, gain=1, settings=Settings(), settle=False).verdict
         counts[verdict] = counts.get(verdict, 0) + 1
     return counts
 
@@ -183,7 +153,7 @@ def test_the_grid_page_links_the_claim_it_takes_apart(tmp_path: Path) -> None:
         "varies": ["setup.b"],
     }
     attribution = grid_attribution(list(runs), {"A": "setup.a", "B": "setup.b"}, credits="B")
-    root = write_tree(tmp_path, publication(*runs.values(), extra=report(attribution, [claim])))
+    root = write_tree(tmp_path, publication(*runs.values(), extra=grid_report(attribution, [claim])))
     pages = generate(root)
     grid_page = pages["claims/the-grid/index.md"].decode()
     assert "misattributed" in grid_page
@@ -194,10 +164,6 @@ def test_the_grid_page_links_the_claim_it_takes_apart(tmp_path: Path) -> None:
     assert "Attribution grids" in pages["claims/index.md"].decode()
     assert "## Attribution grids" in pages["methods.md"].decode()
     assert CliRunner().invoke(app, ["build", "--strict", "--repo", str(root)]).exit_code == 0
-
-
-def four_cells() -> dict[str, dict[str, str]]:
-    return {f"2026-09-01-{a}-{b}": cell(f"2026-09-01-{a}-{b}", {"a": a, "b": b}, v) for (a, b), v in CELLS_2X2.items()}
 
 
 @pytest.mark.parametrize(
@@ -238,7 +204,7 @@ def test_a_malformed_grid_is_a_located_error(tmp_path: Path, change: object, mes
     runs = four_cells()
     attribution = grid_attribution(list(runs), {"A": "setup.a", "B": "setup.b"})
     change(runs, attribution)  # type: ignore[operator]
-    root = write_tree(tmp_path, publication(*runs.values(), extra=report(attribution)))
+    root = write_tree(tmp_path, publication(*runs.values(), extra=grid_report(attribution)))
     result = CliRunner().invoke(app, ["check", "--repo", str(root)])
     assert result.exit_code == 1 and message in result.output, result.output
     assert "site_src/reports/grid.md" in result.output and "Traceback" not in result.output
@@ -251,7 +217,7 @@ def test_a_missing_cell_names_its_combination(tmp_path: Path) -> None:
     runs["2026-09-01-x"] = cell("2026-09-01-x", {"a": "a1", "b": "b1"}, [1.0, 2.0])
     listed = ["2026-09-01-a0-b0", "2026-09-01-a1-b0", "2026-09-01-x", "2026-09-01-a0-b1"]
     attribution = grid_attribution(listed, {"A": "setup.a", "B": "setup.b"})
-    root = write_tree(tmp_path, publication(*runs.values(), extra=report(attribution)))
+    root = write_tree(tmp_path, publication(*runs.values(), extra=grid_report(attribution)))
     result = CliRunner().invoke(app, ["check", "--repo", str(root)])
     assert result.exit_code == 1
     assert "no run for A=a0, B=b1; measure that cell and list it under runs" in result.output, result.output
@@ -284,7 +250,7 @@ def spark_publication(tmp_path: Path, runs: list[str], claims: list[dict[str, ob
     values = spark_values(np.random.default_rng(22))
     files = [cell(SPARK[k, v], {"kernel": k, "vocab": v}, list(values[k, v])) for k, v in SPARK]
     attribution = grid_attribution(runs, SPARK_FACTORS, credits="vocab") | more
-    return write_tree(tmp_path, publication(*files, extra=report(attribution, claims)))
+    return write_tree(tmp_path, publication(*files, extra=grid_report(attribution, claims)))
 
 
 SHORTLIST_CLAIM = {  # the claim the grid takes apart: stock kernel, full vocabulary -> low-M kernel, shortlist
@@ -383,7 +349,9 @@ def test_an_orientation_that_cannot_hold_is_a_located_error(
 
 
 SPARK_ATTRIBUTION = {"id": "g", "statement": "s", "metric": "m", "factors": SPARK_FACTORS, "runs": ["a", "b", "c", "d"]}
-FROM_THE_CLAIM = Orientation({"kernel": "stock", "vocab": "full"}, {}, (("stock", "full"), ("lowm", "short")))
+FROM_THE_CLAIM = Orientation(
+    base={"kernel": "stock", "vocab": "full"}, why={}, path=(("stock", "full"), ("lowm", "short"))
+)
 
 
 @settings(max_examples=20, deadline=None)
@@ -405,9 +373,9 @@ def test_the_order_of_runs_never_changes_a_verdict(
     a = Attribution.model_validate(SPARK_ATTRIBUTION | {"credits": credits})
     oriented = FROM_THE_CLAIM if claimed else None
     listed = [(f"run-{k}-{v}", (k, v), values[k, v]) for k, v in SPARK]
-    reference = fit_grid(a, "r", listed, 0.05, 1, Settings(), (), oriented)
+    reference = fit_grid(a, "r", listed, noise=0.05, gain=1, settings=Settings(), oriented=oriented)
     shuffled = [(names[i], listed[i][1], listed[i][2]) for i in order]
-    grid = fit_grid(a, "r", shuffled, 0.05, 1, Settings(), (), oriented)
+    grid = fit_grid(a, "r", shuffled, noise=0.05, gain=1, settings=Settings(), oriented=oriented)
     assert grid.levels == reference.levels
     assert [(e.factors, round(e.ratio, 12), e.verdict) for e in grid.effects] == [
         (e.factors, round(e.ratio, 12), e.verdict) for e in reference.effects
@@ -430,7 +398,9 @@ def spark_simulation(
     for _ in range(500):
         values = spark_values(rng, kernel, vocab)
         cells = [(SPARK[k, v], (k, v), values[k, v]) for k, v in SPARK]
-        verdict = fit_grid(a, "r", cells, 0.02, 1, Settings(), (), oriented, settle=False).verdict
+        verdict = fit_grid(
+            a, "r", cells, noise=0.02, gain=1, settings=Settings(), oriented=oriented, settle=False
+        ).verdict
         counts[verdict] = counts.get(verdict, 0) + 1
     return counts
 
@@ -464,14 +434,16 @@ def test_trials_per_cell_settle_a_grid(kernel: float, credits: str, needed: int,
     for k, v in SPARK:
         mu = math.log(100) + math.log1p(kernel) * (k == "lowm") + math.log1p(VOCAB) * (v == "short")
         pilot.append((SPARK[k, v], (k, v), tuple(math.exp(mu + sigma * d) for d in (-1, 0, 1))))
-    grid = fit_grid(a, "r", pilot, 0.05, 1, Settings(), (), FROM_THE_CLAIM)
+    grid = fit_grid(a, "r", pilot, noise=0.05, gain=1, settings=Settings(), oriented=FROM_THE_CLAIM)
     assert (grid.verdict, grid.trials_needed) == ("inconclusive", needed)
     rng = np.random.default_rng(55)
     found = 0
     for _ in range(500):
         fresh = spark_values(rng, kernel, VOCAB, cv=0.05, n=needed)
         cells = [(SPARK[k, v], (k, v), fresh[k, v]) for k, v in SPARK]
-        verdict = fit_grid(a, "r", cells, 0.05, 1, Settings(), (), FROM_THE_CLAIM, settle=False).verdict
+        verdict = fit_grid(
+            a, "r", cells, noise=0.05, gain=1, settings=Settings(), oriented=FROM_THE_CLAIM, settle=False
+        ).verdict
         found += verdict != "inconclusive"
     assert found == decided
     assert wilson(found, 500)[0] >= 0.70
@@ -491,7 +463,7 @@ def test_a_credited_effect_on_the_bound_will_not_be_settled_by_more_trials() -> 
     for k, v in SPARK:  # the shortlist exactly +1%, the kernel nothing: measured exactly at the truth
         mu = math.log(100) + math.log1p(VOCAB) * (v == "short")
         pilot.append((SPARK[k, v], (k, v), tuple(math.exp(mu + sigma * d) for d in (-1, 0, 1))))
-    grid = fit_grid(a, "r", pilot, 0.05, 1, Settings(), (), FROM_THE_CLAIM)
+    grid = fit_grid(a, "r", pilot, noise=0.05, gain=1, settings=Settings(), oriented=FROM_THE_CLAIM)
     assert (grid.verdict, grid.trials_needed) == ("inconclusive", None)
     assert grid.unsettled == (
         "more trials per cell will not settle it: the estimate of the credited effect of vocab, +1.0%, sits on "

@@ -291,8 +291,7 @@ def test_hostile_text_stays_inert_and_literal(browser: Any, tmp_path: Path, scre
 
 
 def test_an_attribution_grid_page_draws_its_effects_and_cells(browser: Any, tmp_path: Path, screenshots: Path) -> None:
-    from test_attribution import four_cells, grid_attribution
-    from test_attribution import report as grid_report
+    from builders import four_cells, grid_attribution, grid_report
 
     runs = four_cells()
     attribution = grid_attribution(list(runs), {"A": "setup.a", "B": "setup.b"}, credits="B")
@@ -550,7 +549,7 @@ PALETTES = ("default", "slate")
 
 @pytest.fixture(scope="module")
 def example(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    from test_links import build_example
+    from builders import build_example
 
     with served(build_example(tmp_path_factory.mktemp("example") / "pub")) as url:
         yield url

@@ -8,17 +8,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from builders import check
 from generator.cli import app
 from helpers import RESULTS, measured_run, publication, run_yaml, write_tree
 
 RUN = "runs/2026-09-01-measured"
-
-
-def check(root: Path) -> tuple[int, str]:
-    result = CliRunner().invoke(app, ["check", "--repo", str(root)])
-    assert "Traceback" not in result.output
-    assert result.exception is None or isinstance(result.exception, SystemExit)
-    return result.exit_code, result.output
 
 
 def broken(tmp_path: Path, **changes: str | bytes) -> Path:

@@ -14,52 +14,11 @@ from hypothesis import strategies as st
 from scipy import stats as sps
 from typer.testing import CliRunner
 
+from builders import A, B, claim, repo_with
 from generator.analysis import stats, verdicts
 from generator.cli import app
 from generator.ledger.load import load
 from helpers import MANIFEST, RESULTS, measured_run, publication, write_tree
-
-A, B = "2026-09-01-full-vocab", "2026-09-01-shortlist"
-SLOWER = RESULTS.replace("104.1", "99.1").replace("103.5", "98.2").replace("104.8", "98.9").replace("102.9", "97.5")
-
-
-def report(claims: list[dict], limits: list[str] | None = None, title: str = "A report") -> str:
-    meta = {"title": title, "date": "2026-09-06", "claims": claims, "limits": limits or []}
-    return "---\n" + yaml.safe_dump(meta, sort_keys=False) + "---\n\n# " + title + "\n\nProse.\n"
-
-
-def claim(**fields: object) -> dict:
-    base = {
-        "id": "shortlist-c8",
-        "date": "2026-09-02",
-        "statement": "The shortlist is faster.",
-        "metric": "tokens_per_second",
-        "baseline": A,
-        "candidate": B,
-        "at": {"concurrency": 8},
-        "varies": ["setup.draft_vocab"],
-    }
-    base.update(fields)
-    return base
-
-
-def repo_with(
-    tmp_path: Path,
-    claims: list[dict],
-    candidate_results: str = SLOWER,
-    candidate_manifest: str = MANIFEST,
-    **run_fields: object,
-) -> Path:
-    b = measured_run(B, setup={"draft_vocab": 16000, "head_kernel": "stock"}, **run_fields)
-    b[f"runs/{B}/results.csv"] = candidate_results
-    b[f"runs/{B}/manifest.yaml"] = candidate_manifest
-    files = publication(
-        measured_run(A, setup={"draft_vocab": 248320, "head_kernel": "stock"}),
-        b,
-        extra={"site_src/reports/seed.md": report(claims)},
-    )
-    return write_tree(tmp_path / "pub", files)
-
 
 # --- statistics -----------------------------------------------------------------
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from builders import SLOWER, A, B, claim, report
 from helpers import MANIFEST, generate, measured_run, publication, write_tree
-from test_claims import SLOWER, A, B, claim, report
 
 GOLDEN = Path(__file__).parent / "golden"
 

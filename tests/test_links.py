@@ -3,44 +3,16 @@ example publication and a scaffolded one, and `build --strict` failing on a brok
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from builders import build_example, four_cells, grid_attribution, grid_report
 from generator.cli import app
 from generator.cli.publish import builder_executable
 from generator.site.links import Broken, broken_links
 from helpers import measured_run, publication, write_tree
-
-ROOT = Path(__file__).parents[1]
-PUBLICATION = ("mkdocs.yml", "site_src", "runs", "allowed_signers")
-
-
-def copy_example(dest: Path) -> Path:
-    """The repository's own publication (its committed files only) copied to `dest`."""
-    listed = subprocess.run(
-        ["git", "ls-files", "-z", "--", *PUBLICATION], cwd=ROOT, capture_output=True, check=False
-    ).stdout
-    names = [n for n in listed.decode().split("\0") if n]
-    if not names:  # not a git checkout (an unpacked sdist): everything there is the publication
-        names = [str(p.relative_to(ROOT)) for top in PUBLICATION for p in (ROOT / top).rglob("*") if p.is_file()]
-        names += [top for top in PUBLICATION if (ROOT / top).is_file()]
-    for name in names:
-        target = dest / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(ROOT / name, target)
-    return dest
-
-
-def build_example(dest: Path, *args: str) -> Path:
-    """The example publication built with `benchledger build --strict`: its site folder."""
-    root = copy_example(dest)
-    result = CliRunner().invoke(app, ["build", "--strict", "--repo", str(root), *args])
-    assert result.exit_code == 0, result.output
-    return root / "site"
 
 
 @pytest.fixture(scope="module")
@@ -81,8 +53,6 @@ def test_reported_figures_are_labelled_reported_not_measured(example: Path) -> N
 
 
 def test_a_generated_publication_with_a_grid_and_several_conditions_has_no_broken_link(tmp_path: Path) -> None:
-    from test_attribution import four_cells, grid_attribution, report
-
     runs = four_cells()
     several = {  # two runs measured at concurrency 1 and 8, and a claim on them
         "a": measured_run("2026-09-02-full-vocab"),
@@ -107,7 +77,7 @@ def test_a_generated_publication_with_a_grid_and_several_conditions_has_no_broke
         "varies": ["setup.b"],
     }
     attribution = grid_attribution(list(runs), {"A": "setup.a", "B": "setup.b"}, credits="B")
-    files = publication(*runs.values(), *several.values(), extra=report(attribution, [claim, shortlist]))
+    files = publication(*runs.values(), *several.values(), extra=grid_report(attribution, [claim, shortlist]))
     root = write_tree(tmp_path / "pub", files)
     result = CliRunner().invoke(app, ["build", "--strict", "--repo", str(root)])
     assert result.exit_code == 0, result.output

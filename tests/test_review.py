@@ -11,6 +11,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
+from generator.analysis.review import Review, VerdictChange
 from generator.cli import app
 from helpers import measured_run, publication, write_tree
 
@@ -194,23 +195,35 @@ def test_an_edited_claim_and_a_mention_in_a_statement(pub: Path) -> None:
     assert json.loads(out)["edited"] == ["fast-is-faster"]
 
 
-def test_fail_on_misattributed_trips_on_a_claim_shown_supported_and_misattributed() -> None:
-    from generator.analysis.review import Review, VerdictChange
+def _verdicts_changed(*changes: VerdictChange) -> Review:
+    """A review in which only these verdicts changed, both sides judged."""
+    return Review(
+        added=(),
+        changed=(),
+        removed=(),
+        verdicts=changes,
+        corrections=(),
+        grids=(),
+        stale=(),
+        problems=(),
+        judged=True,
+    )
 
+
+def test_fail_on_misattributed_trips_on_a_claim_shown_supported_and_misattributed() -> None:
     change = VerdictChange("c", "s", None, "supported · misattributed", "")
-    found = Review((), (), (), (change,), (), (), (), (), True)
+    found = _verdicts_changed(change)
     assert found.failing(("misattributed",)) == ["misattributed: c"]
     assert found.failing(("supported",)) == ["supported: c"]
     assert found.failing(("contradicted",)) == []
 
 
 def test_statements_cannot_mention_people_or_link_issues_in_the_comment() -> None:
-    from generator.analysis.review import Review, VerdictChange
     from generator.render.review_text import review_markdown
 
     change = VerdictChange("c", "@octocat fixed #12", "supported", "contradicted", "")
-    text = review_markdown(Review((), (), (), (change,), (), (), (), (), True), "main", "HEAD")
+    text = review_markdown(_verdicts_changed(change), "main", "HEAD")
     assert "&#64;&#8288;octocat fixed &#35;&#8288;12" in text
     huge = VerdictChange("d", "x" * 100_000, None, "supported", "")
-    assert "x" * 300 not in review_markdown(Review((), (), (), (huge,) * 300, (), (), (), (), True), "a", "b")
-    assert len(review_markdown(Review((), (), (), (huge,) * 300, (), (), (), (), True), "a", "b")) < 61_000
+    assert "x" * 300 not in review_markdown(_verdicts_changed(*(huge,) * 300), "a", "b")
+    assert len(review_markdown(_verdicts_changed(*(huge,) * 300), "a", "b")) < 61_000

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from test_check import check
 
+from builders import check
 from helpers import RESULTS, generate, measured_run, publication, write_tree
 
 A, B, C = "2026-09-01-first", "2026-09-02-second", "2026-09-03-flat"

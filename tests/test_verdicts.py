@@ -14,6 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from builders import SLOWER, A, B, claim, repo_with
 from generator.analysis import stats, verdicts
 from generator.analysis.claims import evaluate_all
 from generator.analysis.comparison import Settings
@@ -21,7 +22,6 @@ from generator.cli import app
 from generator.format.claimed import parse_claimed
 from generator.ledger.load import load
 from helpers import RESULTS, measured_run, publication, write_tree
-from test_claims import SLOWER, A, B, claim, repo_with
 
 ROOT = Path(__file__).parents[1]
 
@@ -414,7 +414,13 @@ def no_difference_support(
     """How often "0%" is supported when the true ratio is `ratio`, with the margin compare() uses."""
     from generator.analysis.comparison import Question
 
-    margin = Question(Settings(min_effect=min_effect), 0.95, 1, parse_claimed("0%"), None).margin
+    margin = Question(
+        settings=Settings(min_effect=min_effect),
+        level=0.95,
+        direction=1,
+        claimed=parse_claimed("0%"),
+        claimed_ratio=None,
+    ).margin
     assert margin == min_effect
     rng = np.random.default_rng(int(cv * 1000) * 100 + n + seed)
     supported = 0

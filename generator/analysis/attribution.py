@@ -66,7 +66,7 @@ GRID_RULE: tuple[tuple[GridVerdict, str], ...] = (  # the attribution's rule, in
 JOINER = " × "
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Cell:
     run: str
     levels: tuple[str, ...]  # each factor's value in this run, in the order of `factors`
@@ -76,7 +76,7 @@ class Cell:
     high: float | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Effect:
     factors: tuple[str, ...]  # one factor: a main effect; more: their interaction
     ratio: float
@@ -93,7 +93,7 @@ class Effect:
         return abs(math.log(self.ratio))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Grid:
     attribution: Attribution
     report: str  # the slug of the report that declares it
@@ -135,19 +135,21 @@ def attribute(ledger: Ledger, report: str, a: Attribution, settings: Settings) -
     cells = [(run.id, lv, () if s.reported else s.values) for run, lv, s in zip(runs, levels, sides, strict=True)]
     noise = settings.noise if settings.noise is not None else max((s.cv or 0.0 for s in sides), default=0.0)
     gain = direction_of(runs[0], a.metric, None) or 1  # a metric without `better`: higher is the gain
-    return fit_grid(a, report, cells, noise, gain, settings, short, orientation(ledger, a))
+    return fit_grid(
+        a, report, cells, noise=noise, gain=gain, settings=settings, short=short, oriented=orientation(ledger, a)
+    )
 
 
 def fit_grid(
     a: Attribution,
     report: str,
     cells: Sequence[tuple[str, tuple[str, ...], tuple[float, ...]]],
+    *,
     noise: float,
     gain: int,
     settings: Settings,
     short: Sequence[str] = (),
     oriented: Orientation | None = None,
-    *,
     settle: bool = True,
 ) -> Grid:
     """The grid judged from its cells: (run id, each factor's level, per-trial values), in any
@@ -155,7 +157,7 @@ def fit_grid(
     levels the claims chose (else `a.base`); any other factor's base is its worse level.
     `settle=False` skips the search for the trials that would settle an inconclusive grid."""
     factors = tuple(a.factors)
-    oriented = oriented or Orientation({f: str(v) for f, v in a.base.items()}, {}, None)
+    oriented = oriented or Orientation(base={f: str(v) for f, v in a.base.items()}, why={}, path=None)
     cells = sorted(cells)
     found = tuple(_cell(run, lv, values, settings.confidence) for run, lv, values in cells)
     pairs = {f: tuple(sorted({c.levels[k] for c in found})) for k, f in enumerate(factors)}
@@ -163,19 +165,30 @@ def fit_grid(
     levels = {f: _pair(pairs[f], base[k]) for k, f in enumerate(factors)}
     unoriented = "nothing: with no usable trials it cannot read as a gain (levels in sorted order)"
     why = {f: oriented.why.get(f, "base: in the attribution") if f in oriented.base else unoriented for f in factors}
-    grid = Grid(a, report, factors, levels, found, (), "no trial data", None, "", confidence=settings.confidence)
-    grid = replace(grid, oriented=why)
+    grid = Grid(
+        attribution=a,
+        report=report,
+        factors=factors,
+        levels=levels,
+        cells=found,
+        effects=(),
+        verdict="no trial data",
+        earned=None,
+        reason="",
+        confidence=settings.confidence,
+        oriented=why,
+    )
     if short:
         return replace(grid, reason=f"fewer than two trials in {', '.join(short)}: no interval can be fitted")
     if any(v <= 0 for c in found for v in c.values):
         return replace(grid, reason="a value is zero or negative: ratios need positive values")
     band = band_of(noise, settings.min_effect)
-    fit = _fit(found, base, factors, settings, band, gain, a.credits)
+    fit = _fit(found, base, factors, settings=settings, band=band, gain=gain, credits=a.credits)
     flip = [k for k, f in enumerate(factors) if f not in oriented.base and (fit[0][k].ratio - 1) * gain < 0]
     if flip:  # a factor nothing orients reads as a gain: its base is the level at which the metric is worse
         base = tuple(levels[f][1] if k in flip else levels[f][0] for k, f in enumerate(factors))
         levels = {f: _pair(pairs[f], base[k]) for k, f in enumerate(factors)}
-        fit = _fit(found, base, factors, settings, band, gain, a.credits)
+        fit = _fit(found, base, factors, settings=settings, band=band, gain=gain, credits=a.credits)
     effects, df, sd_log = fit
     gains = "nothing: it reads as a gain (its base is the level at which the metric is worse)"
     why = {f: w if f in oriented.base else gains for f, w in why.items()}
@@ -190,9 +203,9 @@ def _pair(levels: tuple[str, ...], base: str) -> tuple[str, str]:
 
 def _cell(run: str, levels: tuple[str, ...], values: tuple[float, ...], confidence: float) -> Cell:
     if len(values) < 2:
-        return Cell(run, levels, values, values[0] if values else None, None, None)
+        return Cell(run=run, levels=levels, values=values, mean=values[0] if values else None, low=None, high=None)
     low, high, _ = stats.mean_interval(values, confidence)
-    return Cell(run, levels, values, sum(values) / len(values), low, high)
+    return Cell(run=run, levels=levels, values=values, mean=sum(values) / len(values), low=low, high=high)
 
 
 def _terms(k: int) -> list[tuple[int, ...]]:
@@ -204,6 +217,7 @@ def _fit(
     cells: Sequence[Cell],
     base: Sequence[str],
     factors: Sequence[str],
+    *,
     settings: Settings,
     band: float,
     gain: int,
@@ -229,14 +243,14 @@ def _fit(
         direction = gain if names == (credits,) else (1 if ratio > 1 else -1 if ratio < 1 else 0)
         bounds, tbounds = (float(ci[t][0]), float(ci[t][1])), (float(tost[t][0]), float(tost[t][1]))
         verdict = judge(bounds, tbounds, direction, None, settings.min_effect, band).verdict
-        effects.append(Effect(names, ratio, bounds, tbounds, verdict))
+        effects.append(Effect(factors=names, ratio=ratio, ci=bounds, tost=tbounds, verdict=verdict))
     return effects, int(fit.df_resid), float(math.sqrt(fit.scale))
 
 
 # ---- the attribution's verdict -----------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Rule:
     """What the attribution's rule needs besides the estimates: the terms (factor indices), the
     credited factor's index, the gain's direction, the smallest change worth calling, and the
@@ -268,21 +282,20 @@ class Rule:
             some = np.any(towards[:, list(mains.values())], axis=1)
             code = np.where(some, GRID_VERDICTS.index("supported"), code)
         else:
-            larger, bigger_interaction = self.clearly_larger(est, half, towards, real)
             c = mains[self.credited]
+            larger, bigger_interaction = self.clearly_larger(est, half, towards, real, c)
             code = np.where(larger, GRID_VERDICTS.index("misattributed"), code)
             code = np.where(towards[:, c] & ~larger & ~bigger_interaction, GRID_VERDICTS.index("supported"), code)
         return np.where(interacts, GRID_VERDICTS.index("interacts"), code)
 
-    def clearly_larger(self, est: Any, half: Any, towards: Any, real: Any) -> tuple[Any, Any]:
-        """Whether another main effect is clearly larger than the credited one (supported in the
-        gain's direction, and its interval beyond the credited one's, or the credited interval
-        short of its share of the gain), and whether an interaction's size is clearly larger."""
+    def clearly_larger(self, est: Any, half: Any, towards: Any, real: Any, c: int) -> tuple[Any, Any]:
+        """Whether another main effect is clearly larger than the credited one, column `c`
+        (supported in the gain's direction, and its interval beyond the credited one's, or the
+        credited interval short of its share of the gain), and whether an interaction's size is
+        clearly larger."""
         import numpy as np
 
-        assert self.credited is not None
         mains = {term[0]: i for i, term in enumerate(self.terms) if len(term) == 1}
-        c = mains[self.credited]
         low, high = est - half, est + half
         share = (est @ np.asarray(self.weights)) / self.shared_by
         short = high[:, c] < share if self.gain > 0 else low[:, c] > share
@@ -310,7 +323,9 @@ def _rule(grid: Grid, gain: int, path: tuple[tuple[str, ...], tuple[str, ...]], 
     moved = sum(1 for k in range(len(grid.factors)) if before[k] != after[k])
     credits = grid.attribution.credits
     credited = grid.factors.index(credits) if credits is not None else None
-    return Rule(terms, credited, gain, min_effect, weights, max(1, moved))
+    return Rule(
+        terms=terms, credited=credited, gain=gain, min_effect=min_effect, weights=weights, shared_by=max(1, moved)
+    )
 
 
 def _estimates(grid: Grid) -> tuple[Any, Any]:

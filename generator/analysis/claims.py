@@ -1,5 +1,6 @@
 """Evaluate the claims of a ledger: each claim's comparison (or figure) and verdict,
-its receipt states, and the correction chains.
+its receipt states, what the attribution grids holding its runs say of its credit, and the
+correction chains.
 
 Pure: takes a validated ledger, returns frozen `Evaluation`s; nothing here renders.
 """
@@ -12,6 +13,7 @@ from dataclasses import dataclass, replace
 
 from ..format.claimed import Claimed, parse_claimed
 from ..format.front_matter import Claim
+from ..format.signed import level
 from ..ledger.records import Ledger, Report, Run
 from ..ledger.references import shared_conditions
 from .attribution import Grid, attribute_all
@@ -25,7 +27,7 @@ from .verdicts import Verdict
 CREDITING: tuple[Verdict, ...] = ("supported", "overstated")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Evaluation:
     """A claim with its verdict and everything shown beside it."""
 
@@ -125,6 +127,7 @@ def evaluate(
     claim: Claim,
     ledger: Ledger,
     settings: Settings,
+    *,
     states: Mapping[str, RunState] | None = None,
     fixes: Mapping[str, tuple[str, ...]] | None = None,
     reproduced: Mapping[str, str] | None = None,
@@ -139,12 +142,12 @@ def evaluate(
     receipts = tuple((r, (states or {}).get(r, "unverified")) for r in runs)
     sources = tuple((r, provenance(ledger.runs[r])) for r in runs if r in ledger.runs)
     base = Evaluation(
-        claim,
-        report,
-        "no trial data",
-        STATEMENT_REASON,
-        settings.min_effect,
-        claimed,
+        claim=claim,
+        report=report,
+        verdict="no trial data",
+        reason=STATEMENT_REASON,
+        min_effect=settings.min_effect,
+        claimed=claimed,
         corrected_by=corrected,
         receipts=receipts,
         sources=sources,
@@ -158,21 +161,10 @@ def evaluate(
     baseline, candidate = ledger.runs[claim.baseline], ledger.runs[claim.candidate]
     conditions = claim.at_list if claim.at_list is not None else shared_conditions(baseline, candidate)
     own = (claim.baseline_at, claim.candidate_at)
-    found = compare(baseline, candidate, claim.metric, conditions, claim.varies, settings, claimed, own)
-    return Evaluation(
-        claim,
-        report,
-        found.verdict,
-        found.reason,
-        settings.min_effect,
-        claimed,
-        found,
-        unit=found.unit,
-        corrected_by=corrected,
-        receipts=receipts,
-        sources=sources,
-        reproduced=base.reproduced,
+    found = compare(
+        baseline, candidate, claim.metric, conditions, varies=claim.varies, settings=settings, claimed=claimed, own=own
     )
+    return replace(base, verdict=found.verdict, reason=found.reason, comparison=found, unit=found.unit)
 
 
 def _figure(base: Evaluation, ledger: Ledger, settings: Settings) -> Evaluation:
@@ -192,22 +184,9 @@ def _figure(base: Evaluation, ledger: Ledger, settings: Settings) -> Evaluation:
         found = "supported" if inside else "contradicted"
         reason = (
             f"The stated figure {'lies inside' if inside else 'lies outside'} the "
-            f"{settings.confidence:.0%} interval of the mean of {fig.n} trials."
+            f"{level(settings.confidence)} interval of the mean of {fig.n} trials."
         )
-    return Evaluation(
-        claim,
-        base.report,
-        found,
-        reason,
-        settings.min_effect,
-        base.claimed,
-        figure=fig,
-        unit=unit_of(run, claim.metric),
-        corrected_by=base.corrected_by,
-        receipts=base.receipts,
-        sources=base.sources,
-        reproduced=base.reproduced,
-    )
+    return replace(base, verdict=found, reason=reason, figure=fig, unit=unit_of(run, claim.metric))
 
 
 def evaluate_all(
@@ -218,7 +197,7 @@ def evaluate_all(
 ) -> dict[str, Evaluation]:
     fixes = corrections(ledger)
     return {
-        claim.id: evaluate(report, claim, ledger, settings, states, fixes, reproduced)
+        claim.id: evaluate(report, claim, ledger, settings, states=states, fixes=fixes, reproduced=reproduced)
         for report, claim in ledger.claims
     }
 

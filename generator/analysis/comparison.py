@@ -11,17 +11,28 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from ..format.claimed import Claimed
+from ..format.claimed import Claimed, Direction
 from ..format.keys import as_yaml
 from ..ledger.records import Row, Run
 from . import stats, wording
 from .power import Settling, comparison_settling
-from .records import ClaimComparison, Comparison, Confound, Settings, Side
+from .records import ClaimComparison, Comparison, Confound, Measured, Question, Settings, Side
 from .summaries import label_of, rate_trials
 from .verdicts import Judgement, Verdict, band_of, combine, judge, judge_equivalence, tost_level
 
 MISSING = "(absent)"
-__all__ = ["ClaimComparison", "Comparison", "Confound", "Settings", "Side", "compare", "confounds", "side"]
+__all__ = [
+    "ClaimComparison",
+    "Comparison",
+    "Confound",
+    "Measured",
+    "Question",
+    "Settings",
+    "Side",
+    "compare",
+    "confounds",
+    "side",
+]
 
 
 def environment(run: Run) -> dict[str, object]:
@@ -60,52 +71,52 @@ def side(
         summary = stats.summarize(values, confidence) if values and not run.reported else None
         pooled_or_none = None if run.reported else pooled
         return Side(
-            run.id, label, values, trials, run.reported, summary, pooled_or_none, None, left_out, repetitions, True
+            run=run.id,
+            label=label,
+            values=values,
+            trials=trials,
+            reported=run.reported,
+            summary=summary,
+            pooled=pooled_or_none,
+            excluded=left_out,
+            repetitions=repetitions,
+            is_rate=True,
         )
     kept = [r for r in rows if metric in r.values]
     values = tuple(r.values[metric] for r in kept)
     summary = stats.summarize(values, confidence) if values and not run.reported else None
     published = kept[0].spread.get(metric) if run.reported and len(kept) == 1 else None
     trials = tuple(r.trial for r in kept)
-    return Side(run.id, label, values, trials, run.reported, summary, None, published, left_out, repetitions)
+    return Side(
+        run=run.id,
+        label=label,
+        values=values,
+        trials=trials,
+        reported=run.reported,
+        summary=summary,
+        published=published,
+        excluded=left_out,
+        repetitions=repetitions,
+    )
 
 
 def _excluded(rows: Sequence[Row], metric: str) -> list[tuple[int | None, float, str]]:
     return [(r.trial, r.values[metric], r.excluded or "") for r in rows if metric in r.values]
 
 
-def direction_of(run: Run, metric: str, claimed: Claimed | None) -> int:
+BETTER: dict[str, Direction] = {"higher": 1, "lower": -1}
+
+
+def direction_of(run: Run, metric: str, claimed: Claimed | None) -> Direction:
     """+1 when the claim says higher, -1 lower: the claimed sign, else the metric's `better`."""
     if claimed is not None and claimed.direction:
         return claimed.direction
     better = run.meta.rates[metric].better if metric in run.meta.rates else run.meta.metrics[metric].better
-    return {"higher": 1, "lower": -1}.get(better or "", 0)
+    return BETTER.get(better or "", 0)
 
 
 def unit_of(run: Run, metric: str) -> str | None:
     return run.meta.metrics[metric].unit if metric in run.meta.metrics else None
-
-
-@dataclass(frozen=True)
-class Question:
-    """What one comparison asks, the same at every condition of a claim."""
-
-    settings: Settings
-    level: float  # the interval level at each condition (Bonferroni over several)
-    direction: int
-    claimed: Claimed | None
-    claimed_ratio: float | None
-
-    @property
-    def equivalence(self) -> bool:
-        return self.claimed is not None and self.claimed.kind == "equivalence"
-
-    @property
-    def margin(self) -> float:
-        """An equivalence claim's margin: its own ("±6%"), else the smallest change worth calling
-        ("0%", "1.0x", "no difference"), never the data's run-to-run noise."""
-        own = self.claimed.margin if self.claimed is not None else None
-        return own if own is not None else self.settings.min_effect
 
 
 def compare(
@@ -113,6 +124,7 @@ def compare(
     candidate: Run,
     metric: str,
     conditions: Sequence[Mapping[str, object]],
+    *,
     varies: Sequence[str],
     settings: Settings,
     claimed: Claimed | None = None,
@@ -124,25 +136,27 @@ def compare(
     1 - alpha / k), so the claim's family-wise error stays at alpha. `own` adds each side's
     own condition (a claim inside one run: baseline at command=A, candidate at command=B)."""
     direction = direction_of(candidate, metric, claimed)
-    level = 1 - (1 - settings.confidence) / max(1, len(conditions))
-    question = Question(settings, level, direction, claimed, claimed.ratio(direction) if claimed else None)
-    judged = tuple(_condition(baseline, candidate, metric, at, question, own) for at in conditions)
+    q = Question(
+        settings=settings,
+        level=1 - (1 - settings.confidence) / max(1, len(conditions)),
+        direction=direction,
+        claimed=claimed,
+        claimed_ratio=claimed.ratio(direction) if claimed else None,
+    )
+    judged = tuple(_condition(baseline, candidate, metric, at, q, own) for at in conditions)
     verdict = combine([c.verdict for c in judged])
-    margin = None
-    if question.equivalence and claimed is not None:
-        margin = claimed.margin if claimed.margin is not None else settings.min_effect
     return ClaimComparison(
-        metric,
-        unit_of(candidate, metric),
-        direction,
-        claimed,
-        question.claimed_ratio,
-        margin,
-        settings.min_effect,
-        confounds(baseline, candidate, varies),
-        judged,
-        verdict,
-        _claim_reason(judged, verdict),
+        metric=metric,
+        unit=unit_of(candidate, metric),
+        direction=direction,
+        claimed=claimed,
+        claimed_ratio=q.claimed_ratio,
+        margin=q.margin if q.equivalence else None,
+        min_effect=settings.min_effect,
+        confounds=confounds(baseline, candidate, varies),
+        conditions=judged,
+        verdict=verdict,
+        reason=_claim_reason(judged, verdict),
     )
 
 
@@ -166,25 +180,50 @@ def _condition(
 
 
 def _judged(b: Side, c: Side, at: dict[str, object], q: Question) -> Comparison:
-    base = Comparison(b, c, at, "no trial data", wording.no_data(b, c), q.level)
+    """The condition's verdict: "no trial data" with its reason when no ratio can be computed,
+    else the verdict rule on the measured ratio and its intervals."""
     ratio = _ratio(b, c)
-    if isinstance(ratio, str):
-        mean_b, mean_c = (sum(s.values) / len(s.values) if s.values else 0.0 for s in (b, c))
-        return replace(base, ratio=mean_c / mean_b if mean_b > 0 and mean_c > 0 else None, reason=ratio)
+    if isinstance(ratio, NoRatio):
+        return Comparison(
+            baseline=b,
+            candidate=c,
+            at=at,
+            verdict="no trial data",
+            reason=ratio.reason,
+            confidence=q.level,
+            point=_point(b, c),
+        )
+    verdict, measured = _measured(b, c, ratio, q)
+    return Comparison(
+        baseline=b,
+        candidate=c,
+        at=at,
+        verdict=verdict,
+        reason=wording.explain((b, c), verdict, measured, q),
+        confidence=q.level,
+        measured=measured,
+    )
+
+
+def _point(b: Side, c: Side) -> float | None:
+    """The ratio of the two sides' mean figures, shown without an interval; None unless both are positive."""
+    mean_b, mean_c = (sum(s.values) / len(s.values) if s.values else 0.0 for s in (b, c))
+    return mean_c / mean_b if mean_b > 0 and mean_c > 0 else None
+
+
+def _measured(b: Side, c: Side, ratio: stats.Ratio, q: Question) -> tuple[Verdict, Measured]:
+    """The verdict rule on the ratio's intervals, against the band of no difference."""
     cvs = [s.cv for s in (b, c) if s.cv is not None]
     settings = q.settings
     noise = settings.noise if settings.noise is not None else max(cvs, default=0.0)
     band = band_of(noise, settings.min_effect)
     ci, tost = ratio.bounds(q.level), ratio.bounds(tost_level(q.level))
-    margin = q.margin if q.equivalence else None
-    if margin is not None:
-        judgement = judge_equivalence(ci, tost, margin)
+    if q.equivalence:
+        judgement = judge_equivalence(ci, tost, q.margin)
     else:
         judgement = judge(ci, tost, q.direction, q.claimed_ratio, settings.min_effect, band)
     settling = _settling(ratio, judgement, q, band, max(b.n, c.n))
-    found = replace(
-        base,
-        verdict=judgement.verdict,
+    return judgement.verdict, Measured(
         ratio=ratio.ratio,
         ci_low=ci[0],
         ci_high=ci[1],
@@ -192,33 +231,36 @@ def _judged(b: Side, c: Side, at: dict[str, object], q: Question) -> Comparison:
         tost_high=tost[1],
         noise=noise,
         band=band,
+        source=ratio.source,
         understated=judgement.understated,
         trials_needed=settling.trials if settling else None,
         settles_as=settling.outcome if settling else None,
-        unsettled=_unsettled(ratio, judgement, settling, q, band),
+        unsettled=_unsettled(ratio, settling, q, band),
         mann_whitney_p=stats.mann_whitney(b.values, c.values) if b.n >= 10 and c.n >= 10 and not b.reported else None,
-        source=ratio.source,
-    )
-    return replace(
-        found,
-        reason=wording.explain(found, q.direction, q.claimed, q.claimed_ratio, q.equivalence, q.settings.min_effect),
     )
 
 
-def _ratio(b: Side, c: Side) -> stats.Ratio | str:
+@dataclass(frozen=True)
+class NoRatio:
+    """Why a condition has no ratio: the reason its verdict is "no trial data"."""
+
+    reason: str
+
+
+def _ratio(b: Side, c: Side) -> stats.Ratio | NoRatio:
     """The ratio from per-trial values, or from published summaries when a side has only those;
-    a reason for "no trial data" when neither is possible."""
+    the reason for "no trial data" when neither is possible."""
     if b.n < 2 or c.n < 2:
-        return wording.no_data(b, c)
+        return NoRatio(wording.no_data(b, c))
     try:
         if b.published is None and c.published is None:
             return stats.ratio_interval(b.values, c.values)
         pb, pc = b.mean_sd_n, c.mean_sd_n
         if pb is None or pc is None:
-            return wording.no_data(b, c)
+            return NoRatio(wording.no_data(b, c))
         return stats.ratio_from_summaries(pb, pc)
     except ValueError as err:
-        return f"No verdict: {err}."
+        return NoRatio(f"No verdict: {err}.")
 
 
 def _settling(ratio: stats.Ratio, judgement: Judgement, q: Question, band: float, present: int) -> Settling | None:
@@ -239,9 +281,7 @@ def _settling(ratio: stats.Ratio, judgement: Judgement, q: Question, band: float
     )
 
 
-def _unsettled(
-    ratio: stats.Ratio, judgement: Judgement, settling: Settling | None, q: Question, band: float
-) -> str | None:
+def _unsettled(ratio: stats.Ratio, settling: Settling | None, q: Question, band: float) -> str | None:
     """Why more trials will not settle an inconclusive verdict: the estimate sits on a bound."""
     if settling is None or settling.trials is not None:
         return None

@@ -19,7 +19,7 @@ from .attribution import Grid, GridVerdict
 from .records import Comparison
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class CreditCheck:
     """One grid's judgement of the factor a claim credits."""
 
@@ -52,7 +52,9 @@ def check_credit(claim: Claim, conditions: Sequence[Comparison], grid: Grid) -> 
     if not credited or set(_differing(grid, claim.baseline, claim.candidate)) <= set(credited):
         return None  # credits no factor, or its runs differ in nothing but what it credits: nothing to take apart
     verdict, sentence = _judged(grid, credited)
-    return CreditCheck(a.id, a.statement, verdict, credited, grid.earned, sentence)
+    return CreditCheck(
+        grid=a.id, statement=a.statement, verdict=verdict, credited=credited, earned=grid.earned, sentence=sentence
+    )
 
 
 def _differing(grid: Grid, baseline: str | None, candidate: str | None) -> tuple[str, ...]:

@@ -11,7 +11,7 @@ from ..format.front_matter import Attribution, Claim
 from ..ledger.records import Ledger, Run
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Orientation:
     """Each factor's base level where something chose it, and what chose it; the claim path
     the credit is about ((baseline cell, candidate cell) of the first claim taking the grid apart)."""
@@ -72,7 +72,7 @@ def orientation(ledger: Ledger, a: Attribution) -> Orientation:
             conflicts.append((f"base.{f}", message))
         elif f not in base:
             base[f], why[f] = given, "base: in the attribution"
-    return Orientation(base, why, path, tuple(conflicts))
+    return Orientation(base=base, why=why, path=path, conflicts=tuple(conflicts))
 
 
 def levels_of(run: Run, a: Attribution) -> tuple[str, ...]:

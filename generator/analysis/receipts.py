@@ -34,7 +34,7 @@ from .signatures import Signer, check_signature, parse_allowed_signers
 RunState = Literal["unverified", "verified", "dual-verified", "stale"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ReceiptStatus:
     name: str  # run-relative path
     verifier: str
@@ -174,18 +174,18 @@ def receipt_status(run: Run, found: Receipt, signers: Sequence[Signer], clock: C
     elif receipt.date > clock.build.date():
         dating = f"dated {receipt.date}, after the build ({clock.build:%Y-%m-%d}); write the day it was verified"
     return ReceiptStatus(
-        name,
-        receipt.verifier,
-        receipt.method,
-        receipt.date,
-        receipt.statement,
-        changed,
-        vanished,
-        added,
-        signed,
-        problem,
-        dating,
-        expired,
+        name=name,
+        verifier=receipt.verifier,
+        method=receipt.method,
+        date=receipt.date,
+        statement=receipt.statement,
+        changed=changed,
+        vanished=vanished,
+        added=added,
+        signed=signed,
+        signature_problem=problem,
+        dating_problem=dating,
+        key_expired=expired,
         measured=receipt.rerun is not None,
     )
 

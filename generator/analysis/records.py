@@ -1,5 +1,7 @@
-"""The records a comparison produces: both sides at a condition, each condition's judgement,
-and the claim's judgement over all its conditions. Frozen; no logic beyond derived fields."""
+"""The records of a comparison: the verdict settings and the question it asks, both sides at
+a condition, each condition's judgement (with its ratio and intervals when measured), and the
+claim's judgement over all its conditions. Frozen; no logic beyond derived fields and the
+settings' one validation."""
 
 from __future__ import annotations
 
@@ -7,8 +9,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..errors import BenchledgerError, Problem
-from ..format.claimed import Claimed
+from ..format.claimed import Claimed, Direction
 from . import stats
+from .stats import Source
 from .verdicts import Verdict
 
 NO_VARIATION = "no run-to-run variation"
@@ -43,7 +46,7 @@ class Settings:
         return cls(**values)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Side:
     """One run's trials (or published summary) at one condition."""
 
@@ -100,9 +103,53 @@ class Confound:
     candidate: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
+class Question:
+    """What one comparison asks, the same at every condition of a claim."""
+
+    settings: Settings
+    level: float  # the interval level at each condition (Bonferroni over several)
+    direction: Direction
+    claimed: Claimed | None
+    claimed_ratio: float | None
+
+    @property
+    def equivalence(self) -> bool:
+        return self.claimed is not None and self.claimed.kind == "equivalence"
+
+    @property
+    def margin(self) -> float:
+        """An equivalence claim's margin: its own ("±6%"), else the smallest change worth calling
+        ("0%", "1.0x", "no difference"), never the data's run-to-run noise."""
+        own = self.claimed.margin if self.claimed is not None else None
+        return own if own is not None else self.settings.min_effect
+
+
+@dataclass(frozen=True, kw_only=True)
+class Measured:
+    """A condition's ratio with its intervals: present exactly when both sides hold enough (two
+    trials each, or a published mean, SD and n) to compute one."""
+
+    ratio: float
+    ci_low: float
+    ci_high: float
+    tost_low: float  # the TOST interval, at 1 - 2 alpha
+    tost_high: float
+    noise: float  # the noise band: the setting's, else the larger per-trial CV of the two sides
+    band: float  # max(noise, min_effect): the "no difference" band's half-width
+    source: Source  # trials, or summaries (published mean, SD and n)
+    understated: bool = False
+    trials_needed: int | None = None  # inconclusive: trials per side that would decide it with 80% probability
+    settles_as: str | None = None  # the verdict those trials would most likely give
+    unsettled: str | None = None  # inconclusive, and more trials will not settle it: why
+    mann_whitney_p: float | None = None  # ten or more trials a side
+
+
+@dataclass(frozen=True, kw_only=True)
 class Comparison:
-    """One condition of a comparison: both sides, the ratio, its intervals and its verdict."""
+    """One condition of a comparison: both sides, its verdict and, when measured, the ratio
+    with its intervals. The flat properties (`ci_low`, `band`, ...) read `measured` for the
+    pages and the CLI, None when there is none."""
 
     baseline: Side
     candidate: Side
@@ -110,34 +157,67 @@ class Comparison:
     verdict: Verdict
     reason: str  # the verdict in plain words
     confidence: float  # the level of this condition's interval (lower than the setting's: Bonferroni)
-    ratio: float | None = None
-    ci_low: float | None = None
-    ci_high: float | None = None
-    tost_low: float | None = None
-    tost_high: float | None = None
-    noise: float | None = None
-    band: float | None = None  # max(noise, min_effect): the "no difference" band's half-width
-    understated: bool = False
-    trials_needed: int | None = None  # inconclusive: trials per side that would decide it with 80% probability
-    unsettled: str | None = None  # inconclusive, and more trials will not settle it: why
-    settles_as: str | None = None  # the verdict those trials would most likely give
-    mann_whitney_p: float | None = None
-    source: str = "trials"  # trials | summaries (published mean, SD and n)
+    measured: Measured | None = None  # None: "no trial data"
+    point: float | None = None  # no interval: the ratio of the two sides' mean figures, when both are positive
     restored: Verdict | None = None  # the verdict with the excluded trials put back, when it differs
 
     @property
     def label(self) -> str:
         return self.baseline.label
 
+    @property
+    def ratio(self) -> float | None:
+        return self.measured.ratio if self.measured is not None else self.point
 
-@dataclass(frozen=True)
+    @property
+    def ci_low(self) -> float | None:
+        return self.measured.ci_low if self.measured is not None else None
+
+    @property
+    def ci_high(self) -> float | None:
+        return self.measured.ci_high if self.measured is not None else None
+
+    @property
+    def noise(self) -> float | None:
+        return self.measured.noise if self.measured is not None else None
+
+    @property
+    def band(self) -> float | None:
+        return self.measured.band if self.measured is not None else None
+
+    @property
+    def source(self) -> Source | None:
+        return self.measured.source if self.measured is not None else None
+
+    @property
+    def understated(self) -> bool:
+        return self.measured is not None and self.measured.understated
+
+    @property
+    def trials_needed(self) -> int | None:
+        return self.measured.trials_needed if self.measured is not None else None
+
+    @property
+    def settles_as(self) -> str | None:
+        return self.measured.settles_as if self.measured is not None else None
+
+    @property
+    def unsettled(self) -> str | None:
+        return self.measured.unsettled if self.measured is not None else None
+
+    @property
+    def mann_whitney_p(self) -> float | None:
+        return self.measured.mann_whitney_p if self.measured is not None else None
+
+
+@dataclass(frozen=True, kw_only=True)
 class ClaimComparison:
     """Everything `benchledger compare` prints and a claim card shows: the claim's verdict over
     all its conditions, and each condition's own comparison."""
 
     metric: str
     unit: str | None
-    direction: int  # +1: the claim says the candidate's ratio is above 1; -1 below; 0 none
+    direction: Direction  # +1: the claim says the candidate's ratio is above 1; -1 below; 0 none
     claimed: Claimed | None
     claimed_ratio: float | None  # a magnitude as a ratio; None otherwise
     margin: float | None  # an equivalence claim's margin (min_effect when it states none)

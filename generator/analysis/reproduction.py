@@ -32,7 +32,7 @@ MIN_MARGIN = 0.05  # agreement within 5% at the least
 NOISE_MULTIPLE = 2.0  # or within twice the noise band, when the run is noisier
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Figure:
     metric: str
     at: Mapping[str, object]
@@ -80,13 +80,14 @@ def _figure(
 ) -> Figure:
     noise = max(_cv(a), _cv(b))
     allowed = margin if margin is not None else max(MIN_MARGIN, NOISE_MULTIPLE * noise)
-    if all(v == 0 for v in (*a, *b)):
-        return Figure(name, at, 1.0, 1.0, 1.0, allowed, "agrees")  # nothing happened, twice
-    if len(a) < 2 or len(b) < 2 or any(v <= 0 for v in (*a, *b)):
-        return Figure(name, at, None, None, None, allowed, "unsettled")  # not measured again, too few, zeros
+    if all(v == 0 for v in (*a, *b)):  # nothing happened, twice
+        return Figure(metric=name, at=at, ratio=1.0, low=1.0, high=1.0, margin=allowed, status="agrees")
+    if len(a) < 2 or len(b) < 2 or any(v <= 0 for v in (*a, *b)):  # not measured again, too few, zeros
+        return Figure(metric=name, at=at, ratio=None, low=None, high=None, margin=allowed, status="unsettled")
     ratio = stats.ratio_interval(a, b)
     ci, tost = ratio.bounds(stats.CONFIDENCE), ratio.bounds(tost_level(stats.CONFIDENCE))
-    return Figure(name, at, ratio.ratio, ci[0], ci[1], allowed, agreement(ci, tost, allowed))
+    status = agreement(ci, tost, allowed)
+    return Figure(metric=name, at=at, ratio=ratio.ratio, low=ci[0], high=ci[1], margin=allowed, status=status)
 
 
 def _cv(values: Sequence[float]) -> float:

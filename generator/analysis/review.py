@@ -51,7 +51,7 @@ class VerdictChange:
     measured: str  # the effect after the change, in words ("" when none)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Review:
     added: tuple[str, ...]
     changed: tuple[str, ...]  # runs whose files changed

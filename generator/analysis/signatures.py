@@ -21,7 +21,7 @@ NAMESPACE = "benchledger-receipt"
 SUPPORTED_KEYS = ("ssh-ed25519", "ssh-rsa")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Signer:
     """One line of allowed_signers."""
 
@@ -87,7 +87,17 @@ def parse_allowed_signers(text: str, rel: str = "allowed_signers") -> tuple[list
         namespaces = tuple(options["namespaces"].split(",")) if "namespaces" in options else None
         principals = tuple(p.strip() for p in parsed.principals.split(","))
         ca = "cert-authority" in options
-        signers.append(Signer(number, principals, parsed.key_type, key, namespaces, after, before, ca))
+        signer = Signer(
+            line=number,
+            principals=principals,
+            key_type=parsed.key_type,
+            key=key,
+            namespaces=namespaces,
+            valid_after=after,
+            valid_before=before,
+            cert_authority=ca,
+        )
+        signers.append(signer)
     return signers, problems
 
 

@@ -18,6 +18,7 @@ from scipy import special
 from ..format.signed import signed
 
 CONFIDENCE = 0.95
+Source = Literal["trials", "summaries"]  # a ratio from per-trial values, or from published mean, SD and n
 CV_WARN = 0.10  # pyperf warns above 10% spread
 OUTLIER_Z = 3.5  # Iglewicz and Hoaglin's cut-off for modified z-scores
 OUTLIER_MIN = 0.05  # ... and only for a trial at least 5% away from the median
@@ -43,7 +44,7 @@ def _array(values: Values, what: str = "values") -> np.ndarray:
 IntervalKind = Literal["multiplicative", "t", "t, truncated at 0"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Summary:
     """Per-trial summary of one metric at one condition.
 
@@ -118,7 +119,16 @@ def summarize(values: Values, confidence: float = CONFIDENCE) -> Summary:
     if arr.size > 1:
         low, high, kind = mean_interval(arr, confidence)
     return Summary(
-        int(arr.size), mean, float(np.median(arr)), sd, cv, float(arr.min()), float(arr.max()), low, high, kind
+        n=int(arr.size),
+        mean=mean,
+        median=float(np.median(arr)),
+        sd=sd,
+        cv=cv,
+        min=float(arr.min()),
+        max=float(arr.max()),
+        ci_low=low,
+        ci_high=high,
+        interval=kind,
     )
 
 
@@ -158,7 +168,7 @@ def wilson(successes: float, trials: float, confidence: float = CONFIDENCE) -> t
     return float(ci.low), float(ci.high)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RateSummary:
     """A rate such as draft acceptance: per-trial rates and the pooled proportion."""
 
@@ -178,9 +188,9 @@ def summarize_rate(numerators: Values, denominators: Values, confidence: float =
     per_trial = tuple(float(a / b) for a, b in zip(num, den, strict=True) if b > 0)
     k, n = float(num.sum()), float(den.sum())
     if n <= 0:
-        return RateSummary(per_trial, k, n, None, None, None)
+        return RateSummary(per_trial=per_trial, successes=k, attempts=n, pooled=None, wilson_low=None, wilson_high=None)
     low, high = wilson(k, n, confidence)
-    return RateSummary(per_trial, k, n, k / n, low, high)
+    return RateSummary(per_trial=per_trial, successes=k, attempts=n, pooled=k / n, wilson_low=low, wilson_high=high)
 
 
 def warnings(values: Values, better: str | None) -> list[str]:
@@ -234,7 +244,7 @@ class Ratio:
     se: float  # standard error of log_ratio (0 when both sides are constant)
     df: float  # Welch-Satterthwaite degrees of freedom (inf when se is 0)
     sd_log: float  # pooled standard deviation of the per-trial log values
-    source: Literal["trials", "summaries"] = "trials"
+    source: Source = "trials"
 
     @property
     def ratio(self) -> float:
@@ -256,9 +266,7 @@ class Ratio:
         return self.bounds(CONFIDENCE)[1]
 
 
-def _welch(
-    diff: float, var_b: float, n_b: int, var_c: float, n_c: int, source: Literal["trials", "summaries"]
-) -> Ratio:
+def _welch(diff: float, var_b: float, n_b: int, var_c: float, n_c: int, source: Source) -> Ratio:
     """Welch on the log scale from each side's variance of log values and its n."""
     vb, vc = var_b / n_b, var_c / n_c
     if not all(math.isfinite(v) and v < 1e100 for v in (diff, vb, vc)):

@@ -1,4 +1,5 @@
-"""Per-run statistics: every condition x metric summarized, every rate pooled.
+"""Per-run statistics: every condition x metric summarized, every rate pooled, and the
+requests' latency percentiles at each condition.
 
 Pure: takes a loaded `Run`, returns frozen records; nothing here renders.
 """
@@ -32,7 +33,7 @@ def rate_trials(
     return trials, summarize_rate(num, den, confidence)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class MetricAt:
     """One metric at one condition: the trials and their summary."""
 
@@ -59,7 +60,7 @@ class RateAt:
     summary: RateSummary
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class RequestsAt:
     """Latency distribution of the requests at one condition (all trials pooled)."""
 
@@ -104,17 +105,28 @@ def summarize_run(run: Run, confidence: float = CONFIDENCE) -> RunSummary:
             left_out = tuple((r.trial, r.values[name], r.excluded or "") for r in excluded if name in r.values)
             if run.reported:
                 published = kept[0].spread.get(name) if len(kept) == 1 else None
-                metrics.append(MetricAt(at, label, name, trials, values, None, (), published))
+                metrics.append(
+                    MetricAt(
+                        at=at,
+                        label=label,
+                        metric=name,
+                        trials=trials,
+                        values=values,
+                        summary=None,
+                        warnings=(),
+                        published=published,
+                    )
+                )
             else:
                 metrics.append(
                     MetricAt(
-                        at,
-                        label,
-                        name,
-                        trials,
-                        values,
-                        summarize(values, confidence),
-                        tuple(warnings(values, metric.better)),
+                        at=at,
+                        label=label,
+                        metric=name,
+                        trials=trials,
+                        values=values,
+                        summary=summarize(values, confidence),
+                        warnings=tuple(warnings(values, metric.better)),
                         excluded=left_out,
                     )
                 )
@@ -127,12 +139,12 @@ def summarize_run(run: Run, confidence: float = CONFIDENCE) -> RunSummary:
                 ok = [q for q in mine if not q.error]
                 requests.append(
                     RequestsAt(
-                        at,
-                        label,
-                        len(mine),
-                        len(mine) - len(ok),
-                        _percentiles([q.ttft_s for q in ok if q.ttft_s is not None]),
-                        _percentiles([q.latency_s for q in ok if q.latency_s is not None]),
+                        at=at,
+                        label=label,
+                        requests=len(mine),
+                        errors=len(mine) - len(ok),
+                        ttft=_percentiles([q.ttft_s for q in ok if q.ttft_s is not None]),
+                        latency=_percentiles([q.latency_s for q in ok if q.latency_s is not None]),
                     )
                 )
     return RunSummary(tuple(metrics), tuple(rates), tuple(requests))

@@ -4,19 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..format.claimed import Claimed
-from ..format.signed import change
-from .records import Comparison, Side
-from .verdicts import Verdict
+from ..format.signed import change, level
+from .records import Comparison, Measured, Question, Side
+from .verdicts import Verdict, tost_level
 
 
 def pct(ratio: float) -> str:
     """A ratio as a signed percent change: 1.077 -> '+7.7%'."""
     return change(ratio)
-
-
-def level(confidence: float) -> str:
-    return f"{confidence * 100:.4g}%"
 
 
 def no_data(b: Side, c: Side) -> str:
@@ -35,41 +30,30 @@ def no_data(b: Side, c: Side) -> str:
     )
 
 
-def explain(
-    found: Comparison,
-    direction: int,
-    claimed: Claimed | None,
-    claimed_ratio: float | None,
-    eq: bool,
-    min_effect: float,
-) -> str:
-    """Why this condition got its verdict, with the numbers that decided it."""
-    assert found.ci_low is not None and found.ci_high is not None and found.band is not None
+def explain(sides: tuple[Side, Side], verdict: Verdict, m: Measured, q: Question) -> str:
+    """Why a measured condition got its verdict, with the numbers that decided it."""
     interval = (
-        f"the {level(found.confidence)} interval of the ratio runs from {pct(found.ci_low)} to {pct(found.ci_high)}"
-        if found.ci_low != found.ci_high
-        else f"every trial of each side gave the same value, so the difference is exactly {pct(found.ci_low)}"
+        f"the {level(q.level)} interval of the ratio runs from {pct(m.ci_low)} to {pct(m.ci_high)}"
+        if m.ci_low != m.ci_high
+        else f"every trial of each side gave the same value, so the difference is exactly {pct(m.ci_low)}"
     )
-    if found.source == "summaries":
+    if m.source == "summaries":
         interval += " (from published mean, SD and n)"
-    tost_range = f"{pct(found.tost_low or 1)} to {pct(found.tost_high or 1)}"
-    tost = f"the {level(2 * found.confidence - 1)} interval runs from {tost_range}"
-    prefix = _variation(found)
-    if eq:
-        margin = claimed.margin if claimed is not None and claimed.margin is not None else min_effect
-        own = claimed is not None and claimed.margin is not None
-        text = _equivalence(found.verdict, interval, tost, margin, own, _more(found))
-        return prefix + text + _noise_context(found)
-    return prefix + _directional(found, direction, claimed, claimed_ratio, interval, tost)
+    tost = f"the {level(tost_level(q.level))} interval runs from {pct(m.tost_low)} to {pct(m.tost_high)}"
+    prefix = _variation(sides)
+    if q.equivalence:
+        own = q.claimed is not None and q.claimed.margin is not None
+        return prefix + _equivalence(verdict, interval, tost, q.margin, own, _more(m)) + _noise_context(m)
+    return prefix + _directional(verdict, m, q, interval, tost)
 
 
-def _more(found: Comparison) -> str:
+def _more(m: Measured) -> str:
     """What more trials would do for an inconclusive verdict."""
-    if found.unsettled:
-        return " " + found.unsettled
-    if found.trials_needed:
-        likely = f", most likely as {found.settles_as}" if found.settles_as else ""
-        return f" About {found.trials_needed:,} trials per side would settle it{likely}."
+    if m.unsettled:
+        return " " + m.unsettled
+    if m.trials_needed:
+        likely = f", most likely as {m.settles_as}" if m.settles_as else ""
+        return f" About {m.trials_needed:,} trials per side would settle it{likely}."
     return ""
 
 
@@ -82,18 +66,18 @@ def never_settles(ratio: float, bound: float, name: str) -> str:
     )
 
 
-def _noise_context(found: Comparison) -> str:
+def _noise_context(m: Measured) -> str:
     """The run-to-run noise beside an equivalence verdict: context, never its margin."""
-    if found.noise is None or found.noise <= 0:
+    if m.noise <= 0:
         return ""
     return (
-        f" Run-to-run noise, for context: CV {found.noise:.1%}, so a single run cannot show a change much "
+        f" Run-to-run noise, for context: CV {m.noise:.1%}, so a single run cannot show a change much "
         "smaller than that; the margin does not grow with it."
     )
 
 
-def _variation(found: Comparison) -> str:
-    constant = [s for s in (found.baseline, found.candidate) if s.constant]
+def _variation(sides: tuple[Side, Side]) -> str:
+    constant = [s for s in sides if s.constant]
     if not constant:
         return ""
     names = " and ".join(s.run for s in constant)
@@ -112,30 +96,27 @@ def _equivalence(verdict: Verdict, interval: str, tost: str, margin: float, own:
     return f"Inconclusive: {tost}, not inside {which}, and {interval}, not outside it.{more}"
 
 
-def _directional(
-    found: Comparison, direction: int, claimed: Claimed | None, claimed_ratio: float | None, interval: str, tost: str
-) -> str:
-    assert found.ci_low is not None and found.ci_high is not None
-    way = "an increase" if direction > 0 else "a decrease"
-    verdict = found.verdict
+def _directional(verdict: Verdict, m: Measured, q: Question, interval: str, tost: str) -> str:
+    way = "an increase" if q.direction > 0 else "a decrease"
+    claimed = q.claimed
     if verdict == "contradicted":
         return f"Contradicted: {interval}, entirely beyond the smallest change worth calling, opposite to the claim."
     if verdict == "overstated" and claimed is not None:
-        far = found.ci_high if direction > 0 else found.ci_low
+        far = m.ci_high if q.direction > 0 else m.ci_low
         return f"Overstated: claimed {claimed.text}, the data allow at most {pct(far)} ({interval})."
     if verdict == "supported":
         text = f"Supported: {interval}, entirely beyond the smallest change worth calling, as {way}."
-        if found.understated and claimed is not None:
-            near = found.ci_low if direction > 0 else found.ci_high
+        if m.understated and claimed is not None:
+            near = m.ci_low if q.direction > 0 else m.ci_high
             text += f" The claimed {claimed.text} is understated: the data show at least {pct(near)}."
         return text
     if verdict == "within noise":
         return (
             f"Within noise: {interval}, which contains no difference, and {tost}, inside the "
-            f"±{found.band:.1%} band of no difference."
+            f"±{m.band:.1%} band of no difference."
         )
-    more = _more(found)
-    if not direction:
+    more = _more(m)
+    if not q.direction:
         return f"Inconclusive: the claim gives no direction to test, and {interval}.{more}"
     return f"Inconclusive: {interval}, which is too wide to decide.{more}"
 

@@ -92,7 +92,7 @@ def compare(
     base, cand = ledger.runs[baseline], ledger.runs[candidate]
     chosen = conditions if conditions is not None else shared_conditions(base, cand)
     said = parse_claimed(claimed) if claimed is not None else None
-    result = compare_runs(base, cand, metric, chosen, varies or [], settings, said)
+    result = compare_runs(base, cand, metric, chosen, varies=varies or [], settings=settings, claimed=said)
     if as_json:
         typer.echo(json.dumps(comparison_json(result), indent=2))
     else:
@@ -131,7 +131,7 @@ def _checked(
     except BenchledgerError as err:
         fail([Problem(file="command line", field=_option(p.field), message=p.message) for p in err.problems])
     ledger = load(repo)
-    report = Report("compare", "command line", meta, "", "")
+    report = Report(slug="compare", path="command line", meta=meta, body="", digest="")
     problems = validate_claims(ledger.runs, [report], ledger.failed_runs)
     problems += [
         Problem(file=f"runs/{ref}", message="has problems; run benchledger check")
@@ -223,7 +223,7 @@ def _print_condition(console: Any, r: ClaimComparison, c: Comparison) -> None:
     def safe(value: object) -> str:
         return escape(shown(str(value)))
 
-    level = f"{c.confidence * 100:.4g}%"
+    level = t.level(c.confidence)
     table = Table(title=safe(f"{r.metric} at {c.label}"))
     for column in ("", "run", "n", "median", f"mean [{level} CI]"):
         table.add_column(column)

@@ -15,13 +15,14 @@ from dataclasses import dataclass
 from typing import Literal
 
 ClaimedKind = Literal["direction", "magnitude", "equivalence"]
-MINUS = "-−"
+Direction = Literal[-1, 0, 1]  # the sign of a change: +1 up, -1 down, 0 none given
 
 _SIGN = re.compile(r"^\s*([+\-−])\s*$")
 _PERCENT = re.compile(r"^\s*([+\-−]?)\s*(\d+(?:\.\d+)?)\s*%\s*$")
 _NONE = re.compile(r"^\s*no\s+difference\s*$", re.I)
 _TIMES = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*[x×]\s*$")
 _WITHIN = re.compile(r"^\s*(?:±|\+/-|\+-|within)\s*(\d+(?:\.\d+)?)\s*%\s*$", re.I)
+SIGNS: dict[str, Direction] = {"+": 1, "-": -1, "−": -1}
 MAX_PERCENT = 10_000.0  # +10,000% is a 101x ratio; anything larger is a typo
 
 
@@ -37,12 +38,12 @@ class Claimed:
 
     text: str
     kind: ClaimedKind
-    direction: int = 0
+    direction: Direction = 0
     size: float | None = None  # magnitude: the claimed relative change, unsigned (0.2 for 20%)
     ratio_given: float | None = None  # magnitude written as a ratio ("1.2x")
     margin: float | None = None
 
-    def ratio(self, direction: int) -> float | None:
+    def ratio(self, direction: Direction) -> float | None:
         """The claimed ratio of a magnitude, once the direction is known (`direction_of`)."""
         if self.kind != "magnitude":
             return None
@@ -57,7 +58,7 @@ def parse_claimed(text: str) -> Claimed:
     if _NONE.match(text):
         return Claimed(text, "equivalence")
     if match := _SIGN.match(text):
-        return Claimed(text, "direction", -1 if match.group(1) in MINUS else 1)
+        return Claimed(text, "direction", SIGNS[match.group(1)])
     if match := _WITHIN.match(text):
         margin = _fraction(text, match.group(1))
         if margin == 0:
@@ -70,7 +71,7 @@ def parse_claimed(text: str) -> Claimed:
         size = _fraction(text, match.group(2))
         if size == 0:
             return Claimed(text, "equivalence")
-        sign = {"+": 1, "-": -1, "−": -1}.get(match.group(1), 0)
+        sign = SIGNS.get(match.group(1), 0)
         if sign < 0 and size >= 1:
             raise ValueError(f"claimed {text!r}: a decrease of 100% or more leaves nothing; write a smaller one")
         return Claimed(text, "magnitude", sign, size=size)

@@ -22,7 +22,6 @@ import csv
 import datetime as dt
 import io
 import json
-import math
 import re
 from collections.abc import Sequence
 from decimal import Decimal
@@ -30,7 +29,7 @@ from typing import Any
 
 from ..errors import BenchledgerError, Problem
 from ..format.models import NAME_PATTERN
-from .common import Imported
+from .common import Imported, finite
 
 TEST = ("n_prompt", "n_gen", "n_depth")
 RESULT = ("avg_ns", "stddev_ns", "avg_ts", "stddev_ts", "samples_ns", "samples_ts", "test_time", "test", "t/s")
@@ -362,6 +361,5 @@ def _positive(value: Any) -> bool:
 
 
 def _finite(value: Any) -> bool:
-    if isinstance(value, Decimal):
-        return value.is_finite()
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    """A finite number: a JSON number (`common.finite`), or a Decimal (JSON floats are read as Decimal)."""
+    return value.is_finite() if isinstance(value, Decimal) else finite(value)

@@ -30,7 +30,14 @@ def load(root: Path | str, docs_dir: str = DOCS_DIR, cache: ParsedRuns | None = 
     problems += layout or docs_problems(root, root / docs_dir)
     reports = [] if layout else _reports(root / docs_dir / REPORTS_DIR, root, problems)
     allowed = _allowed_signers(root, problems)
-    return Ledger(root, MappingProxyType(runs), tuple(reports), tuple(problems), allowed, frozenset(failed))
+    return Ledger(
+        root=root,
+        runs=MappingProxyType(runs),
+        reports=tuple(reports),
+        problems=tuple(problems),
+        allowed_signers=allowed,
+        failed_runs=frozenset(failed),
+    )
 
 
 def _runs(root: Path, problems: list[Problem], cache: ParsedRuns | None) -> tuple[dict[str, Run], set[str]]:

@@ -97,7 +97,7 @@ class Receipt:
     signature: str | None  # run-relative path of the .sig beside it
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Run:
     id: str
     path: str  # repository-relative, e.g. runs/<id>
@@ -144,7 +144,7 @@ class SweepDirective:
     runs: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Report:
     slug: str  # path under the reports folder without .md: "play-1", or "2026/play-1" in a sub-folder
     path: str  # repository-relative
@@ -155,7 +155,7 @@ class Report:
     sweeps: tuple[SweepDirective, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Ledger:
     root: Path
     runs: Mapping[str, Run]

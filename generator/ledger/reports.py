@@ -49,7 +49,10 @@ def load_report(root: Path, path: Path, folder: Path) -> tuple[Report | None, li
         )
         for found in SWEEP.finditer(body)
     )
-    return Report(slug, rel, meta, body, digest, MappingProxyType(lines), sweeps), []
+    report = Report(
+        slug=slug, path=rel, meta=meta, body=body, digest=digest, lines=MappingProxyType(lines), sweeps=sweeps
+    )
+    return report, []
 
 
 def _front_matter(text: str, rel: str) -> tuple[object, Lines]:

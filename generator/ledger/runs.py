@@ -77,7 +77,18 @@ def load_run(folder: Path, cache: ParsedRuns | None = None) -> tuple[Run | None,
     known = cache.get((rid, digest)) if cache is not None and not walked else None
     if known is not None:
         meta, manifest, results, requests, receipts = known
-        return Run(rid, rel, meta, manifest, results, requests, receipts, MappingProxyType(blobs), digest), []
+        found = Run(
+            id=rid,
+            path=rel,
+            meta=meta,
+            manifest=manifest,
+            results=results,
+            requests=requests,
+            receipts=receipts,
+            blobs=MappingProxyType(blobs),
+            digest=digest,
+        )
+        return found, []
     run, problems = parse_run(folder, blobs, walked, digest)
     if cache is not None and run is not None:
         cache[(rid, digest)] = (run.meta, run.manifest, run.results, run.requests, run.receipts)
@@ -139,7 +150,17 @@ def parse_run(
         problems += _imported_problems(meta, blobs, rel)
     if problems or meta is None or manifest is None or results is None:
         return None, problems
-    run = Run(rid, rel, meta, manifest, results, requests, receipts, MappingProxyType(blobs), digest)
+    run = Run(
+        id=rid,
+        path=rel,
+        meta=meta,
+        manifest=manifest,
+        results=results,
+        requests=requests,
+        receipts=receipts,
+        blobs=MappingProxyType(blobs),
+        digest=digest,
+    )
     return run, problems
 
 

@@ -11,6 +11,7 @@ from markupsafe import Markup
 from ..analysis.claims import Evaluation
 from ..analysis.comparison import Comparison, Settings, Side
 from ..analysis.wording import pct
+from ..format.signed import level as level_of
 from ..format.signed import signed
 from . import text as t
 from .templating import generated_mark, render
@@ -60,7 +61,7 @@ def interval_text(c: Comparison, simultaneous: bool = False, unit: str | None = 
         return f"{shown} (reported figures, no interval)"
     if c.ci_low == c.ci_high:
         return f"{shown} (no run-to-run variation measured: no interval)"
-    notes = [f"{c.confidence * 100:.4g}% simultaneous (Bonferroni)"] if simultaneous else []
+    notes = [f"{level_of(c.confidence)} simultaneous (Bonferroni)"] if simultaneous else []
     notes += ["from published mean, SD and n"] if c.source == "summaries" else []
     bounds = f"{c.ci_low:.3f}, {c.ci_high:.3f}" if rates else f"{pct(c.ci_low)}, {pct(c.ci_high)}"
     return f"{shown} [{bounds}]" + (f" ({'; '.join(notes)})" if notes else "")
@@ -283,7 +284,7 @@ def forest_rows(chain: Sequence[Evaluation]) -> list[dict[str, str]]:
                     "verdict": c.verdict,
                     "ratio": t.number(c.ratio) if c.ratio is not None else "–",
                     "interval": f"[{t.number(c.ci_low)}, {t.number(c.ci_high)}]" if c.ci_low is not None else "none",
-                    "level": f"{c.confidence * 100:.4g}%",
+                    "level": level_of(c.confidence),
                     "band": f"±{c.band:.1%}" if c.band is not None else "–",
                     "n": f"{c.baseline.n} / {c.candidate.n}",
                 }

@@ -16,6 +16,7 @@ from urllib.parse import quote
 
 from markupsafe import Markup
 
+from ..format import signed
 from ..format.keys import as_yaml
 
 _SAFE = re.compile(r"[A-Za-z0-9 .,]")
@@ -138,8 +139,8 @@ def number(value: float | None, digits: int = 4) -> str:
 
 
 def level(confidence: float) -> Markup:
-    """A confidence level as the pages write it: 0.95 -> '95%', 0.995 -> '99.5%'."""
-    return Markup(f"{confidence * 100:g}%")
+    """A confidence level as the pages write it (`format.signed.level`): 0.95 -> '95%', 0.995 -> '99.5%'."""
+    return Markup(signed.level(confidence))
 
 
 def percent(value: float | None, digits: int = 1) -> str:
