@@ -5,18 +5,25 @@ keeps the new trials beside it (receipts/<name>/), so the rerun can itself be in
 The rerun is measured into a temporary folder outside the publication; only the receipt and
 the kept files are written into the run folder, and only when the environment the rerun
 recorded matches the original's in every key the verifier did not allow to differ.
+
+Measuring is the runner's work, which this room may not import: the caller passes a `Measure`
+(the CLI passes `benchledger run` itself, parsed and run in this process), so the command shown
+to the person is the one executed, read by the parser that wrote the invocation.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import shlex
-import subprocess
+import signal
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 import yaml
@@ -35,6 +42,9 @@ from .receipt import resolve_run_id, slug, write_signed
 KEPT = ("results.csv", "run.yaml", "manifest.yaml")
 RECEIPTS = RECEIPTS_DIR.rstrip("/")
 AUTO_MANIFEST = ("schema", "captured", "host", "software", "accelerators", "server", "environment")
+
+Measure = Callable[[list[str]], int]
+"""Runs `benchledger ARGV` (a `run openai` or `run command` line) and returns its exit status."""
 
 
 @dataclass(frozen=True)
@@ -66,9 +76,14 @@ def refuse(shown: str) -> bool:
 
 
 def rerun(
-    repo: Path, ask: Request, echo: Callable[[str], None] = print, consent: Callable[[str], bool] = refuse
+    repo: Path,
+    ask: Request,
+    measure: Measure,
+    *,
+    echo: Callable[[str], None] = print,
+    consent: Callable[[str], bool] = refuse,
 ) -> Rerun:
-    """Re-execute the run's recorded invocation, compare, and write the receipt.
+    """Re-execute the run's recorded invocation with `measure`, compare, and write the receipt.
 
     The exact command is shown (echo) and run only when `consent` says yes: rerunning a run
     folder someone else wrote runs their command with your rights."""
@@ -92,7 +107,7 @@ def rerun(
         where = str(target.relative_to(ledger.root))
         raise BenchledgerError(Problem(file=where, message="already exists; receipts are never overwritten"))
     with tempfile.TemporaryDirectory(prefix="benchledger-rerun-") as tmp:
-        made = _measure(Path(tmp), original, argv, echo, consent)
+        made = _measure(Path(tmp), original, argv, measure, echo, consent)
         differences = _differences(original, made)
         refused = [d for d in differences if not _allowed(d[0], ask.allow)]
         if refused:
@@ -111,7 +126,7 @@ def rerun(
         found = tuple(figures(original, made.results, ask.margin))
         kept = {f"{RECEIPTS}/{name}/{file}": (Path(tmp) / "rerun" / file).read_bytes() for file in KEPT}
     state = reproduction(found)
-    receipt = _receipt(original, ask, day, name, kept, found, differences, state)
+    receipt = _receipt(original, ask, day, name, kept=kept, found=found, differences=differences, state=state)
     written = _write(folder, target, receipt, kept, ask.sign)
     return Rerun(target, tuple(written), found, state, tuple(differences))
 
@@ -186,7 +201,12 @@ def _set(argv: Sequence[str], option: str, value: str | None) -> list[str]:
 
 
 def _measure(
-    tmp: Path, original: Run, argv: list[str], echo: Callable[[str], None], consent: Callable[[str], bool]
+    tmp: Path,
+    original: Run,
+    argv: list[str],
+    measure: Measure,
+    echo: Callable[[str], None],
+    consent: Callable[[str], bool],
 ) -> Run:
     """Run the runner into tmp/rerun, once the person consented to the exact command. The
     manifest extras are rebuilt from the original manifest (every section the runner does not
@@ -196,7 +216,7 @@ def _measure(
     (tmp / "extra.yaml").write_text(yaml.safe_dump(rebuilt, sort_keys=False), encoding="utf-8")
     argv = _set(argv, "--manifest-extra", str(tmp / "extra.yaml"))
     argv = _set(_set(argv, "--id", "rerun"), "--out", str(tmp))
-    command = [sys.executable, "-m", "generator.cli", *argv]
+    command = [sys.executable, "-m", "generator.cli", *argv]  # the same command, as a person would type it
     echo(f"benchledger rerun will execute the command recorded in {RUNS_DIR}/{original.id}/run.yaml:")
     echo("  " + shlex.join(command))
     if program(argv):
@@ -206,11 +226,45 @@ def _measure(
         raise BenchledgerError(
             Problem(file=f"{RUNS_DIR}/{original.id}/run.yaml", field="runner.invocation", message=message)
         )
-    done = subprocess.run(command, check=False)
-    if done.returncode != 0 or not (tmp / "rerun" / "results.csv").is_file():
-        message = f"the rerun failed (exit {done.returncode}); nothing was written (its output is above)"
+    with _interrupts_abort():
+        status = measure(argv)
+    if status != 0 or not (tmp / "rerun" / "results.csv").is_file():
+        message = f"the rerun failed (exit {status}); nothing was written (its output is above)"
         raise BenchledgerError(Problem(file=f"{RUNS_DIR}/{original.id}", message=message))
-    made, problems = load_run(tmp / "rerun")
+    return _made(tmp / "rerun", original)
+
+
+@contextlib.contextmanager
+def _interrupts_abort() -> Iterator[None]:
+    """Ctrl-C while the rerun measures ends the rerun with nothing written. The runner keeps the
+    trials completed before a Ctrl-C as a shorter run, which is right for a run but would let a
+    rerun cut short be compared and receipted: the interrupt is noted here and raised again once
+    the runner has returned (as when the runner was a child process that got the same signal)."""
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or previous == signal.SIG_IGN:
+        yield  # signal handlers belong to the main thread; an ignored Ctrl-C stays ignored
+        return
+    interrupted = False
+
+    def note(signum: int, frame: FrameType | None) -> None:
+        nonlocal interrupted
+        interrupted = True
+        if callable(previous):
+            previous(signum, frame)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, note)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if interrupted:
+        raise KeyboardInterrupt
+
+
+def _made(folder: Path, original: Run) -> Run:
+    """The rerun's folder read like any run, measured at the original's conditions."""
+    made, problems = load_run(folder)
     if made is None:
         raise BenchledgerError(problems)
     if made.results.conditions != original.results.conditions:
@@ -236,6 +290,7 @@ def _receipt(
     ask: Request,
     day: dt.date,
     name: str,
+    *,
     kept: dict[str, bytes],
     found: Sequence[Figure],
     differences: Sequence[tuple[str, object, object]],

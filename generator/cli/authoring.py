@@ -87,8 +87,17 @@ def rerun(
         fail("--trials: give 2 to 10,000 trials per condition (an interval needs two)")
     _check_by_and_date(by, date)
     with reported():
-        ask = Request(run, by, base_url, trials, _margin(margin), tuple(allow_difference or ()), sign, date)
-        done = do_rerun(repo, ask, typer.echo, _consent(yes))
+        ask = Request(
+            run=run,
+            by=by,
+            base_url=base_url,
+            trials=trials,
+            margin=_margin(margin),
+            allow=tuple(allow_difference or ()),
+            sign=sign,
+            date=date,
+        )
+        done = do_rerun(repo, ask, measure_in_process, echo=typer.echo, consent=_consent(yes))
     for f in done.figures:
         interval = f"[{f.low:.3f}, {f.high:.3f}]" if f.low is not None and f.high is not None else "no interval"
         ratio = f"{f.ratio:.3f}" if f.ratio is not None else "–"
@@ -100,6 +109,19 @@ def rerun(
     for path in done.written:
         typer.echo(f"wrote {path}")
     typer.echo("Commit the receipt and the folder beside it.")
+
+
+def measure_in_process(argv: list[str]) -> int:
+    """`benchledger ARGV` for rerun, in this process: `run openai` or `run command` read by the
+    same parser that recorded the invocation, then the runner; its exit status as a shell sees
+    it (a usage error shown and 2, a refusal 1, Ctrl-C 130)."""
+    from .run import run_app
+
+    try:
+        typer.main.get_command(run_app).main(args=argv[1:], prog_name="benchledger run")
+    except SystemExit as done:
+        return done.code if isinstance(done.code, int) else int(done.code is not None)
+    return 0
 
 
 MAX_NAME = 200
