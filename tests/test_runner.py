@@ -15,7 +15,7 @@ from fakeserver import Behaviour, FakeServer
 from generator.cli import app
 from generator.errors import BenchledgerError
 from generator.runner import openai as oa
-from generator.runner.main import Common, run_command, run_openai
+from generator.runner.main import CommandOptions, Common, OpenAIOptions, run_command, run_openai
 from helpers import publication, write_tree
 
 QUIET = Console(quiet=True)
@@ -27,14 +27,12 @@ def common(
     """The options every run command shares; `invocation` is the command line as the CLI would
     record it (check refuses a run whose invocation disagrees with what its page shows)."""
     return Common(
-        kw.pop("title", "fake"),
-        run_id,
-        root / "runs",
-        bool(kw.pop("force", False)),
-        ["draft_n_max=4"],
-        None,
-        None,
-        list(invocation),
+        title=kw.pop("title", "fake"),  # type: ignore[arg-type]
+        run_id=run_id,
+        out=root / "runs",
+        force=bool(kw.pop("force", False)),
+        setup=["draft_n_max=4"],
+        invocation=list(invocation),
     )
 
 
@@ -53,7 +51,7 @@ def openai_run(root: Path, server: FakeServer, **kw: object) -> Path:
     }
     args.update(kw)
     called = common(root, invocation=("run", "openai", "--base-url", server.base_url))
-    return run_openai(called, server.base_url, console=QUIET, **args)  # type: ignore[arg-type]
+    return run_openai(called, OpenAIOptions(base_url=server.base_url, **args), QUIET)  # type: ignore[arg-type]
 
 
 def rows(path: Path) -> list[dict[str, str]]:
@@ -134,7 +132,20 @@ def test_faults_are_counted_per_request(tmp_path: Path) -> None:
 
 def test_unreachable_server_fails_before_the_first_trial(tmp_path: Path) -> None:
     with pytest.raises(BenchledgerError, match=r"127.0.0.1:9/v1/models: server not reachable"):
-        run_openai(common(tmp_path), "http://127.0.0.1:9/v1", None, "chat", None, 8, 0.0, [1], 1, 0, 1, 2.0, QUIET)
+        asked = OpenAIOptions(
+            base_url="http://127.0.0.1:9/v1",
+            model=None,
+            endpoint="chat",
+            prompts=None,
+            max_tokens=8,
+            temperature=0.0,
+            concurrency=[1],
+            trials=1,
+            warmup=0,
+            requests=1,
+            timeout=2.0,
+        )
+        run_openai(common(tmp_path), asked, QUIET)
     assert not (tmp_path / "runs" / "2026-11-29-fake").exists()
 
 
@@ -171,15 +182,16 @@ PROGRAM = "import sys; print('speed 12.5 tok/s'); print('{\"r\": {\"score\": 3}}
 
 
 def test_command_runner_parses_figures(tmp_path: Path) -> None:
+    asked = CommandOptions(
+        command=[sys.executable, "-c", PROGRAM],
+        trials=3,
+        warmup=1,
+        regexes=["tokens_per_second=([0-9.]+) tok/s"],
+        json_paths=["score=r.score"],
+        timeout=30.0,
+    )
     run = run_command(
-        common(tmp_path, invocation=("run", "command", "--", sys.executable, "-c", PROGRAM)),
-        [sys.executable, "-c", PROGRAM],
-        3,
-        1,
-        ["tokens_per_second=([0-9.]+) tok/s"],
-        ["score=r.score"],
-        30.0,
-        QUIET,
+        common(tmp_path, invocation=("run", "command", "--", sys.executable, "-c", PROGRAM)), asked, QUIET
     )
     results = rows(run / "results.csv")
     assert [(r["trial"], r["tokens_per_second"], r["score"]) for r in results] == [
@@ -194,7 +206,8 @@ def test_command_runner_parses_figures(tmp_path: Path) -> None:
 
 def test_command_runner_stops_after_three_failures_in_a_row(tmp_path: Path) -> None:
     with pytest.raises(BenchledgerError, match="3 failures in a row"):
-        run_command(common(tmp_path), [sys.executable, "-c", "import sys; sys.exit(3)"], 3, 0, [], [], 30.0, QUIET)
+        failing = [sys.executable, "-c", "import sys; sys.exit(3)"]
+        run_command(common(tmp_path), CommandOptions(command=failing, trials=3, warmup=0, timeout=30.0), QUIET)
     assert not (tmp_path / "runs" / "2026-11-29-fake").exists()
 
 

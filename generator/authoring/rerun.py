@@ -70,7 +70,7 @@ class Request:
     date: str | None = None
 
 
-def refuse(shown: str) -> bool:
+def refuse() -> bool:
     """The default consent: none (a caller that runs commands must ask the person)."""
     return False
 
@@ -81,7 +81,7 @@ def rerun(
     measure: Measure,
     *,
     echo: Callable[[str], None] = print,
-    consent: Callable[[str], bool] = refuse,
+    consent: Callable[[], bool] = refuse,
 ) -> Rerun:
     """Re-execute the run's recorded invocation with `measure`, compare, and write the receipt.
 
@@ -206,7 +206,7 @@ def _measure(
     argv: list[str],
     measure: Measure,
     echo: Callable[[str], None],
-    consent: Callable[[str], bool],
+    consent: Callable[[], bool],
 ) -> Run:
     """Run the runner into tmp/rerun, once the person consented to the exact command. The
     manifest extras are rebuilt from the original manifest (every section the runner does not
@@ -221,7 +221,7 @@ def _measure(
     echo("  " + shlex.join(command))
     if program(argv):
         echo("which runs this program once per trial, with your rights: " + shlex.join(program(argv)))
-    if not consent(shlex.join(command)):
+    if not consent():  # asked once the command is shown
         message = "not confirmed; nothing was run (pass --yes to run it without asking)"
         raise BenchledgerError(
             Problem(file=f"{RUNS_DIR}/{original.id}/run.yaml", field="runner.invocation", message=message)

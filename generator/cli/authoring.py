@@ -6,17 +6,21 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from .common import Repo, fail, reported
+
+if TYPE_CHECKING:
+    from ..authoring.rerun import Rerun
 
 app = typer.Typer()
 
 
 @app.command()
 def verify(
+    *,
     run: Annotated[str, typer.Argument(help="The run: its folder (runs/<id>) or its id.")],
     by: Annotated[str, typer.Option("--by", help="Your name, as allowed_signers lists it when you sign.")],
     method: Annotated[str, typer.Option(help="rerun, review or recompute.")],
@@ -36,7 +40,7 @@ def verify(
 
     _check_by_and_date(by, date)
     with reported():
-        written = write_receipt(repo, run, by, method, statement, sign, date)
+        written = write_receipt(repo, run, by=by, method=method, statement=statement, sign=sign, date=date)
     for path in written:
         typer.echo(f"wrote {path}")
     typer.echo("Commit the receipt; benchledger check now compares the run's files with it.")
@@ -44,6 +48,7 @@ def verify(
 
 @app.command()
 def rerun(
+    *,
     run: Annotated[str, typer.Argument(help="The run: its folder (runs/<id>) or its id.")],
     by: Annotated[str, typer.Option("--by", help="Your name, as allowed_signers lists it when you sign.")],
     base_url: Annotated[
@@ -98,6 +103,11 @@ def rerun(
             date=date,
         )
         done = do_rerun(repo, ask, measure_in_process, echo=typer.echo, consent=_consent(yes))
+    _say(done)
+
+
+def _say(done: Rerun) -> None:
+    """Each figure's agreement, the differences allowed, the outcome and the files written."""
     for f in done.figures:
         interval = f"[{f.low:.3f}, {f.high:.3f}]" if f.low is not None and f.high is not None else "no interval"
         ratio = f"{f.ratio:.3f}" if f.ratio is not None else "–"
@@ -153,10 +163,10 @@ def _interactive() -> bool:
     return sys.stdin.isatty()
 
 
-def _consent(yes: bool) -> Callable[[str], bool]:
+def _consent(yes: bool) -> Callable[[], bool]:
     """--yes, else a yes typed at a terminal; never a yes read from a pipe or a closed stdin."""
 
-    def ask(command: str) -> bool:
+    def ask() -> bool:
         if yes:
             return True
         if not _interactive():
