@@ -239,3 +239,23 @@ def test_the_runner_speaks_in_the_reruns_output(pub: Path) -> None:
     code, out = cli("rerun", RUN, "--by", "Ana", "--repo", str(pub), "--yes")
     assert code == 0, out
     assert "Summary (per-trial values)" in out and re.search(r"Wrote \S+benchledger-rerun-\S+/rerun", out), out
+
+
+def test_a_run_that_recorded_local_paths_is_rerun_without_a_difference(tmp_path: Path) -> None:
+    """A run written before the runner reduced local paths records /tmp/.../m.gguf; its rerun
+    records m.gguf: the same file, so no difference, and the kept run.yaml names no folder."""
+    root = tmp_path / "pub"
+    assert cli("init", str(root))[0] == 0
+    command = ["run", "command", "--trials", "3", "--metric", "v=v=([0-9]+)", "--id", RUN, "--keep-paths"]
+    command += ["--setup", f"model={tmp_path}/m.gguf", "--out", str(root / "runs"), "--", "sh", "-c", "echo v=100"]
+    assert cli(*command)[0] == 0
+    path = root / "runs" / RUN / "run.yaml"
+    data = yaml.safe_load(path.read_text())
+    assert data["setup"] == {"model": f"{tmp_path}/m.gguf"}
+    data["runner"]["invocation"].remove("--keep-paths")  # as the runner wrote it before --keep-paths
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    code, out = cli("rerun", RUN, "--by", "Ana", "--repo", str(root), "--yes")
+    assert code == 0, out
+    assert receipt(root)["rerun"]["differences"] == []  # type: ignore[index]
+    (kept,) = (root / "runs" / RUN / "receipts").glob("*/run.yaml")
+    assert yaml.safe_load(kept.read_text())["setup"] == {"model": "m.gguf"} and str(tmp_path) not in kept.read_text()

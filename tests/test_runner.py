@@ -267,6 +267,7 @@ def test_cli_run_openai_with_prompts_file_and_completions_endpoint(tmp_path: Pat
                 "2026-11-29-cli",
                 "--out",
                 str(tmp_path / "runs"),
+                "--keep-paths",
             ],
         )
     assert result.exit_code == 0, result.output
@@ -275,7 +276,37 @@ def test_cli_run_openai_with_prompts_file_and_completions_endpoint(tmp_path: Pat
     assert meta["runner"]["endpoint"] == "completions" and meta["runner"]["prompts"] == str(prompts)
     assert meta["runner"]["invocation"][:5] == ["benchledger", "run", "openai", "--base-url", server.base_url]
     assert "--concurrency" in meta["runner"]["invocation"] and meta["setup"] == {"n": 1}
+    assert "--keep-paths" in meta["runner"]["invocation"]  # a rerun keeps them too
     assert len(rows(run / "requests.csv")) == 2 * 2 * 3
+
+
+def test_a_runner_written_run_names_files_not_the_machines_folders(tmp_path: Path) -> None:
+    """By default every local path the runner would record (the prompts file, --out, the manifest
+    extra, a --setup value, the model file the server reports) is written as its file name, in
+    every file of the run folder; the invocation still agrees with the page, so check accepts it."""
+    prompts = tmp_path / "prompts.jsonl"
+    prompts.write_text('"Say hello."\n')
+    extra = tmp_path / "extra.yaml"
+    extra.write_text(f"kernels:\n  draft: {tmp_path}/kernels/draft.so\n")
+    with FakeServer(Behaviour(chunks=2)) as server:
+        args = ["run", "openai", "--base-url", server.base_url, "--prompts", str(prompts), "--trials", "2"]
+        args += ["--warmup", "0", "--requests", "2", "--setup", f"model={tmp_path}/m.gguf", "--manifest-extra"]
+        args += [str(extra), "--id", "2026-11-29-paths", "--out", str(tmp_path / "runs")]
+        result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    run = tmp_path / "runs" / "2026-11-29-paths"
+    texts = {p.relative_to(run).as_posix(): p.read_text() for p in run.rglob("*") if p.is_file()}
+    assert [name for name, text in texts.items() if str(tmp_path) in text or "/models/" in text] == []
+    meta = yaml.safe_load(texts["run.yaml"])
+    assert meta["runner"]["prompts"] == "prompts.jsonl" and meta["setup"] == {"model": "m.gguf"}
+    invocation = meta["runner"]["invocation"]
+    assert invocation[invocation.index("--prompts") + 1] == "prompts.jsonl"
+    assert invocation[invocation.index("--out") + 1] == "runs" and "model=m.gguf" in invocation
+    manifest = yaml.safe_load(texts["manifest.yaml"])
+    assert manifest["server"]["llama_cpp_props"]["model_path"] == "fake.gguf"
+    assert manifest["kernels"] == {"draft": "draft.so"}
+    assert "Local paths were reduced to their file names (`fake.gguf`, `extra.yaml`" in meta["notes"]
+    check(tmp_path)
 
 
 def test_bad_prompts_file_names_the_line(tmp_path: Path) -> None:

@@ -33,6 +33,7 @@ from ..analysis.reproduction import Figure, Reproduction, figures, reproduction
 from ..errors import BenchledgerError, Problem
 from ..format.hashing import RECEIPTS_DIR, file_hash, hashed_files
 from ..format.models import RECEIPT_SCHEMA
+from ..format.paths import file_name, is_local_path
 from ..ledger.invocation import invocation_problems, program, runner_argv
 from ..ledger.load import load
 from ..ledger.records import RUNS_DIR, Run
@@ -276,9 +277,19 @@ def _made(folder: Path, original: Run) -> Run:
 
 
 def _differences(original: Run, made: Run) -> list[tuple[str, object, object]]:
-    """Recorded keys whose value differs between the run and the rerun."""
+    """Recorded keys whose value differs between the run and the rerun. A local path and its file
+    name are the same value: the runner writes paths as file names unless --keep-paths, and a run
+    made before it did (or with --keep-paths) still names the same model file."""
     a, b = environment(original), environment(made)
-    return [(k, a.get(k, "(absent)"), b.get(k, "(absent)")) for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+    return [
+        (k, a.get(k, "(absent)"), b.get(k, "(absent)"))
+        for k in sorted(set(a) | set(b))
+        if _named(a.get(k)) != _named(b.get(k))
+    ]
+
+
+def _named(value: object) -> object:
+    return file_name(value) if isinstance(value, str) and is_local_path(value) else value
 
 
 def _allowed(key: str, allow: Sequence[str]) -> bool:

@@ -26,6 +26,14 @@ RunId = Annotated[str | None, typer.Option("--id", help="Run id (folder name).",
 Out = Annotated[Path, typer.Option(help="Folder the run folder is written into.")]
 Force = Annotated[bool, typer.Option(help="Replace an existing run folder of the same id.")]
 Benchmark = Annotated[str | None, typer.Option(help="Workload name; only runs of one benchmark are compared.")]
+KeepPaths = Annotated[
+    bool,
+    typer.Option(
+        help="Keep local absolute paths (a model file, the prompts, --out) as written in run.yaml and "
+        "manifest.yaml; by default they become file names, and the run's notes say which."
+    ),
+]
+
 Prompts = Annotated[
     str | None, typer.Option(help="JSONL: a prompt or message list per line.", show_default="built-in set")
 ]
@@ -96,6 +104,7 @@ def _common(params: dict[str, Any], command: str, rest: list[str] | None = None)
         manifest_extra=params["manifest_extra"],
         benchmark=params["benchmark"],
         invocation=_invocation(command, params, rest),
+        keep_paths=params["keep_paths"],
     )
 
 
@@ -127,6 +136,7 @@ def run_openai(
     out: Out = Path("runs"),
     force: Force = False,
     benchmark: Benchmark = None,
+    keep_paths: KeepPaths = False,
 ) -> None:
     """Measure an OpenAI-compatible server (llama.cpp, vLLM, SGLang, Ollama) with streaming requests.
 
@@ -209,6 +219,7 @@ def run_command(
     out: Out = Path("runs"),
     force: Force = False,
     benchmark: Benchmark = None,
+    keep_paths: KeepPaths = False,
 ) -> None:
     """Run any command repeatedly: wall time per execution as wall_seconds, plus parsed figures.
 

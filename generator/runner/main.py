@@ -19,10 +19,12 @@ from ..errors import BenchledgerError, Problem
 from ..format.hashing import file_hash
 from ..format.keys import parse_assignment
 from ..format.models import MANIFEST_SCHEMA, RUN_SCHEMA, ManifestFile
+from ..format.paths import file_name
 from ..ledger.yamlio import parse_yaml, validate
 from . import command as cmd
 from . import environment, selfcheck
 from . import openai as oa
+from .local_paths import local_paths, reduced
 from .options import MAX_CONCURRENCY, STREAMS_PER_WORKER, LoadOptions, cores
 from .selfcheck import ClientFigures
 from .session import Measure, Measured, Outcome, kept_on_crash, notes, run_plan, summary_table
@@ -73,6 +75,7 @@ class Common:
     manifest_extra: Path | None = None
     benchmark: str | None = None
     invocation: list[str] = field(default_factory=list)
+    keep_paths: bool = False  # write local absolute paths as they are; else their file names
 
     def setup_values(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -196,7 +199,22 @@ def _finish(
             Problem(file=str(writer.target), message=f"no trial completed ({outcome.stopped}); nothing was written")
         )
     columns = ["trial", *run["conditions"], *run["metrics"]]
+    if not common.keep_paths:
+        run, manifest = _without_local_paths(run, manifest)
     return writer.finish(run, manifest, columns)
+
+
+def _without_local_paths(run: dict[str, Any], manifest: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """run.yaml and manifest.yaml with every local path reduced to its file name, and a note that
+    says which (the measuring machine's folders are nobody's business; --keep-paths keeps them)."""
+    found = sorted(set(local_paths(run)) | set(local_paths(manifest)))
+    if not found:
+        return run, manifest
+    shown = ", ".join(f"`{file_name(path)}`" for path in found[:5])
+    note = f"Local paths were reduced to their file names ({shown}); `benchledger run --keep-paths` keeps them."
+    run = reduced(run)
+    run["notes"] = (run["notes"] + "\n" if run.get("notes") else "") + note + "\n"
+    return run, reduced(manifest)
 
 
 @dataclass
