@@ -16,7 +16,7 @@ import yaml
 from rich.console import Console
 
 from generator.runner import openai as oa
-from generator.runner.main import Common, run_openai
+from generator.runner.main import Common, OpenAIOptions, run_openai
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "bench" / "engines"))
 import llama_cpp as engine
@@ -43,11 +43,27 @@ def measure(
     max_tokens: int = 48,
 ) -> Path:
     common = Common(
-        "llama.cpp test bed", run_id, tmp_path / "runs", False, [], None, "llama-cpp-testbed", ["run", "openai"]
+        title="llama.cpp test bed",
+        run_id=run_id,
+        out=tmp_path / "runs",
+        force=False,
+        benchmark="llama-cpp-testbed",
+        invocation=["run", "openai"],
     )
-    return run_openai(
-        common, server.base_url, None, "chat", None, max_tokens, 0.0, concurrency, trials, 1, None, 120.0, QUIET
+    asked = OpenAIOptions(
+        base_url=server.base_url,
+        model=None,
+        endpoint="chat",
+        prompts=None,
+        max_tokens=max_tokens,
+        temperature=0.0,
+        concurrency=concurrency,
+        trials=trials,
+        warmup=1,
+        requests=None,
+        timeout=120.0,
     )
+    return run_openai(common, asked, QUIET)
 
 
 def acceptance(run: Path) -> float:

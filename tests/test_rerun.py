@@ -201,3 +201,61 @@ def test_the_clients_own_figures_are_never_judged_by_a_rerun(tmp_path: Path) -> 
     found = figures(original, load(run(0.008, "b")).runs["2026-09-01-a"].results)
     assert [f.metric for f in found] == ["tokens_per_second"]
     assert reproduction(found) == "reproduced"
+
+
+def test_ctrl_c_during_a_rerun_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The runner keeps the trials completed before a Ctrl-C as a shorter run; a rerun measured in
+    this process must not compare and receipt such a run: it ends as Ctrl-C ends a command."""
+    root = tmp_path / "pub"
+    assert cli("init", str(root))[0] == 0
+    count = tmp_path / "executions"
+    script = 'if [ -n "$COUNT" ]; then echo x >> "$COUNT"; [ "$(wc -l < "$COUNT")" -eq 4 ] && kill -INT $PPID; fi'
+    command = ["run", "command", "--trials", "5", "--metric", "v=v=([0-9]+)", "--id", RUN, "--out"]
+    assert cli(*command, str(root / "runs"), "--", "sh", "-c", script + "; echo v=100")[0] == 0
+    monkeypatch.setenv("COUNT", str(count))
+    code, out = cli("rerun", RUN, "--by", "Ana", "--repo", str(root), "--yes")
+    assert len(count.read_text().split()) == 4  # a warmup and two trials completed, the third interrupted
+    assert code == 130, out
+    assert not (root / "runs" / RUN / "receipts").exists()
+
+
+def test_a_recorded_invocation_the_parser_refuses_fails_the_rerun(pub: Path) -> None:
+    """The invocation is read by `benchledger run`'s own parser: its usage error is shown, and the
+    rerun fails with its exit status, as a shell would see it."""
+    path = pub / "runs" / RUN / "run.yaml"
+    data = yaml.safe_load(path.read_text())
+    argv = data["runner"]["invocation"]
+    data["runner"]["invocation"] = [*argv[:3], "--no-such-option", "1", *argv[3:]]
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    code, out = cli("rerun", RUN, "--by", "Ana", "--repo", str(pub), "--yes")
+    assert code == 1, out
+    assert "No such option: --no-such-option" in out
+    assert f"Error: runs/{RUN}: the rerun failed (exit 2); nothing was written (its output is above)" in out
+    assert not (pub / "runs" / RUN / "receipts").exists()
+
+
+def test_the_runner_speaks_in_the_reruns_output(pub: Path) -> None:
+    """Measured in this process, the runner's progress and summary reach the same terminal."""
+    code, out = cli("rerun", RUN, "--by", "Ana", "--repo", str(pub), "--yes")
+    assert code == 0, out
+    assert "Summary (per-trial values)" in out and re.search(r"Wrote \S+benchledger-rerun-\S+/rerun", out), out
+
+
+def test_a_run_that_recorded_local_paths_is_rerun_without_a_difference(tmp_path: Path) -> None:
+    """A run written before the runner reduced local paths records /tmp/.../m.gguf; its rerun
+    records m.gguf: the same file, so no difference, and the kept run.yaml names no folder."""
+    root = tmp_path / "pub"
+    assert cli("init", str(root))[0] == 0
+    command = ["run", "command", "--trials", "3", "--metric", "v=v=([0-9]+)", "--id", RUN, "--keep-paths"]
+    command += ["--setup", f"model={tmp_path}/m.gguf", "--out", str(root / "runs"), "--", "sh", "-c", "echo v=100"]
+    assert cli(*command)[0] == 0
+    path = root / "runs" / RUN / "run.yaml"
+    data = yaml.safe_load(path.read_text())
+    assert data["setup"] == {"model": f"{tmp_path}/m.gguf"}
+    data["runner"]["invocation"].remove("--keep-paths")  # as the runner wrote it before --keep-paths
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    code, out = cli("rerun", RUN, "--by", "Ana", "--repo", str(root), "--yes")
+    assert code == 0, out
+    assert receipt(root)["rerun"]["differences"] == []  # type: ignore[index]
+    (kept,) = (root / "runs" / RUN / "receipts").glob("*/run.yaml")
+    assert yaml.safe_load(kept.read_text())["setup"] == {"model": "m.gguf"} and str(tmp_path) not in kept.read_text()

@@ -15,7 +15,7 @@ from fakeserver import Behaviour, FakeServer
 from generator.cli import app
 from generator.errors import BenchledgerError
 from generator.runner import openai as oa
-from generator.runner.main import Common, run_command, run_openai
+from generator.runner.main import CommandOptions, Common, OpenAIOptions, run_command, run_openai
 from helpers import publication, write_tree
 
 QUIET = Console(quiet=True)
@@ -27,14 +27,12 @@ def common(
     """The options every run command shares; `invocation` is the command line as the CLI would
     record it (check refuses a run whose invocation disagrees with what its page shows)."""
     return Common(
-        kw.pop("title", "fake"),
-        run_id,
-        root / "runs",
-        bool(kw.pop("force", False)),
-        ["draft_n_max=4"],
-        None,
-        None,
-        list(invocation),
+        title=kw.pop("title", "fake"),  # type: ignore[arg-type]
+        run_id=run_id,
+        out=root / "runs",
+        force=bool(kw.pop("force", False)),
+        setup=["draft_n_max=4"],
+        invocation=list(invocation),
     )
 
 
@@ -53,7 +51,7 @@ def openai_run(root: Path, server: FakeServer, **kw: object) -> Path:
     }
     args.update(kw)
     called = common(root, invocation=("run", "openai", "--base-url", server.base_url))
-    return run_openai(called, server.base_url, console=QUIET, **args)  # type: ignore[arg-type]
+    return run_openai(called, OpenAIOptions(base_url=server.base_url, **args), QUIET)  # type: ignore[arg-type]
 
 
 def rows(path: Path) -> list[dict[str, str]]:
@@ -134,7 +132,20 @@ def test_faults_are_counted_per_request(tmp_path: Path) -> None:
 
 def test_unreachable_server_fails_before_the_first_trial(tmp_path: Path) -> None:
     with pytest.raises(BenchledgerError, match=r"127.0.0.1:9/v1/models: server not reachable"):
-        run_openai(common(tmp_path), "http://127.0.0.1:9/v1", None, "chat", None, 8, 0.0, [1], 1, 0, 1, 2.0, QUIET)
+        asked = OpenAIOptions(
+            base_url="http://127.0.0.1:9/v1",
+            model=None,
+            endpoint="chat",
+            prompts=None,
+            max_tokens=8,
+            temperature=0.0,
+            concurrency=[1],
+            trials=1,
+            warmup=0,
+            requests=1,
+            timeout=2.0,
+        )
+        run_openai(common(tmp_path), asked, QUIET)
     assert not (tmp_path / "runs" / "2026-11-29-fake").exists()
 
 
@@ -171,15 +182,16 @@ PROGRAM = "import sys; print('speed 12.5 tok/s'); print('{\"r\": {\"score\": 3}}
 
 
 def test_command_runner_parses_figures(tmp_path: Path) -> None:
+    asked = CommandOptions(
+        command=[sys.executable, "-c", PROGRAM],
+        trials=3,
+        warmup=1,
+        regexes=["tokens_per_second=([0-9.]+) tok/s"],
+        json_paths=["score=r.score"],
+        timeout=30.0,
+    )
     run = run_command(
-        common(tmp_path, invocation=("run", "command", "--", sys.executable, "-c", PROGRAM)),
-        [sys.executable, "-c", PROGRAM],
-        3,
-        1,
-        ["tokens_per_second=([0-9.]+) tok/s"],
-        ["score=r.score"],
-        30.0,
-        QUIET,
+        common(tmp_path, invocation=("run", "command", "--", sys.executable, "-c", PROGRAM)), asked, QUIET
     )
     results = rows(run / "results.csv")
     assert [(r["trial"], r["tokens_per_second"], r["score"]) for r in results] == [
@@ -194,7 +206,8 @@ def test_command_runner_parses_figures(tmp_path: Path) -> None:
 
 def test_command_runner_stops_after_three_failures_in_a_row(tmp_path: Path) -> None:
     with pytest.raises(BenchledgerError, match="3 failures in a row"):
-        run_command(common(tmp_path), [sys.executable, "-c", "import sys; sys.exit(3)"], 3, 0, [], [], 30.0, QUIET)
+        failing = [sys.executable, "-c", "import sys; sys.exit(3)"]
+        run_command(common(tmp_path), CommandOptions(command=failing, trials=3, warmup=0, timeout=30.0), QUIET)
     assert not (tmp_path / "runs" / "2026-11-29-fake").exists()
 
 
@@ -254,6 +267,7 @@ def test_cli_run_openai_with_prompts_file_and_completions_endpoint(tmp_path: Pat
                 "2026-11-29-cli",
                 "--out",
                 str(tmp_path / "runs"),
+                "--keep-paths",
             ],
         )
     assert result.exit_code == 0, result.output
@@ -262,7 +276,37 @@ def test_cli_run_openai_with_prompts_file_and_completions_endpoint(tmp_path: Pat
     assert meta["runner"]["endpoint"] == "completions" and meta["runner"]["prompts"] == str(prompts)
     assert meta["runner"]["invocation"][:5] == ["benchledger", "run", "openai", "--base-url", server.base_url]
     assert "--concurrency" in meta["runner"]["invocation"] and meta["setup"] == {"n": 1}
+    assert "--keep-paths" in meta["runner"]["invocation"]  # a rerun keeps them too
     assert len(rows(run / "requests.csv")) == 2 * 2 * 3
+
+
+def test_a_runner_written_run_names_files_not_the_machines_folders(tmp_path: Path) -> None:
+    """By default every local path the runner would record (the prompts file, --out, the manifest
+    extra, a --setup value, the model file the server reports) is written as its file name, in
+    every file of the run folder; the invocation still agrees with the page, so check accepts it."""
+    prompts = tmp_path / "prompts.jsonl"
+    prompts.write_text('"Say hello."\n')
+    extra = tmp_path / "extra.yaml"
+    extra.write_text(f"kernels:\n  draft: {tmp_path}/kernels/draft.so\n")
+    with FakeServer(Behaviour(chunks=2)) as server:
+        args = ["run", "openai", "--base-url", server.base_url, "--prompts", str(prompts), "--trials", "2"]
+        args += ["--warmup", "0", "--requests", "2", "--setup", f"model={tmp_path}/m.gguf", "--manifest-extra"]
+        args += [str(extra), "--id", "2026-11-29-paths", "--out", str(tmp_path / "runs")]
+        result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    run = tmp_path / "runs" / "2026-11-29-paths"
+    texts = {p.relative_to(run).as_posix(): p.read_text() for p in run.rglob("*") if p.is_file()}
+    assert [name for name, text in texts.items() if str(tmp_path) in text or "/models/" in text] == []
+    meta = yaml.safe_load(texts["run.yaml"])
+    assert meta["runner"]["prompts"] == "prompts.jsonl" and meta["setup"] == {"model": "m.gguf"}
+    invocation = meta["runner"]["invocation"]
+    assert invocation[invocation.index("--prompts") + 1] == "prompts.jsonl"
+    assert invocation[invocation.index("--out") + 1] == "runs" and "model=m.gguf" in invocation
+    manifest = yaml.safe_load(texts["manifest.yaml"])
+    assert manifest["server"]["llama_cpp_props"]["model_path"] == "fake.gguf"
+    assert manifest["kernels"] == {"draft": "draft.so"}
+    assert "Local paths were reduced to their file names (`fake.gguf`, `extra.yaml`" in meta["notes"]
+    check(tmp_path)
 
 
 def test_bad_prompts_file_names_the_line(tmp_path: Path) -> None:

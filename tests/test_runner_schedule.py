@@ -29,7 +29,7 @@ from generator.cli import app
 from generator.errors import BenchledgerError
 from generator.runner import openai as oa
 from generator.runner.load import arrivals, parse_slo
-from generator.runner.main import Common, run_openai
+from generator.runner.main import Common, OpenAIOptions, run_openai
 from generator.runner.options import LoadOptions
 from generator.runner.wire import Connection
 
@@ -139,8 +139,21 @@ def test_client_bound_trials_are_marked_in_results_and_notes(
 
     monkeypatch.setattr(oa, "run_trial", throttled)
     invocation = ["run", "openai", "--base-url", server.base_url]  # as the CLI records it
-    common = Common("busy", "2026-12-01-busy", tmp_path / "runs", False, [], None, None, invocation)
-    run = run_openai(common, server.base_url, None, "chat", None, TOKENS, 0.0, [2], 2, 0, 4, 30.0, Console(quiet=True))
+    common = Common(title="busy", run_id="2026-12-01-busy", out=tmp_path / "runs", force=False, invocation=invocation)
+    asked = OpenAIOptions(
+        base_url=server.base_url,
+        model=None,
+        endpoint="chat",
+        prompts=None,
+        max_tokens=TOKENS,
+        temperature=0.0,
+        concurrency=[2],
+        trials=2,
+        warmup=0,
+        requests=4,
+        timeout=30.0,
+    )
+    run = run_openai(common, asked, Console(quiet=True))
     with (run / "results.csv").open() as fh:
         assert {row["client_bound"] for row in csv.DictReader(fh)} == {"1"}
     meta = yaml.safe_load((run / "run.yaml").read_text())
@@ -237,21 +250,33 @@ def test_cli_open_loop_run_has_a_request_rate_condition(tmp_path: Path, server: 
 
 
 def test_load_options_are_checked_before_the_first_request(tmp_path: Path) -> None:
-    common = Common("x", "2026-12-01-x", tmp_path / "runs", False, [], None, None, [])
+    common = Common(title="x", run_id="2026-12-01-x", out=tmp_path / "runs", force=False)
 
     def start(options: LoadOptions) -> None:
-        run_openai(
-            common, "http://127.0.0.1:9/v1", None, "chat", None, 8, 0.0, [1], 1, 0, 1, 2.0, Console(), load=options
+        asked = OpenAIOptions(
+            base_url="http://127.0.0.1:9/v1",
+            model=None,
+            endpoint="chat",
+            prompts=None,
+            max_tokens=8,
+            temperature=0.0,
+            concurrency=[1],
+            trials=1,
+            warmup=0,
+            requests=1,
+            timeout=2.0,
+            load=options,
         )
+        run_openai(common, asked, Console())
 
     with pytest.raises(BenchledgerError, match="--concurrency: sets a closed loop; with --request-rate"):
-        start(LoadOptions([2.0], concurrency_given=True))
+        start(LoadOptions(request_rate=[2.0], concurrency_given=True))
     with pytest.raises(BenchledgerError, match="--max-concurrency: caps an open-loop run"):
         start(LoadOptions(max_concurrency=4))
     with pytest.raises(BenchledgerError, match="--request-rate: give requests per second above 0"):
-        start(LoadOptions([0.0]))
+        start(LoadOptions(request_rate=[0.0]))
     with pytest.raises(BenchledgerError, match="--burstiness: give a shape above 0"):
-        start(LoadOptions([1.0], burstiness=-1))
+        start(LoadOptions(request_rate=[1.0], burstiness=-1))
     result = CliRunner().invoke(app, ["run", "openai", "--request-rate", "fast", "--out", str(tmp_path)])
     assert result.exit_code == 1 and "--request-rate 'fast': give requests per second" in result.output
 

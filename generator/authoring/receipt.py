@@ -41,7 +41,14 @@ def resolve_run_id(repo: Path, run: str) -> str:
 
 
 def write_receipt(
-    repo: Path, run: str, by: str, method: str, statement: str | None, sign: Path | None, date: str | None
+    repo: Path,
+    run: str,
+    *,
+    by: str,
+    method: str,
+    statement: str | None = None,
+    sign: Path | None = None,
+    date: str | None = None,
 ) -> list[Path]:
     """Write runs/<id>/receipts/<date>-<slug>.yaml (and its .sig); return the files written."""
     if method not in METHODS:

@@ -5,18 +5,25 @@ keeps the new trials beside it (receipts/<name>/), so the rerun can itself be in
 The rerun is measured into a temporary folder outside the publication; only the receipt and
 the kept files are written into the run folder, and only when the environment the rerun
 recorded matches the original's in every key the verifier did not allow to differ.
+
+Measuring is the runner's work, which this room may not import: the caller passes a `Measure`
+(the CLI passes `benchledger run` itself, parsed and run in this process), so the command shown
+to the person is the one executed, read by the parser that wrote the invocation.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import shlex
-import subprocess
+import signal
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 import yaml
@@ -26,6 +33,7 @@ from ..analysis.reproduction import Figure, Reproduction, figures, reproduction
 from ..errors import BenchledgerError, Problem
 from ..format.hashing import RECEIPTS_DIR, file_hash, hashed_files
 from ..format.models import RECEIPT_SCHEMA
+from ..format.paths import file_name, is_local_path
 from ..ledger.invocation import invocation_problems, program, runner_argv
 from ..ledger.load import load
 from ..ledger.records import RUNS_DIR, Run
@@ -35,6 +43,9 @@ from .receipt import resolve_run_id, slug, write_signed
 KEPT = ("results.csv", "run.yaml", "manifest.yaml")
 RECEIPTS = RECEIPTS_DIR.rstrip("/")
 AUTO_MANIFEST = ("schema", "captured", "host", "software", "accelerators", "server", "environment")
+
+Measure = Callable[[list[str]], int]
+"""Runs `benchledger ARGV` (a `run openai` or `run command` line) and returns its exit status."""
 
 
 @dataclass(frozen=True)
@@ -60,15 +71,20 @@ class Request:
     date: str | None = None
 
 
-def refuse(shown: str) -> bool:
+def refuse() -> bool:
     """The default consent: none (a caller that runs commands must ask the person)."""
     return False
 
 
 def rerun(
-    repo: Path, ask: Request, echo: Callable[[str], None] = print, consent: Callable[[str], bool] = refuse
+    repo: Path,
+    ask: Request,
+    measure: Measure,
+    *,
+    echo: Callable[[str], None] = print,
+    consent: Callable[[], bool] = refuse,
 ) -> Rerun:
-    """Re-execute the run's recorded invocation, compare, and write the receipt.
+    """Re-execute the run's recorded invocation with `measure`, compare, and write the receipt.
 
     The exact command is shown (echo) and run only when `consent` says yes: rerunning a run
     folder someone else wrote runs their command with your rights."""
@@ -92,7 +108,7 @@ def rerun(
         where = str(target.relative_to(ledger.root))
         raise BenchledgerError(Problem(file=where, message="already exists; receipts are never overwritten"))
     with tempfile.TemporaryDirectory(prefix="benchledger-rerun-") as tmp:
-        made = _measure(Path(tmp), original, argv, echo, consent)
+        made = _measure(Path(tmp), original, argv, measure, echo, consent)
         differences = _differences(original, made)
         refused = [d for d in differences if not _allowed(d[0], ask.allow)]
         if refused:
@@ -111,7 +127,7 @@ def rerun(
         found = tuple(figures(original, made.results, ask.margin))
         kept = {f"{RECEIPTS}/{name}/{file}": (Path(tmp) / "rerun" / file).read_bytes() for file in KEPT}
     state = reproduction(found)
-    receipt = _receipt(original, ask, day, name, kept, found, differences, state)
+    receipt = _receipt(original, ask, day, name, kept=kept, found=found, differences=differences, state=state)
     written = _write(folder, target, receipt, kept, ask.sign)
     return Rerun(target, tuple(written), found, state, tuple(differences))
 
@@ -186,7 +202,12 @@ def _set(argv: Sequence[str], option: str, value: str | None) -> list[str]:
 
 
 def _measure(
-    tmp: Path, original: Run, argv: list[str], echo: Callable[[str], None], consent: Callable[[str], bool]
+    tmp: Path,
+    original: Run,
+    argv: list[str],
+    measure: Measure,
+    echo: Callable[[str], None],
+    consent: Callable[[], bool],
 ) -> Run:
     """Run the runner into tmp/rerun, once the person consented to the exact command. The
     manifest extras are rebuilt from the original manifest (every section the runner does not
@@ -196,21 +217,55 @@ def _measure(
     (tmp / "extra.yaml").write_text(yaml.safe_dump(rebuilt, sort_keys=False), encoding="utf-8")
     argv = _set(argv, "--manifest-extra", str(tmp / "extra.yaml"))
     argv = _set(_set(argv, "--id", "rerun"), "--out", str(tmp))
-    command = [sys.executable, "-m", "generator.cli", *argv]
+    command = [sys.executable, "-m", "generator.cli", *argv]  # the same command, as a person would type it
     echo(f"benchledger rerun will execute the command recorded in {RUNS_DIR}/{original.id}/run.yaml:")
     echo("  " + shlex.join(command))
     if program(argv):
         echo("which runs this program once per trial, with your rights: " + shlex.join(program(argv)))
-    if not consent(shlex.join(command)):
+    if not consent():  # asked once the command is shown
         message = "not confirmed; nothing was run (pass --yes to run it without asking)"
         raise BenchledgerError(
             Problem(file=f"{RUNS_DIR}/{original.id}/run.yaml", field="runner.invocation", message=message)
         )
-    done = subprocess.run(command, check=False)
-    if done.returncode != 0 or not (tmp / "rerun" / "results.csv").is_file():
-        message = f"the rerun failed (exit {done.returncode}); nothing was written (its output is above)"
+    with _interrupts_abort():
+        status = measure(argv)
+    if status != 0 or not (tmp / "rerun" / "results.csv").is_file():
+        message = f"the rerun failed (exit {status}); nothing was written (its output is above)"
         raise BenchledgerError(Problem(file=f"{RUNS_DIR}/{original.id}", message=message))
-    made, problems = load_run(tmp / "rerun")
+    return _made(tmp / "rerun", original)
+
+
+@contextlib.contextmanager
+def _interrupts_abort() -> Iterator[None]:
+    """Ctrl-C while the rerun measures ends the rerun with nothing written. The runner keeps the
+    trials completed before a Ctrl-C as a shorter run, which is right for a run but would let a
+    rerun cut short be compared and receipted: the interrupt is noted here and raised again once
+    the runner has returned (as when the runner was a child process that got the same signal)."""
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or previous == signal.SIG_IGN:
+        yield  # signal handlers belong to the main thread; an ignored Ctrl-C stays ignored
+        return
+    interrupted = False
+
+    def note(signum: int, frame: FrameType | None) -> None:
+        nonlocal interrupted
+        interrupted = True
+        if callable(previous):
+            previous(signum, frame)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, note)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if interrupted:
+        raise KeyboardInterrupt
+
+
+def _made(folder: Path, original: Run) -> Run:
+    """The rerun's folder read like any run, measured at the original's conditions."""
+    made, problems = load_run(folder)
     if made is None:
         raise BenchledgerError(problems)
     if made.results.conditions != original.results.conditions:
@@ -222,9 +277,19 @@ def _measure(
 
 
 def _differences(original: Run, made: Run) -> list[tuple[str, object, object]]:
-    """Recorded keys whose value differs between the run and the rerun."""
+    """Recorded keys whose value differs between the run and the rerun. A local path and its file
+    name are the same value: the runner writes paths as file names unless --keep-paths, and a run
+    made before it did (or with --keep-paths) still names the same model file."""
     a, b = environment(original), environment(made)
-    return [(k, a.get(k, "(absent)"), b.get(k, "(absent)")) for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+    return [
+        (k, a.get(k, "(absent)"), b.get(k, "(absent)"))
+        for k in sorted(set(a) | set(b))
+        if _named(a.get(k)) != _named(b.get(k))
+    ]
+
+
+def _named(value: object) -> object:
+    return file_name(value) if isinstance(value, str) and is_local_path(value) else value
 
 
 def _allowed(key: str, allow: Sequence[str]) -> bool:
@@ -236,6 +301,7 @@ def _receipt(
     ask: Request,
     day: dt.date,
     name: str,
+    *,
     kept: dict[str, bytes],
     found: Sequence[Figure],
     differences: Sequence[tuple[str, object, object]],

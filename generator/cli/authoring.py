@@ -6,17 +6,21 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from .common import Repo, fail, reported
+
+if TYPE_CHECKING:
+    from ..authoring.rerun import Rerun
 
 app = typer.Typer()
 
 
 @app.command()
 def verify(
+    *,
     run: Annotated[str, typer.Argument(help="The run: its folder (runs/<id>) or its id.")],
     by: Annotated[str, typer.Option("--by", help="Your name, as allowed_signers lists it when you sign.")],
     method: Annotated[str, typer.Option(help="rerun, review or recompute.")],
@@ -36,7 +40,7 @@ def verify(
 
     _check_by_and_date(by, date)
     with reported():
-        written = write_receipt(repo, run, by, method, statement, sign, date)
+        written = write_receipt(repo, run, by=by, method=method, statement=statement, sign=sign, date=date)
     for path in written:
         typer.echo(f"wrote {path}")
     typer.echo("Commit the receipt; benchledger check now compares the run's files with it.")
@@ -44,6 +48,7 @@ def verify(
 
 @app.command()
 def rerun(
+    *,
     run: Annotated[str, typer.Argument(help="The run: its folder (runs/<id>) or its id.")],
     by: Annotated[str, typer.Option("--by", help="Your name, as allowed_signers lists it when you sign.")],
     base_url: Annotated[
@@ -87,8 +92,22 @@ def rerun(
         fail("--trials: give 2 to 10,000 trials per condition (an interval needs two)")
     _check_by_and_date(by, date)
     with reported():
-        ask = Request(run, by, base_url, trials, _margin(margin), tuple(allow_difference or ()), sign, date)
-        done = do_rerun(repo, ask, typer.echo, _consent(yes))
+        ask = Request(
+            run=run,
+            by=by,
+            base_url=base_url,
+            trials=trials,
+            margin=_margin(margin),
+            allow=tuple(allow_difference or ()),
+            sign=sign,
+            date=date,
+        )
+        done = do_rerun(repo, ask, measure_in_process, echo=typer.echo, consent=_consent(yes))
+    _say(done)
+
+
+def _say(done: Rerun) -> None:
+    """Each figure's agreement, the differences allowed, the outcome and the files written."""
     for f in done.figures:
         interval = f"[{f.low:.3f}, {f.high:.3f}]" if f.low is not None and f.high is not None else "no interval"
         ratio = f"{f.ratio:.3f}" if f.ratio is not None else "–"
@@ -100,6 +119,19 @@ def rerun(
     for path in done.written:
         typer.echo(f"wrote {path}")
     typer.echo("Commit the receipt and the folder beside it.")
+
+
+def measure_in_process(argv: list[str]) -> int:
+    """`benchledger ARGV` for rerun, in this process: `run openai` or `run command` read by the
+    same parser that recorded the invocation, then the runner; its exit status as a shell sees
+    it (a usage error shown and 2, a refusal 1, Ctrl-C 130)."""
+    from .run import run_app
+
+    try:
+        typer.main.get_command(run_app).main(args=argv[1:], prog_name="benchledger run")
+    except SystemExit as done:
+        return done.code if isinstance(done.code, int) else int(done.code is not None)
+    return 0
 
 
 MAX_NAME = 200
@@ -131,10 +163,10 @@ def _interactive() -> bool:
     return sys.stdin.isatty()
 
 
-def _consent(yes: bool) -> Callable[[str], bool]:
+def _consent(yes: bool) -> Callable[[], bool]:
     """--yes, else a yes typed at a terminal; never a yes read from a pipe or a closed stdin."""
 
-    def ask(command: str) -> bool:
+    def ask() -> bool:
         if yes:
             return True
         if not _interactive():

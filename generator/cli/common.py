@@ -89,7 +89,7 @@ def mkdocs_yaml(repo: Path) -> dict[str, Any]:
     class Loader(yaml.SafeLoader):
         pass
 
-    Loader.add_multi_constructor("", lambda loader, suffix, node: None)
+    Loader.add_multi_constructor("", lambda _loader, _suffix, _node: None)  # PyYAML's constructor signature
     path = repo / "mkdocs.yml"
     if not path.is_file():
         return {}

@@ -11,7 +11,7 @@ from ..errors import BenchledgerError, Problem
 from .common import Repo, fail, shown, verdict_settings
 
 if TYPE_CHECKING:
-    from ..analysis.comparison import ClaimComparison, Comparison, Settings
+    from ..analysis.comparison import ClaimComparison, Comparison
 
 
 def parse_at(items: list[str]) -> list[dict[str, Any]] | None:
@@ -53,6 +53,7 @@ def parse_at(items: list[str]) -> list[dict[str, Any]] | None:
 
 
 def compare(
+    *,
     baseline: Annotated[str, typer.Argument(help="Run id of the baseline.")],
     candidate: Annotated[str, typer.Argument(help="Run id of the candidate.")],
     metric: Annotated[str, typer.Option(help="A metric or rate of both runs.")],
@@ -88,7 +89,7 @@ def compare(
 
     settings = verdict_settings(repo, min_effect, noise)
     conditions = parse_at(at or [])
-    ledger = _checked(repo, baseline, candidate, metric, conditions, varies or [], claimed)
+    ledger = _checked(repo, baseline, candidate, metric=metric, at=conditions, varies=varies or [], claimed=claimed)
     base, cand = ledger.runs[baseline], ledger.runs[candidate]
     chosen = conditions if conditions is not None else shared_conditions(base, cand)
     said = parse_claimed(claimed) if claimed is not None else None
@@ -96,13 +97,14 @@ def compare(
     if as_json:
         typer.echo(json.dumps(comparison_json(result), indent=2))
     else:
-        _print(result, settings)
+        _print(result)
 
 
 def _checked(
     repo: Path,
     baseline: str,
     candidate: str,
+    *,
     metric: str,
     at: list[dict[str, Any]] | None,
     varies: list[str],
@@ -193,7 +195,7 @@ def _condition_json(c: Comparison) -> dict[str, Any]:
     }
 
 
-def _print(r: ClaimComparison, settings: Settings) -> None:
+def _print(r: ClaimComparison) -> None:
     from rich.console import Console
     from rich.markup import escape
 

@@ -4,55 +4,64 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from .common import fail, reported
 
+if TYPE_CHECKING:
+    from ..importers.common import Imported
+
 FORMATS = ("llama-bench", "vllm-bench", "guidellm", "hyperfine", "pytest-benchmark")
 
 
+Tool = Annotated[
+    str,
+    typer.Argument(
+        help="The tool that wrote the files: llama-bench, vllm-bench, guidellm, hyperfine, pytest-benchmark."
+    ),
+]
+Files = Annotated[
+    list[Path],
+    typer.Argument(
+        help="Its output: llama-bench -o json|jsonl|csv or its Markdown table; vllm bench serve --save-result "
+        "JSON (one file per pass); guidellm's benchmarks.json or .yaml; hyperfine --export-json; "
+        "pytest --benchmark-json."
+    ),
+]
+Citation = Annotated[str | None, typer.Option(help="Who measured it, when not you (a republished or reported run).")]
+Repetitions = Annotated[
+    int | None,
+    typer.Option(
+        help="Repetitions behind each mean of a llama-bench csv or Markdown summary (its -r; 5 when not "
+        "given); required for those formats, so their SDs are kept."
+    ),
+]
+KeepPaths = Annotated[
+    bool,
+    typer.Option(
+        help="Keep local absolute paths (model files) as written; by default they become file names. "
+        "check refuses a run that publishes them."
+    ),
+]
+
+
 def import_results(
-    tool: Annotated[
-        str,
-        typer.Argument(
-            help="The tool that wrote the files: llama-bench, vllm-bench, guidellm, hyperfine, pytest-benchmark."
-        ),
-    ],
-    files: Annotated[
-        list[Path],
-        typer.Argument(
-            help="Its output: llama-bench -o json|jsonl|csv or its Markdown table; vllm bench serve --save-result "
-            "JSON (one file per pass); guidellm's benchmarks.json or .yaml; hyperfine --export-json; "
-            "pytest --benchmark-json."
-        ),
-    ],
+    *,
+    tool: Tool,
+    files: Files,
     run_id: Annotated[str, typer.Option("--id", help="Run id (the folder name), e.g. 2026-09-01-q4-cpu.")],
     title: Annotated[str | None, typer.Option(help="One line saying what this run is.")] = None,
     benchmark: Annotated[str | None, typer.Option(help="Workload name.", show_default="the tool's name")] = None,
     setup: Annotated[list[str] | None, typer.Option(help="KEY=VALUE knob recorded in run.yaml; repeatable.")] = None,
-    citation: Annotated[
-        str | None, typer.Option(help="Who measured it, when not you (a republished or reported run).")
-    ] = None,
+    citation: Citation = None,
     url: Annotated[str | None, typer.Option(help="Where they published it (http or https).")] = None,
-    repetitions: Annotated[
-        int | None,
-        typer.Option(
-            help="Repetitions behind each mean of a llama-bench csv or Markdown summary (its -r; 5 when not "
-            "given); required for those formats, so their SDs are kept."
-        ),
-    ] = None,
+    repetitions: Repetitions = None,
     date: Annotated[str | None, typer.Option(help="Day measured, YYYY-MM-DD.", show_default="from the file")] = None,
     out: Annotated[Path, typer.Option(help="Folder the run folder is written into.")] = Path("runs"),
     force: Annotated[bool, typer.Option(help="Replace an existing run folder of the same id.")] = False,
-    keep_paths: Annotated[
-        bool,
-        typer.Option(
-            help="Keep local absolute paths (model files) as written; by default they become file names. "
-            "check refuses a run that publishes them."
-        ),
-    ] = False,
+    keep_paths: KeepPaths = False,
 ) -> None:
     """Import results from a tool you already run into a run folder that benchledger check accepts.
 
@@ -74,28 +83,48 @@ def import_results(
     trial per pytest process; machine_info and commit_info the manifest. Local paths become file
     names (unless --keep-paths). The original files are kept in raw/ with their sha256 in run.yaml.
     """
-    from ..importers import guidellm, hyperfine, llama_bench, pytest_benchmark, vllm_bench
     from ..importers.common import Options, read_inputs, write_run
 
-    if tool not in FORMATS:
-        fail(f"unknown tool {tool!r}; this benchledger imports: {', '.join(FORMATS)}")
-    if repetitions is not None and not 2 <= repetitions <= 100_000:
-        fail("--repetitions: give the number of repetitions behind each mean, 2 or more")
+    _check(tool, repetitions)
     with reported():
         inputs = read_inputs(files)
-        if tool == "llama-bench":
-            imported = llama_bench.parse(inputs, repetitions)
-        else:
-            parsers = {"vllm-bench": vllm_bench, "guidellm": guidellm, "hyperfine": hyperfine}
-            imported = parsers.get(tool, pytest_benchmark).parse(inputs)
+        imported = _parse(tool, inputs, repetitions)
         options = Options(
-            run_id, out, force, title, benchmark, _knobs(setup or []), citation, url, _day(date), keep_paths
+            run_id=run_id,
+            out=out,
+            force=force,
+            title=title,
+            benchmark=benchmark,
+            setup=_knobs(setup or []),
+            citation=citation,
+            url=url,
+            date=_day(date),
+            keep_paths=keep_paths,
         )
         path = write_run(imported, inputs, options)
     typer.echo(f"Wrote {path} ({len(imported.rows)} rows, {len(imported.conditions)} conditions)")
     for note in imported.notes:
         typer.echo(f"Note: {note}")
     typer.echo("Run benchledger check, then commit the folder.")
+
+
+def _check(tool: str, repetitions: int | None) -> None:
+    """The tool and --repetitions, refused before a file is read."""
+    if tool not in FORMATS:
+        fail(f"unknown tool {tool!r}; this benchledger imports: {', '.join(FORMATS)}")
+    if repetitions is not None and not 2 <= repetitions <= 100_000:
+        fail("--repetitions: give the number of repetitions behind each mean, 2 or more")
+
+
+def _parse(tool: str, inputs: list[tuple[str, bytes]], repetitions: int | None) -> Imported:
+    """The files read by the tool's importer (llama-bench's summaries need the repetitions)."""
+    from ..importers import guidellm, hyperfine, llama_bench, pytest_benchmark, vllm_bench
+
+    if tool == "llama-bench":
+        return llama_bench.parse(inputs, repetitions)
+    parsers = {"vllm-bench": vllm_bench, "guidellm": guidellm, "hyperfine": hyperfine}
+    found: Imported = parsers.get(tool, pytest_benchmark).parse(inputs)
+    return found
 
 
 def _knobs(items: list[str]) -> dict[str, object]:

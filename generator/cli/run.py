@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import typer
 
 from .common import fail, reported
+
+Number = TypeVar("Number", int, float)
 
 run_app = typer.Typer(
     help="Measure a server or a command and write a run folder that benchledger check accepts.",
@@ -23,6 +26,53 @@ RunId = Annotated[str | None, typer.Option("--id", help="Run id (folder name).",
 Out = Annotated[Path, typer.Option(help="Folder the run folder is written into.")]
 Force = Annotated[bool, typer.Option(help="Replace an existing run folder of the same id.")]
 Benchmark = Annotated[str | None, typer.Option(help="Workload name; only runs of one benchmark are compared.")]
+KeepPaths = Annotated[
+    bool,
+    typer.Option(
+        help="Keep local absolute paths (a model file, the prompts, --out) as written in run.yaml and "
+        "manifest.yaml; by default they become file names, and the run's notes say which."
+    ),
+]
+
+Prompts = Annotated[
+    str | None, typer.Option(help="JSONL: a prompt or message list per line.", show_default="built-in set")
+]
+Concurrency = Annotated[
+    str | None,
+    typer.Option(help="Concurrent requests (closed loop); a list sweeps, e.g. 1,8.", show_default="1"),
+]
+RequestRate = Annotated[
+    str | None,
+    typer.Option(
+        help="Open loop: requests per second, arriving on their own schedule; a list sweeps, e.g. 2,4,8. "
+        "Latency is measured from each scheduled arrival."
+    ),
+]
+Burstiness = Annotated[
+    float, typer.Option(help="Open loop: gamma shape of the inter-arrival times (1: Poisson; as vLLM).")
+]
+MaxConcurrency = Annotated[
+    int | None, typer.Option(help="Open loop: at most this many requests in flight.", show_default="no cap")
+]
+Workers = Annotated[
+    int | None,
+    typer.Option(
+        help="Processes sharing the streams, each its own event loop (a client-bound trial needs more).",
+        show_default="one per 64 streams, at most the cores",
+    ),
+]
+Ray = Annotated[
+    str | None,
+    typer.Option(
+        help="Run the --workers as Ray actors on this cluster (an address, or local), so load can come from "
+        "several machines; needs pip install 'benchledger[ray]'.",
+        show_default="no Ray",
+    ),
+]
+Slo = Annotated[
+    str | None,
+    typer.Option(help="SLOs for goodput, e.g. ttft=200ms,itl=50ms (ttft, itl, tpot, e2el).", show_default="none"),
+]
 
 
 def _invocation(command: str, params: dict[str, Any], rest: list[str] | None = None) -> list[str]:
@@ -46,64 +96,35 @@ def _common(params: dict[str, Any], command: str, rest: list[str] | None = None)
     from ..runner.main import Common
 
     return Common(
-        params["title"],
-        params["run_id"],
-        params["out"],
-        params["force"],
-        params["setup"] or [],
-        params["manifest_extra"],
-        params["benchmark"],
-        _invocation(command, params, rest),
+        title=params["title"],
+        run_id=params["run_id"],
+        out=params["out"],
+        force=params["force"],
+        setup=params["setup"] or [],
+        manifest_extra=params["manifest_extra"],
+        benchmark=params["benchmark"],
+        invocation=_invocation(command, params, rest),
+        keep_paths=params["keep_paths"],
     )
 
 
 @run_app.command("openai")
 def run_openai(
+    *,
     base_url: Annotated[str, typer.Option(help="The server's OpenAI-compatible root.")] = "http://127.0.0.1:8080/v1",
     model: Annotated[str | None, typer.Option(help="Model id.", show_default="first of /v1/models")] = None,
     endpoint: Annotated[str, typer.Option(help="chat or completions.")] = "chat",
-    prompts: Annotated[
-        str | None, typer.Option(help="JSONL: a prompt or message list per line.", show_default="built-in set")
-    ] = None,
+    prompts: Prompts = None,
     max_tokens: Annotated[int, typer.Option(help="Tokens to generate per request.")] = 256,
     temperature: Annotated[float, typer.Option(help="Sampling temperature.")] = 0.0,
-    concurrency: Annotated[
-        str | None,
-        typer.Option(help="Concurrent requests (closed loop); a list sweeps, e.g. 1,8.", show_default="1"),
-    ] = None,
-    request_rate: Annotated[
-        str | None,
-        typer.Option(
-            help="Open loop: requests per second, arriving on their own schedule; a list sweeps, e.g. 2,4,8. "
-            "Latency is measured from each scheduled arrival."
-        ),
-    ] = None,
-    burstiness: Annotated[
-        float, typer.Option(help="Open loop: gamma shape of the inter-arrival times (1: Poisson; as vLLM).")
-    ] = 1.0,
-    max_concurrency: Annotated[
-        int | None, typer.Option(help="Open loop: at most this many requests in flight.", show_default="no cap")
-    ] = None,
+    concurrency: Concurrency = None,
+    request_rate: RequestRate = None,
+    burstiness: Burstiness = 1.0,
+    max_concurrency: MaxConcurrency = None,
     seed: Annotated[int, typer.Option(help="Open loop: seed of the arrival times.")] = 0,
-    workers: Annotated[
-        int | None,
-        typer.Option(
-            help="Processes sharing the streams, each its own event loop (a client-bound trial needs more).",
-            show_default="one per 64 streams, at most the cores",
-        ),
-    ] = None,
-    ray: Annotated[
-        str | None,
-        typer.Option(
-            help="Run the --workers as Ray actors on this cluster (an address, or local), so load can come from "
-            "several machines; needs pip install 'benchledger[ray]'.",
-            show_default="no Ray",
-        ),
-    ] = None,
-    slo: Annotated[
-        str | None,
-        typer.Option(help="SLOs for goodput, e.g. ttft=200ms,itl=50ms (ttft, itl, tpot, e2el).", show_default="none"),
-    ] = None,
+    workers: Workers = None,
+    ray: Ray = None,
+    slo: Slo = None,
     trials: Annotated[int, typer.Option(help="Measured trials per concurrency.")] = 5,
     warmup: Annotated[int, typer.Option(help="Trials run and discarded first, per concurrency.")] = 1,
     requests: Annotated[int | None, typer.Option(help="Requests per trial.", show_default="4 x concurrency")] = None,
@@ -115,6 +136,7 @@ def run_openai(
     out: Out = Path("runs"),
     force: Force = False,
     benchmark: Benchmark = None,
+    keep_paths: KeepPaths = False,
 ) -> None:
     """Measure an OpenAI-compatible server (llama.cpp, vLLM, SGLang, Ollama) with streaming requests.
 
@@ -127,39 +149,59 @@ def run_openai(
     from rich.console import Console
 
     from ..runner.main import run_openai as run
-    from ..runner.options import LoadOptions
 
-    try:
-        levels = [int(c) for c in (concurrency or "1").split(",") if c.strip()]
-    except ValueError:
-        fail(f"--concurrency {concurrency!r}: give integers separated by commas, e.g. 1,8")
-    try:
-        rates = [float(r) for r in (request_rate or "").split(",") if r.strip()]
-    except ValueError:
-        fail(f"--request-rate {request_rate!r}: give requests per second separated by commas, e.g. 2,4.5")
-    options = LoadOptions(rates, burstiness, seed, max_concurrency, slo, concurrency is not None, workers, ray)
+    asked = _openai_options(params)
     common = _common(params, "openai")
     with reported():
-        run(
-            common,
-            base_url,
-            model,
-            endpoint,
-            prompts,
-            max_tokens,
-            temperature,
-            levels,
-            trials,
-            warmup,
-            requests,
-            timeout,
-            Console(stderr=True),
-            load=options,
-        )
+        run(common, asked, Console(stderr=True))
+
+
+def _openai_options(params: dict[str, Any]) -> Any:
+    """`run openai`'s command line as the runner reads it: what is sent, and how the load is offered."""
+    from ..runner.main import OpenAIOptions
+    from ..runner.options import LoadOptions
+
+    given = params["concurrency"]
+    levels = _listed("--concurrency", given or "1", int, "integers separated by commas, e.g. 1,8")
+    rate = params["request_rate"]
+    rates = _listed("--request-rate", rate, float, "requests per second separated by commas, e.g. 2,4.5")
+    load = LoadOptions(
+        request_rate=rates,
+        burstiness=params["burstiness"],
+        seed=params["seed"],
+        max_concurrency=params["max_concurrency"],
+        slo=params["slo"],
+        concurrency_given=given is not None,
+        workers=params["workers"],
+        ray=params["ray"],
+    )
+    return OpenAIOptions(
+        base_url=params["base_url"],
+        model=params["model"],
+        endpoint=params["endpoint"],
+        prompts=params["prompts"],
+        max_tokens=params["max_tokens"],
+        temperature=params["temperature"],
+        concurrency=levels,
+        trials=params["trials"],
+        warmup=params["warmup"],
+        requests=params["requests"],
+        timeout=params["timeout"],
+        load=load,
+    )
+
+
+def _listed(flag: str, text: str | None, kind: Callable[[str], Number], example: str) -> list[Number]:
+    """A comma-separated option as its values (none when not given)."""
+    try:
+        return [kind(item) for item in (text or "").split(",") if item.strip()]
+    except ValueError:
+        fail(f"{flag} {text!r}: give {example}")
 
 
 @run_app.command("command")
 def run_command(
+    *,
     command: Annotated[list[str], typer.Argument(help="The command to measure, after --.")],
     trials: Annotated[int, typer.Option(help="Measured executions.")] = 5,
     warmup: Annotated[int, typer.Option(help="Executions run and discarded first.")] = 1,
@@ -177,6 +219,7 @@ def run_command(
     out: Out = Path("runs"),
     force: Force = False,
     benchmark: Benchmark = None,
+    keep_paths: KeepPaths = False,
 ) -> None:
     """Run any command repeatedly: wall time per execution as wall_seconds, plus parsed figures.
 
@@ -189,13 +232,21 @@ def run_command(
     params = {k: v for k, v in locals().items() if k != "command"}
     from rich.console import Console
 
+    from ..runner.main import CommandOptions
     from ..runner.main import run_command as run
 
     common = _common(params, "command", command)
     with reported():
-        declared = _declared(unit or [], better or [])
-        console = Console(stderr=True)
-        run(common, command, trials, warmup, metric or [], json_metric or [], timeout, console, declared=declared)
+        asked = CommandOptions(
+            command=command,
+            trials=trials,
+            warmup=warmup,
+            regexes=metric or [],
+            json_paths=json_metric or [],
+            timeout=timeout,
+            declared=_declared(unit or [], better or []),
+        )
+        run(common, asked, Console(stderr=True))
 
 
 def _declared(units: list[str], directions: list[str]) -> dict[str, dict[str, str]]:

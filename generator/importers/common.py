@@ -25,7 +25,7 @@ from ..runner.writer import RunWriter, check_target
 MAX_INPUT_BYTES = 256 * 1024 * 1024
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Imported:
     """A foreign result file read into benchledger's shape (nothing written yet)."""
 
@@ -44,7 +44,7 @@ class Imported:
     rates: dict[str, dict[str, str]] = field(default_factory=dict)  # run.yaml `rates:` (counts -> proportion)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Options:
     """What the person importing says about the run (the file cannot)."""
 

@@ -61,7 +61,17 @@ def parse(files: Sequence[tuple[str, bytes]]) -> Imported:
             notes.append(f"Trial {trial} at {shown}: {failed} ({name} {path}).")
     notes += _notes(conditions, requests)
     day = min((d for _, _, b in passes if (d := _day(b)) is not None), default=None)
-    imported = Imported("guidellm", "report", conditions, metrics, rows, _manifest(reports[0]), day, "session", True)
+    imported = Imported(
+        tool="guidellm",
+        format="report",
+        conditions=conditions,
+        metrics=metrics,
+        rows=rows,
+        manifest=_manifest(reports[0]),
+        date=day,
+        trial_unit="session",
+        per_trial=True,
+    )
     imported.notes, imported.requests = notes, requests
     return imported
 

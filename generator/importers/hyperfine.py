@@ -51,7 +51,18 @@ def parse(files: Sequence[tuple[str, bytes]]) -> Imported:
     commands = sorted({command for command, *_ in tests})
     notes = ["Commands timed:\n\n" + "\n".join(f"- {code_span(c)}" for c in commands)]
     metrics = dict(METRICS) | (dict(MEMORY) if with_memory else {})
-    imported = Imported("hyperfine", "json", conditions, metrics, rows, {}, None, "process", True, notes)
+    imported = Imported(
+        tool="hyperfine",
+        format="json",
+        conditions=conditions,
+        metrics=metrics,
+        rows=rows,
+        manifest={},
+        date=None,
+        trial_unit="process",
+        per_trial=True,
+        notes=notes,
+    )
     imported.excluded = excluded
     return imported
 

@@ -270,7 +270,17 @@ def _imported(tests: list[dict[str, Any]], kind: str, repetitions: int | None) -
     except ValueError:
         day = None
     metrics = METRICS if per_trial else {"tokens_per_second": METRICS["tokens_per_second"]}
-    return Imported("llama-bench", kind, conditions, dict(metrics), rows, manifest, day, "repetition", per_trial, [])
+    return Imported(
+        tool="llama-bench",
+        format=kind,
+        conditions=conditions,
+        metrics=dict(metrics),
+        rows=rows,
+        manifest=manifest,
+        date=day,
+        trial_unit="repetition",
+        per_trial=per_trial,
+    )
 
 
 def _labels_needed(tests: list[dict[str, Any]], conditions: list[str]) -> bool:

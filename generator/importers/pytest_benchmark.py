@@ -65,7 +65,16 @@ def parse(files: Sequence[tuple[str, bytes]]) -> Imported:
             "import them together to make each run a trial."
         )
     return Imported(
-        "pytest-benchmark", "json", conditions, dict(METRICS), rows, manifest, day, "repetition", per_trial, notes
+        tool="pytest-benchmark",
+        format="json",
+        conditions=conditions,
+        metrics=dict(METRICS),
+        rows=rows,
+        manifest=manifest,
+        date=day,
+        trial_unit="repetition",
+        per_trial=per_trial,
+        notes=notes,
     )
 
 
@@ -93,7 +102,18 @@ def _processes(
         f"Each of the {files} exports is one pytest process: its mean is one trial (trial_unit: process). "
         "The rounds inside each process and their SD stay in the original files under raw/."
     ]
-    return Imported("pytest-benchmark", "json", conditions, dict(METRICS), rows, manifest, day, "process", True, notes)
+    return Imported(
+        tool="pytest-benchmark",
+        format="json",
+        conditions=conditions,
+        metrics=dict(METRICS),
+        rows=rows,
+        manifest=manifest,
+        date=day,
+        trial_unit="process",
+        per_trial=True,
+        notes=notes,
+    )
 
 
 def _benchmark(name: str, path: str, item: Any) -> dict[str, Any]:

@@ -91,7 +91,17 @@ def parse(files: Sequence[tuple[str, bytes]]) -> Imported:
     first = passes[0][1]
     day = min((d for _, r in passes if (d := _day(r.get("date"))) is not None), default=None)
     manifest = _manifest(first, conditions)
-    imported = Imported("vllm-bench", "json", conditions, metrics, rows, manifest, day, "session", True)
+    imported = Imported(
+        tool="vllm-bench",
+        format="json",
+        conditions=conditions,
+        metrics=metrics,
+        rows=rows,
+        manifest=manifest,
+        date=day,
+        trial_unit="session",
+        per_trial=True,
+    )
     imported.notes, imported.requests = notes, requests
     if all(k in metrics for k in DRAFTS):
         imported.rates = {"acceptance": {"numerator": DRAFTS[0], "denominator": DRAFTS[1]}}

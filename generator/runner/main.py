@@ -19,10 +19,12 @@ from ..errors import BenchledgerError, Problem
 from ..format.hashing import file_hash
 from ..format.keys import parse_assignment
 from ..format.models import MANIFEST_SCHEMA, RUN_SCHEMA, ManifestFile
+from ..format.paths import file_name
 from ..ledger.yamlio import parse_yaml, validate
 from . import command as cmd
 from . import environment, selfcheck
 from . import openai as oa
+from .local_paths import local_paths, reduced
 from .options import MAX_CONCURRENCY, STREAMS_PER_WORKER, LoadOptions, cores
 from .selfcheck import ClientFigures
 from .session import Measure, Measured, Outcome, kept_on_crash, notes, run_plan, summary_table
@@ -61,7 +63,7 @@ MAX_EXTRA_BYTES = 1024 * 1024
 MAX_TRIALS = 100_000
 
 
-@dataclass
+@dataclass(kw_only=True)
 class Common:
     """Options shared by both runners."""
 
@@ -73,6 +75,7 @@ class Common:
     manifest_extra: Path | None = None
     benchmark: str | None = None
     invocation: list[str] = field(default_factory=list)
+    keep_paths: bool = False  # write local absolute paths as they are; else their file names
 
     def setup_values(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -119,19 +122,52 @@ class Common:
         return today, title, self.run_id or f"{today}-{slug}"
 
 
+@dataclass(frozen=True, kw_only=True)
+class OpenAIOptions:
+    """What `run openai` sends and how often, as the command line gave it (`load`: how the
+    requests are offered)."""
+
+    base_url: str
+    model: str | None  # None: the first model the server lists
+    endpoint: str
+    prompts: str | None  # None: the built-in set
+    max_tokens: int
+    temperature: float
+    concurrency: list[int]
+    trials: int
+    warmup: int
+    requests: int | None  # per trial; None: LoadOptions.requests decides
+    timeout: float
+    load: LoadOptions = field(default_factory=LoadOptions)
+
+
+@dataclass(frozen=True, kw_only=True)
+class CommandOptions:
+    """What `run command` executes and reads, as the command line gave it. `declared` gives a
+    parsed metric its unit and direction (`{"tps": {"unit": "tok/s", "better": "higher"}}`)."""
+
+    command: list[str]
+    trials: int
+    warmup: int
+    regexes: list[str] = field(default_factory=list)
+    json_paths: list[str] = field(default_factory=list)
+    timeout: float | None = None
+    declared: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+
+
 def _run_yaml(
     common: Common,
-    date: str,
-    title: str,
-    run_id: str,
+    identity: tuple[str, str, str],
+    runner: dict[str, Any],
+    *,
     benchmark: str,
     conditions: list[str],
     metrics: dict[str, Any],
     rates: dict[str, Any],
     warmup: int,
     note: str | None,
-    runner: dict[str, Any],
 ) -> dict[str, Any]:
+    date, title, run_id = identity
     data: dict[str, Any] = {
         "schema": RUN_SCHEMA,
         "id": run_id,
@@ -155,14 +191,30 @@ def _run_yaml(
 
 
 def _finish(
-    writer: RunWriter, outcome: Outcome, run: dict[str, Any], manifest: dict[str, Any], columns: list[str]
+    writer: RunWriter, outcome: Outcome, common: Common, *, run: dict[str, Any], manifest: dict[str, Any]
 ) -> Path:
     if not outcome.completed:
         writer.abandon()
         raise BenchledgerError(
             Problem(file=str(writer.target), message=f"no trial completed ({outcome.stopped}); nothing was written")
         )
+    columns = ["trial", *run["conditions"], *run["metrics"]]
+    if not common.keep_paths:
+        run, manifest = _without_local_paths(run, manifest)
     return writer.finish(run, manifest, columns)
+
+
+def _without_local_paths(run: dict[str, Any], manifest: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """run.yaml and manifest.yaml with every local path reduced to its file name, and a note that
+    says which (the measuring machine's folders are nobody's business; --keep-paths keeps them)."""
+    found = sorted(set(local_paths(run)) | set(local_paths(manifest)))
+    if not found:
+        return run, manifest
+    shown = ", ".join(f"`{file_name(path)}`" for path in found[:5])
+    note = f"Local paths were reduced to their file names ({shown}); `benchledger run --keep-paths` keeps them."
+    run = reduced(run)
+    run["notes"] = (run["notes"] + "\n" if run.get("notes") else "") + note + "\n"
+    return run, reduced(manifest)
 
 
 @dataclass
@@ -173,30 +225,25 @@ class OpenAIRecord:
     drafted: bool = False
 
 
-def _check_openai_options(
-    endpoint: str,
-    concurrency: list[int],
-    trials: int,
-    warmup: int,
-    requests: int | None,
-    max_tokens: int,
-    temperature: float,
-    timeout: float,
-) -> None:
-    """Every option checked before the first request, each with its fix."""
-    if endpoint not in ("chat", "completions"):
-        raise BenchledgerError(Problem(file="--endpoint", message=f"expected chat or completions, got {endpoint!r}"))
-    if not concurrency or min(concurrency) < 1 or max(concurrency) > MAX_CONCURRENCY:
+def _check_openai_options(asked: OpenAIOptions) -> dict[str, float]:
+    """Every option checked before the first request, each with its fix; the parsed SLOs."""
+    if asked.endpoint not in ("chat", "completions"):
+        message = f"expected chat or completions, got {asked.endpoint!r}"
+        raise BenchledgerError(Problem(file="--endpoint", message=message))
+    levels = asked.concurrency
+    if not levels or min(levels) < 1 or max(levels) > MAX_CONCURRENCY:
         raise BenchledgerError(
             Problem(file="--concurrency", message=f"give levels from 1 to {MAX_CONCURRENCY}, e.g. 1,8")
         )
+    requests, temperature, timeout = asked.requests, asked.temperature, asked.timeout
     checks = [
         ("--requests", requests is None or 1 <= requests <= 10**6, "give at least 1 request per trial"),
-        ("--max-tokens", 1 <= max_tokens <= 10**7, "give at least 1 token to generate"),
+        ("--max-tokens", 1 <= asked.max_tokens <= 10**7, "give at least 1 token to generate"),
         ("--temperature", math.isfinite(temperature) and 0 <= temperature <= 100, "give a temperature >= 0"),
         ("--timeout", math.isfinite(timeout) and 0 < timeout <= 86_400, "give seconds above 0, e.g. 600"),
     ]
-    _check_counts(trials, warmup, checks)
+    _check_counts(asked.trials, asked.warmup, checks)
+    return asked.load.check()
 
 
 def _check_counts(trials: int, warmup: int, checks: list[tuple[str, bool, str]]) -> None:
@@ -296,83 +343,99 @@ def _why(row: dict[str, float]) -> str:
     return "; ".join(ClientFigures.from_row(row).reasons())
 
 
-def run_openai(
-    common: Common,
-    base_url: str,
-    model: str | None,
-    endpoint: str,
-    prompts: str | None,
-    max_tokens: int,
-    temperature: float,
-    concurrency: list[int],
-    trials: int,
-    warmup: int,
-    requests: int | None,
-    timeout: float,
-    console: Console,
-    *,
-    load: LoadOptions | None = None,
-) -> Path:
-    """Measure an OpenAI-compatible server and write the run folder."""
-    options = load or LoadOptions()
-    _check_openai_options(endpoint, concurrency, trials, warmup, requests, max_tokens, temperature, timeout)
-    slo = options.check()
+def run_openai(common: Common, asked: OpenAIOptions, console: Console) -> Path:
+    """Measure an OpenAI-compatible server and write the run folder: every option checked, the
+    server probed, each condition's trials measured and written as they finish, then the run."""
+    slo = _check_openai_options(asked)
     extra = _check_manifest(common)
-    prompt_set = oa.load_prompts(prompts)
-    base_url = base_url.rstrip("/")
-    Origin.parse(base_url)
-    models = oa.probe(base_url, min(timeout, 30))  # fails before the first trial, naming the URL
-    model = model or (models[0] if models else None)
-    if not model:
-        raise BenchledgerError(Problem(file=base_url + "/models", message="lists no model; pass --model"))
-    target = oa.Target(base_url, model, endpoint, max_tokens, temperature, timeout, prompt_set)
-    levels = (
-        f"{','.join(f'{r:g}' for r in options.request_rate)} requests/s"
-        if options.request_rate
-        else f"concurrency {','.join(map(str, concurrency))}"
-    )
-    date, title, run_id = common.identity(f"{model} at {levels}")
-    writer = RunWriter(common.out, run_id, common.force)
-    server_info = environment.server(base_url, oa.server_root(base_url))
+    target = _target(asked)
+    identity = common.identity(f"{target.model} at {_levels(asked)}")
+    writer = RunWriter(common.out, identity[2], common.force)
+    server_info = environment.server(target.base_url, oa.server_root(target.base_url))
     record = OpenAIRecord()
-    conditions = options.conditions(concurrency)
-    measure = _openai_measure(target, requests, record, options, slo)
+    conditions = asked.load.conditions(asked.concurrency)
+    measure = _openai_measure(target, asked.requests, record, asked.load, slo)
     with kept_on_crash(writer, console):
         outcome = run_plan(
             conditions,
-            trials,
-            warmup,
-            lambda c: options.requests(requests, c),
-            "requests",
             measure,
             writer,
             console,
+            trials=asked.trials,
+            warmup=asked.warmup,
+            units=lambda c: asked.load.requests(asked.requests, c),
+            unit_name="requests",
         )
-        metrics = dict(OPENAI_METRICS) | (GOODPUT_METRICS if slo else {}) | CLIENT_METRICS
-        metrics |= DRAFT_METRICS if record.drafted else {}
-        rates = {"acceptance": {"numerator": "draft_accepted", "denominator": "draft_tokens"}} if record.drafted else {}
-        runner = _runner_section(target, prompts, requests, options, slo, record)
-        note = notes(outcome, conditions, trials, _openai_notes(outcome, record))
-        benchmark = common.benchmark or f"openai-{endpoint}-stream"
-        condition = [next(iter(conditions[0]))]
-        run = _run_yaml(common, date, title, run_id, benchmark, condition, metrics, rates, warmup, note, runner)
+        run = _openai_run_yaml(common, identity, asked, target, outcome=outcome, record=record, slo=slo)
         writer.write_raw("requests-detail.jsonl", "".join(json.dumps(d) + "\n" for d in record.details))
         manifest = environment.manifest(extra, server_info)
-        path = _finish(writer, outcome, run, manifest, ["trial", *condition, *metrics])
+        path = _finish(writer, outcome, common, run=run, manifest=manifest)
         rate = ("draft_accepted", "draft_tokens") if record.drafted else None
         _report(console, outcome, summary_table(outcome, "tokens_per_second", "tok/s", rate), path)
         return path
 
 
-def _runner_section(
+def _target(asked: OpenAIOptions) -> oa.Target:
+    """What every request goes to and sends; the server is asked for its models first, so a wrong
+    URL fails before the first trial, naming it."""
+    prompt_set = oa.load_prompts(asked.prompts)
+    base_url = asked.base_url.rstrip("/")
+    Origin.parse(base_url)
+    models = oa.probe(base_url, min(asked.timeout, 30))
+    model = asked.model or (models[0] if models else None)
+    if not model:
+        raise BenchledgerError(Problem(file=base_url + "/models", message="lists no model; pass --model"))
+    return oa.Target(
+        base_url=base_url,
+        model=model,
+        endpoint=asked.endpoint,
+        max_tokens=asked.max_tokens,
+        temperature=asked.temperature,
+        timeout=asked.timeout,
+        prompts=prompt_set,
+    )
+
+
+def _levels(asked: OpenAIOptions) -> str:
+    """The load in words, for the default title: "concurrency 1,8" or "2,4 requests/s"."""
+    if asked.load.request_rate:
+        return f"{','.join(f'{r:g}' for r in asked.load.request_rate)} requests/s"
+    return f"concurrency {','.join(map(str, asked.concurrency))}"
+
+
+def _openai_run_yaml(
+    common: Common,
+    identity: tuple[str, str, str],
+    asked: OpenAIOptions,
     target: oa.Target,
-    prompts: str | None,
-    requests: int | None,
-    options: LoadOptions,
-    slo: dict[str, float],
+    *,
+    outcome: Outcome,
     record: OpenAIRecord,
+    slo: dict[str, float],
+) -> dict[str, Any]:
+    """run.yaml of a measured server: its metrics (goodput under SLOs, drafts when the server
+    drafted), what was sent, and the notes on what went wrong."""
+    metrics = dict(OPENAI_METRICS) | (GOODPUT_METRICS if slo else {}) | CLIENT_METRICS
+    metrics |= DRAFT_METRICS if record.drafted else {}
+    conditions = asked.load.conditions(asked.concurrency)
+    return _run_yaml(
+        common,
+        identity,
+        _runner_section(target, asked, slo, record),
+        benchmark=common.benchmark or f"openai-{asked.endpoint}-stream",
+        conditions=[next(iter(conditions[0]))],
+        metrics=metrics,
+        rates={"acceptance": {"numerator": "draft_accepted", "denominator": "draft_tokens"}} if record.drafted else {},
+        warmup=asked.warmup,
+        note=notes(outcome, conditions, asked.trials, _openai_notes(outcome, record)),
+    )
+
+
+def _runner_section(
+    target: oa.Target, asked: OpenAIOptions, slo: dict[str, float], record: OpenAIRecord
 ) -> dict[str, Any]:
     """run.yaml's runner: what was sent, how the load was offered, and the client's limits."""
+    prompts, requests, options = asked.prompts, asked.requests, asked.load
     runner: dict[str, Any] = {
         "kind": "openai",
         "base_url": target.base_url,
@@ -426,7 +489,7 @@ def _command_measure(
 ) -> Measure:
     """One trial: execute until it succeeds, at most MAX_FAILURES_IN_A_ROW times; log every try."""
 
-    def measure(cond: dict[str, Any], advance: Any) -> Measured:
+    def measure(_cond: dict[str, Any], advance: Any) -> Measured:  # a command has one condition, {}
         for _ in range(cmd.MAX_FAILURES_IN_A_ROW):
             done = cmd.execute(command, found, timeout)
             log.append(
@@ -445,51 +508,62 @@ def _command_measure(
     return measure
 
 
-def run_command(
-    common: Common,
-    command: list[str],
-    trials: int,
-    warmup: int,
-    regexes: list[str],
-    json_paths: list[str],
-    timeout: float | None,
-    console: Console,
-    *,
-    declared: Mapping[str, Mapping[str, str]] | None = None,
-) -> Path:
-    """Run a command repeatedly and write the run folder. `declared` gives a parsed metric its
-    unit and direction (`{"tokens_per_second": {"unit": "tok/s", "better": "higher"}}`)."""
-    if not command:
-        raise BenchledgerError(Problem(file="command", message="give the command after --, e.g. -- ./bench --flag"))
-    ok_timeout = timeout is None or (math.isfinite(timeout) and 0 < timeout <= 86_400)
-    _check_counts(trials, warmup, [("--timeout", ok_timeout, "give seconds above 0, e.g. 60")])
-    extra = _check_manifest(common)
-    cmd.check_executable(command[0])
-    found = cmd.extractors(regexes, json_paths)
-    unknown = sorted(set(declared or {}) - {e.name for e in found})
-    if unknown:
-        names = ", ".join(e.name for e in found) or "none"
-        message = f"--unit/--better name {unknown[0]!r}, which no --metric or --json-metric reads (they read: {names})"
-        raise BenchledgerError(Problem(file="--unit", message=message))
-    date, title, run_id = common.identity(Path(command[0]).name)
-    writer = RunWriter(common.out, run_id, common.force)
+def run_command(common: Common, asked: CommandOptions, console: Console) -> Path:
+    """Run a command repeatedly and write the run folder."""
+    extra, found = _check_command_options(common, asked)
+    identity = common.identity(Path(asked.command[0]).name)
+    writer = RunWriter(common.out, identity[2], common.force)
     log: list[dict[str, Any]] = []
-    measure = _command_measure(command, found, timeout, log)
+    measure = _command_measure(asked.command, found, asked.timeout, log)
     with kept_on_crash(writer, console):
-        outcome = run_plan([{}], trials, warmup, lambda _: 1, "executions", measure, writer, console)
+        outcome = run_plan(
+            [{}],
+            measure,
+            writer,
+            console,
+            trials=asked.trials,
+            warmup=asked.warmup,
+            units=lambda _: 1,
+            unit_name="executions",
+        )
         metrics: dict[str, Any] = {"wall_seconds": {"unit": "s", "better": "lower"}}
-        metrics |= {e.name: dict((declared or {}).get(e.name, {})) for e in found}
+        metrics |= {e.name: dict(asked.declared.get(e.name, {})) for e in found}
         failures = sum(1 for entry in log if entry["error"])
         extra_notes = (
             [f"{failures} failed execution(s) were retried and not counted as trials; see raw/executions.jsonl."]
             if failures
             else []
         )
-        runner = {"kind": "command", "command": command, "timeout_s": timeout}
-        note = notes(outcome, [{}], trials, extra_notes)
-        benchmark = common.benchmark or Path(command[0]).name
-        run = _run_yaml(common, date, title, run_id, benchmark, [], metrics, {}, warmup, note, runner)
+        run = _run_yaml(
+            common,
+            identity,
+            {"kind": "command", "command": asked.command, "timeout_s": asked.timeout},
+            benchmark=common.benchmark or Path(asked.command[0]).name,
+            conditions=[],
+            metrics=metrics,
+            rates={},
+            warmup=asked.warmup,
+            note=notes(outcome, [{}], asked.trials, extra_notes),
+        )
         writer.write_raw("executions.jsonl", "".join(json.dumps(entry) + "\n" for entry in log))
-        path = _finish(writer, outcome, run, environment.manifest(extra), ["trial", *metrics])
+        path = _finish(writer, outcome, common, run=run, manifest=environment.manifest(extra))
         _report(console, outcome, summary_table(outcome, "wall_seconds", "s", None), path)
     return path
+
+
+def _check_command_options(common: Common, asked: CommandOptions) -> tuple[dict[str, Any], list[cmd.Extractor]]:
+    """Every option checked before the first execution; the manifest extras and the metric readers."""
+    if not asked.command:
+        raise BenchledgerError(Problem(file="command", message="give the command after --, e.g. -- ./bench --flag"))
+    timeout = asked.timeout
+    ok_timeout = timeout is None or (math.isfinite(timeout) and 0 < timeout <= 86_400)
+    _check_counts(asked.trials, asked.warmup, [("--timeout", ok_timeout, "give seconds above 0, e.g. 60")])
+    extra = _check_manifest(common)
+    cmd.check_executable(asked.command[0])
+    found = cmd.extractors(asked.regexes, asked.json_paths)
+    unknown = sorted(set(asked.declared) - {e.name for e in found})
+    if unknown:
+        names = ", ".join(e.name for e in found) or "none"
+        message = f"--unit/--better name {unknown[0]!r}, which no --metric or --json-metric reads (they read: {names})"
+        raise BenchledgerError(Problem(file="--unit", message=message))
+    return extra, found

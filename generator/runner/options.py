@@ -31,7 +31,7 @@ def auto_workers(streams: int) -> int:
     return max(1, min(cores(), math.ceil(streams / STREAMS_PER_WORKER)))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class LoadOptions:
     """How `run openai` offers its requests: closed loop at each --concurrency, or open loop at
     each --request-rate (with --burstiness, --seed and an optional --max-concurrency cap)."""
@@ -99,6 +99,13 @@ class LoadOptions:
         if "request_rate" in cond:
             rate = float(cond["request_rate"])
             workers = self.workers or auto_workers(self.max_concurrency or 1)
-            return Load(self.max_concurrency, rate, self.burstiness, seed, workers, self.ray)
+            return Load(
+                concurrency=self.max_concurrency,
+                rate=rate,
+                burstiness=self.burstiness,
+                seed=seed,
+                workers=workers,
+                ray=self.ray,
+            )
         streams = int(cond["concurrency"])
         return Load(streams, workers=self.workers or auto_workers(streams), ray=self.ray)

@@ -79,24 +79,24 @@ class ClientFigures:
     def of(cls, lags: Sequence[float], cpu: float, send_delays: Sequence[float]) -> ClientFigures:
         lag, delay = sorted(lags), sorted(send_delays)
         return cls(
-            quantile(lag, 0.5),
-            quantile(lag, 0.99),
-            lag[-1] if lag else 0.0,
-            cpu,
-            quantile(delay, 0.5),
-            quantile(delay, 0.99),
+            lag_p50_s=quantile(lag, 0.5),
+            lag_p99_s=quantile(lag, 0.99),
+            lag_max_s=lag[-1] if lag else 0.0,
+            cpu=cpu,
+            send_delay_p50_s=quantile(delay, 0.5),
+            send_delay_p99_s=quantile(delay, 0.99),
         )
 
     @classmethod
     def from_row(cls, row: dict[str, float]) -> ClientFigures:
         """Back from a results.csv row (`row()`)."""
         return cls(
-            row["client_lag_p50_s"],
-            row["client_lag_p99_s"],
-            row["client_lag_max_s"],
-            row["client_cpu"],
-            row["send_delay_p50_s"],
-            row["send_delay_p99_s"],
+            lag_p50_s=row["client_lag_p50_s"],
+            lag_p99_s=row["client_lag_p99_s"],
+            lag_max_s=row["client_lag_max_s"],
+            cpu=row["client_cpu"],
+            send_delay_p50_s=row["send_delay_p50_s"],
+            send_delay_p99_s=row["send_delay_p99_s"],
         )
 
     def reasons(self) -> list[str]:

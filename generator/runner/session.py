@@ -75,15 +75,17 @@ def _ranges(values: list[int]) -> str:
 
 def run_plan(
     conditions: list[dict[str, Any]],
+    measure: Measure,
+    writer: RunWriter,
+    console: Console,
+    *,
     trials: int,
     warmup: int,
     units: Callable[[dict[str, Any]], int],
     unit_name: str,
-    measure: Measure,
-    writer: RunWriter,
-    console: Console,
 ) -> Outcome:
-    """Warmup then measured trials per condition; each finished trial is written at once."""
+    """Warmup then measured trials per condition; each finished trial is written at once. The
+    progress bar of a trial counts `units(condition)` of `unit_name` (requests, executions)."""
     completed: list[tuple[dict[str, Any], int, Measured]] = []
     columns = (
         TextColumn("{task.description}"),

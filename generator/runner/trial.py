@@ -162,9 +162,10 @@ async def measure_part(
         monitor.start()
         start = start if start_at is not None else time.perf_counter()
         if part.offsets is None:
-            await _closed_loop(pool, target, part.concurrency or 1, part.indices, data, done, start)
+            await _closed_loop(pool, target, part.concurrency or 1, part.indices, data=data, done=done, start=start)
         else:
-            await _open_loop(pool, target, part.concurrency, part.indices, part.offsets, data, done, start)
+            schedule = tuple(zip(part.indices, part.offsets, strict=True))
+            await _open_loop(pool, target, part.concurrency, schedule, data=data, done=done, start=start)
         end = time.perf_counter()
         monitor.stop()
     finally:
@@ -177,6 +178,7 @@ async def _closed_loop(
     target: Target,
     concurrency: int,
     indices: tuple[int, ...],
+    *,
     data: Callable[[int], bytes],
     done: Callable[[RequestResult], None],
     start: float,
@@ -199,14 +201,14 @@ async def _open_loop(
     pool: Pool,
     target: Target,
     cap: int | None,
-    indices: tuple[int, ...],
-    offsets: tuple[float, ...],
+    schedule: tuple[tuple[int, float], ...],
+    *,
     data: Callable[[int], bytes],
     done: Callable[[RequestResult], None],
     start: float,
 ) -> None:
-    """A request at each arrival; with a cap, an arrival waits for a free slot, and the wait
-    counts in its latency (measured from the arrival)."""
+    """A request at each arrival of the schedule (index, offset from `start`); with a cap, an arrival
+    waits for a free slot, and the wait counts in its latency (measured from the arrival)."""
     slots = asyncio.Semaphore(cap) if cap else None
 
     async def send(index: int, due: float) -> None:
@@ -217,7 +219,7 @@ async def _open_loop(
             done(await one_request(pool, target, index + 1, data(index), due, start))
 
     tasks = []
-    for index, offset in zip(indices, offsets, strict=True):
+    for index, offset in schedule:
         due = start + offset
         delay = due - time.perf_counter()
         if delay > 0:

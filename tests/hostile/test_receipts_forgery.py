@@ -74,7 +74,7 @@ def test_a_receipt_cannot_be_dated_after_the_build(repo: Path) -> None:
     )
     from generator.authoring.receipt import write_receipt
 
-    write_receipt(repo, RUN, "Zak Example", "review", None, None, "2099-01-01")  # written by hand
+    write_receipt(repo, RUN, by="Zak Example", method="review", date="2099-01-01")  # written by hand
     code, out = cli("check", "--repo", str(repo))
     assert code == 1 and "date: dated 2099-01-01, after the build" in out
 
