@@ -309,6 +309,24 @@ def test_a_runner_written_run_names_files_not_the_machines_folders(tmp_path: Pat
     check(tmp_path)
 
 
+def test_the_measured_program_keeps_its_path_so_a_rerun_runs_the_same_one(tmp_path: Path) -> None:
+    """The program after `--` is what a rerun runs: /abs/python reduced to `python` would run
+    whatever `python` is on the rerunner's PATH, so it stays as written, while --out is reduced."""
+    script = tmp_path / "bench.py"
+    script.write_text("print('tokens_per_second 42.5')\n")
+    args = ["run", "command", "--trials", "2", "--warmup", "0", "--id", "2026-11-29-prog", "--title", "prog"]
+    args += ["--metric", "tokens_per_second=tokens_per_second ([0-9.]+)", "--out", str(tmp_path / "runs")]
+    result = CliRunner().invoke(app, [*args, "--", sys.executable, str(script)])
+    assert result.exit_code == 0, result.output
+    meta = yaml.safe_load((tmp_path / "runs" / "2026-11-29-prog" / "run.yaml").read_text())
+    assert meta["runner"]["command"] == [sys.executable, str(script)]
+    invocation = meta["runner"]["invocation"]
+    assert invocation[invocation.index("--") + 1 :] == [sys.executable, str(script)]
+    assert invocation[invocation.index("--out") + 1] == "runs"
+    assert "(`runs`)" in meta["notes"] and "python" not in meta["notes"]
+    check(tmp_path)
+
+
 def test_bad_prompts_file_names_the_line(tmp_path: Path) -> None:
     prompts = tmp_path / "prompts.jsonl"
     prompts.write_text('"fine"\nnot json\n')

@@ -218,8 +218,9 @@ LOCAL_PATH = "is an absolute local path"  # how these problems begin: `import --
 
 def _path_problems(rel: str, data: Any, lines: Lines) -> list[Problem]:
     """A value that is an absolute local path (a model file on someone's disk) is refused in an
-    imported run. Runs the runner writes still record the paths it ran with (runner.model,
-    the argv, the server's model ids): they are not checked until the runner reduces them."""
+    imported run. Runs the runner writes are not checked: it reduces such paths itself unless
+    `--keep-paths` (runner/local_paths.py) and keeps the program it measured as written, and
+    runs written before it did may still carry them."""
     out = []
     for at, value in local_paths(data):
         key = ".".join(map(str, at))
