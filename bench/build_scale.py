@@ -151,11 +151,12 @@ SECOND = """\
 import sys, time
 start = time.perf_counter()
 from generator.analysis.comparison import Settings
+from generator.site.cache import BuildCache
 from generator.site.pipeline import generate_site
 imported = time.perf_counter()
 from pathlib import Path
 root = Path(sys.argv[1])
-generated = generate_site(root, root / "site_src", Settings())
+generated = generate_site(root, root / "site_src", Settings(), BuildCache.for_publication(root))
 print(time.perf_counter() - imported, imported - start, len(generated.ledger.runs) - generated.reused)
 """
 

@@ -25,7 +25,11 @@ CLAIMS = "claims"
 
 
 def attribution_outputs(
-    ledger: Ledger, grids: Sequence[Grid], evaluations: Mapping[str, Evaluation], settings: Settings
+    ledger: Ledger,
+    grids: Sequence[Grid],
+    evaluations: Mapping[str, Evaluation],
+    settings: Settings,
+    templates: ch.ChartTemplates,
 ) -> dict[str, bytes]:
     """Each grid's page and charts, under claims/<id>/ (ids are unique across claims and grids)."""
     out: dict[str, bytes] = {}
@@ -37,11 +41,11 @@ def attribution_outputs(
         if rows:
             effects = "charts/effects.json"
             metric, axis = grid.attribution.metric, "other level vs base level"
-            out[f"{base}/{effects}"] = forest_spec(rows, settings.min_effect, metric, axis)
+            out[f"{base}/{effects}"] = forest_spec(rows, settings.min_effect, metric, axis, templates=templates)
         interaction = "charts/cells.json"
         unit = _unit(ledger, grid)
         cell_labels = (grid.attribution.metric, unit, grid.factors[0], str(level))
-        out[f"{base}/{interaction}"] = ch.spec(ch.interaction_chart, cell_labels, _cell_rows(grid))
+        out[f"{base}/{interaction}"] = templates.spec(ch.interaction_chart, cell_labels, _cell_rows(grid))
         claims = [ev for ev in evaluations.values() if related(ev, [grid])]
         out[f"{base}/index.md"] = attribution_page(ledger, grid, effects, interaction, claims, settings).encode()
     return out

@@ -3,7 +3,7 @@
 A chart is built over a named data source, `table`, and depends only on its
 labels (metric, unit, condition order), so one built chart serves every run
 with the same labels: Altair's construction and validation are slow, so
-`template()` caches the spec and `spec()` inlines each run's rows. Field names
+`ChartTemplates` keeps the spec and `ChartTemplates.spec()` inlines each run's rows. Field names
 are fixed; publisher strings only ever appear as data values and titles,
 which Vega draws as text.
 """
@@ -14,7 +14,7 @@ import json
 import math
 import statistics
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -180,41 +180,46 @@ def rate_chart(order: tuple[str, ...], rate: str, level: str) -> Any:
     return _layer(bars, dots, width="container", height=HEIGHT)
 
 
-TEMPLATES: dict[str, str] = {}  # "<builder> <labels as JSON>" -> its spec; the build cache saves it
-
-
-def template(builder: Callable[..., Any], *labels: Any) -> str:
-    """The Vega-Lite spec of `builder(*labels)` without data, built once per labels."""
-    key = f"{builder.__name__} {json.dumps(labels)}"
-    known = TEMPLATES.get(key)
-    if known is None:
-        known = TEMPLATES[key] = json.dumps(builder(*labels).to_dict(validate=True))
-    return known
-
-
 def _finite(value: Any) -> Any:
     """JSON has no Infinity or NaN: a non-finite number is drawn as missing."""
     return None if isinstance(value, float) and not math.isfinite(value) else value
 
 
-def spec(
-    builder: Callable[..., Any],
-    labels: tuple[Any, ...],
-    rows: Sequence[dict[str, Any]],
-    domain: tuple[float, float] | None = None,
-    ticks: Sequence[float] | None = None,
-) -> bytes:
-    """The chart's Vega-Lite JSON with its rows inlined (the page never fetches data), and the
-    axis domain and ticks put in place of DOMAIN_MARK and TICKS_MARK (so one cached template
-    serves every domain)."""
-    text = template(builder, *labels)
-    if domain is not None:
-        text = text.replace(json.dumps(list(DOMAIN_MARK)), json.dumps(list(domain)))
-    if ticks is not None:
-        text = text.replace(json.dumps(list(TICKS_MARK)), json.dumps(list(ticks)))
-    out = json.loads(text)
-    out["datasets"] = {DATA: [{k: _finite(v) for k, v in row.items()} for row in rows]}
-    return json.dumps(out, sort_keys=True, separators=(",", ":")).encode()
+@dataclass
+class ChartTemplates:
+    """Each chart's Vega-Lite spec without data, built once per builder and labels. Whoever
+    renders owns one and passes it down (the build cache keeps it between builds, so a build
+    that draws no new kind of chart never imports Altair)."""
+
+    known: dict[str, str] = field(default_factory=dict)  # "<builder> <labels as JSON>" -> its spec
+
+    def template(self, builder: Callable[..., Any], *labels: Any) -> str:
+        """The Vega-Lite spec of `builder(*labels)` without data."""
+        key = f"{builder.__name__} {json.dumps(labels)}"
+        known = self.known.get(key)
+        if known is None:
+            known = self.known[key] = json.dumps(builder(*labels).to_dict(validate=True))
+        return known
+
+    def spec(
+        self,
+        builder: Callable[..., Any],
+        labels: tuple[Any, ...],
+        rows: Sequence[dict[str, Any]],
+        domain: tuple[float, float] | None = None,
+        ticks: Sequence[float] | None = None,
+    ) -> bytes:
+        """The chart's Vega-Lite JSON with its rows inlined (the page never fetches data), and the
+        axis domain and ticks put in place of DOMAIN_MARK and TICKS_MARK (so one template serves
+        every domain)."""
+        text = self.template(builder, *labels)
+        if domain is not None:
+            text = text.replace(json.dumps(list(DOMAIN_MARK)), json.dumps(list(domain)))
+        if ticks is not None:
+            text = text.replace(json.dumps(list(TICKS_MARK)), json.dumps(list(ticks)))
+        out = json.loads(text)
+        out["datasets"] = {DATA: [{k: _finite(v) for k, v in row.items()} for row in rows]}
+        return json.dumps(out, sort_keys=True, separators=(",", ":")).encode()
 
 
 # Marks drawn over the page's own background, light or dark (Material's slate): each keeps a

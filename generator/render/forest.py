@@ -1,7 +1,7 @@
 """The forest plot of claims and of a grid's effects: each row's interval and measured change
 on a log axis labelled in percent change, the claimed value, the band of no difference and
 the smallest change worth calling, with a key to every mark (built as a cached template, its
-axis domain and ticks filled in per chart by charts.spec)."""
+axis domain and ticks filled in per chart by ChartTemplates.spec)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..analysis.wording import pct
-from .charts import BLUE, DOMAIN_MARK, GREY, TICKS_MARK, _layer, spec
+from .charts import BLUE, DOMAIN_MARK, GREY, TICKS_MARK, ChartTemplates, _layer
 
 if TYPE_CHECKING:
     import altair as alt
@@ -96,7 +96,12 @@ RULE_OFFSET = 20  # the interval's place below the middle of its row
 
 
 def forest_spec(
-    rows: Sequence[dict[str, Any]], min_effect: float, metric: str, axis: str = "candidate vs baseline"
+    rows: Sequence[dict[str, Any]],
+    min_effect: float,
+    metric: str,
+    axis: str = "candidate vs baseline",
+    *,
+    templates: ChartTemplates,
 ) -> bytes:
     """The forest plot of `rows` (claim, verdict, ratio, low, high, claimed; the first row also
     noise_lo/noise_hi, the band of no difference) with its axis fitted and labelled."""
@@ -106,7 +111,7 @@ def forest_spec(
     claimed = any(isinstance(r.get("claimed"), float) for r in rows)
     labels = (min_effect, metric, len(rows), axis, claimed)
     labelled = [{**r, "label": forest_label(r)} for r in rows]
-    return spec(forest_chart, labels, labelled, domain, forest_ticks(rows, domain))
+    return templates.spec(forest_chart, labels, labelled, domain, forest_ticks(rows, domain))
 
 
 def _key(entries: list[str]) -> tuple[Any, Any]:

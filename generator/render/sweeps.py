@@ -52,8 +52,8 @@ def unit_of(runs: Sequence[Run], figure: str) -> str | None:
     return next((run.meta.metrics[figure].unit for run in runs if figure in run.meta.metrics), None)
 
 
-def sweep_spec(found: Sweep, figure: str, unit: str | None, level: str) -> bytes:
-    return ch.spec(ch.sweep_chart, (figure, unit, found.condition, level), list(found.rows))
+def sweep_spec(found: Sweep, figure: str, unit: str | None, level: str, templates: ch.ChartTemplates) -> bytes:
+    return templates.spec(ch.sweep_chart, (figure, unit, found.condition, level), list(found.rows))
 
 
 def sweep_table(found: Sweep, figure: str, level: str) -> str:
@@ -96,14 +96,14 @@ def report_sweeps(ledger: Ledger, confidence: float) -> dict[str, tuple[ReportSw
 
 
 def report_sweep_outputs(
-    ledger: Ledger, placed: Mapping[str, Sequence[ReportSweep]], confidence: float
+    ledger: Ledger, placed: Mapping[str, Sequence[ReportSweep]], confidence: float, templates: ch.ChartTemplates
 ) -> dict[str, bytes]:
     """The chart of every drawn sweep directive."""
     out = {}
     for s in (s for sweeps in placed.values() for s in sweeps):
         figure = s.directive.figure
         unit = unit_of([ledger.runs[r] for r in s.directive.runs if r in ledger.runs], figure)
-        out[s.path] = sweep_spec(s.found, figure, unit, t.level(confidence))
+        out[s.path] = sweep_spec(s.found, figure, unit, t.level(confidence), templates)
     return out
 
 
