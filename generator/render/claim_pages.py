@@ -12,6 +12,7 @@ from ..analysis.claims import Evaluation
 from ..analysis.comparison import Comparison, Settings, Side
 from ..analysis.wording import pct
 from ..format.signed import signed
+from . import blocks
 from . import text as t
 from .templating import generated_mark, render
 
@@ -246,29 +247,41 @@ MAX_SIDE_TRIALS = 100  # trials listed per side; the charts bin, the statistics 
 
 
 def trials_table(ev: Evaluation) -> Markup:
-    """Every trial behind the claim, excluded ones struck through with their reason."""
+    """Every trial behind the claim, excluded ones struck through with their reason (an HTML
+    table that search does not index: the claim is found by its statement and figures)."""
     several = len(ev.conditions) > 1
     head = ["Condition"] * several + ["Side", "Run", "Trial", "Value"]
-    lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * (len(head) - 2) + " ---: | ---: |"]
+    rows: list[list[str | Markup]] = []
     for c in ev.conditions:
-        where = [str(t.text(c.label))] * several
+        where = [c.label] * several
         for name, s in (("baseline", c.baseline), ("candidate", c.candidate)):
             shown = _rate_percent if s.is_rate else t.number
             for k, (trial, value) in enumerate(zip(s.trials, s.values, strict=True)):
                 if k == MAX_SIDE_TRIALS:
                     more = f"{len(s.values) - k:,} more trials in the run's results.csv"
-                    lines.append("| " + " | ".join([*where, name, t.text(s.run), "…", more]) + " |")
+                    rows.append([*where, name, s.run, "…", more])
                     break
-                said = "reported" if trial is None else str(trial)
-                lines.append("| " + " | ".join([*where, name, t.text(s.run), said, shown(value)]) + " |")
+                rows.append([*where, name, s.run, "reported" if trial is None else str(trial), shown(value)])
             for trial, value, reason in s.excluded:
-                struck = f"~~{shown(value)}~~ (excluded: {t.text(reason)})"
-                lines.append("| " + " | ".join([*where, name, t.text(s.run), f"~~{trial}~~", struck]) + " |")
-    return Markup("\n".join(lines) + "\n")
+                struck = Markup(f"<del>{shown(value)}</del> (excluded: {t.text(reason)})")
+                rows.append([*where, name, s.run, Markup(f"<del>{trial}</del>"), struck])
+    return blocks.table(head, rows, right=[len(head) - 2, len(head) - 1], searched=False)
 
 
 def _rate_percent(value: float | None) -> str:
     return t.percent(value, 2)
+
+
+FOREST_COLUMNS = (
+    "Claim",
+    "Condition",
+    "Verdict",
+    "Ratio",
+    "Interval",
+    "Level",
+    "Band of no difference",
+    "n (baseline / candidate)",
+)
 
 
 def forest_rows(chain: Sequence[Evaluation]) -> list[dict[str, str]]:
@@ -343,7 +356,8 @@ def claim_page(
         intro=intro,
         cards=[card(ev, role, t.level(settings.confidence)) for ev, role in zip(chain, roles, strict=True)],
         forest=forest if rows else None,
-        forest_rows=rows,
+        forest_table=blocks.table(FOREST_COLUMNS, [list(row.values()) for row in rows], right=[3]),
+        folded=blocks.details,
         min_effect=f"±{first.min_effect:.1%}",
         trials=trials,
         sweep=sweep,

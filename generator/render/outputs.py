@@ -254,7 +254,7 @@ def _claim_sweep(
         f"{claim.metric} against {found.condition} for both sides: the mean as a line, its {level} interval "
         f"as a band. The claim is judged at {judged}."
     )
-    return claim_pages.SweepBlock("charts/sweep.json", caption, Markup(sweeps.sweep_table(found, claim.metric, level)))
+    return claim_pages.SweepBlock("charts/sweep.json", caption, sweeps.sweep_table(found, claim.metric, level))
 
 
 def _has_trials(ev: Evaluation) -> bool:

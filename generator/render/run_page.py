@@ -19,6 +19,7 @@ from ..analysis.summaries import MetricAt, RunSummary, label_of
 from ..format.keys import flatten
 from ..format.models import Runner
 from ..ledger.records import Run
+from . import blocks
 from . import text as t
 from .templating import generated_mark, render
 
@@ -88,45 +89,36 @@ MAX_TABLE_TRIALS = 200  # a page lists the first and last 100 trials; results.cs
 
 
 def per_trial_table(run: Run, metric: str, at_metric: Sequence[MetricAt], level: str) -> Markup:
-    """The numbers behind a metric's charts: one row per trial, one column per condition."""
+    """The numbers behind a metric's charts: one row per trial, one column per condition (an
+    HTML table that search does not index: a run page is found by its title and environment)."""
+    labels = [t.text(m.label) for m in at_metric]
     if run.reported:
-        head = "| Condition | Reported value |\n| --- | ---: |\n"
-        rows = "".join(f"| {t.text(m.label)} | {reported_value(m, Markup(''))} |\n" for m in at_metric)
-        return Markup(head + rows)
+        reported = [(t.text(m.label), reported_value(m, Markup(""))) for m in at_metric]
+        return blocks.table(["Condition", "Reported value"], reported, right=[1], searched=False)
     excluded = {(m.label, tr): (v, why) for m in at_metric for tr, v, why in m.excluded}
     by_trial = [dict(zip(m.trials, m.values, strict=True)) for m in at_metric]
     trials = sorted({tr for m in at_metric for tr in m.trials if tr is not None} | {tr for _, tr in excluded if tr})
-    head = "| Trial | " + " | ".join(t.text(m.label) for m in at_metric) + " |\n"
-    head += "| ---: |" + " ---: |" * len(at_metric) + "\n"
-    body = ""
-    shown = (
-        trials
-        if len(trials) <= MAX_TABLE_TRIALS
-        else trials[: MAX_TABLE_TRIALS // 2] + trials[-MAX_TABLE_TRIALS // 2 :]
-    )
+    half = MAX_TABLE_TRIALS // 2
+    shown = trials if len(trials) <= MAX_TABLE_TRIALS else trials[:half] + trials[-half:]
+    rows: list[list[str | Markup]] = []
     for k, trial in enumerate(shown):
-        if len(shown) < len(trials) and k == MAX_TABLE_TRIALS // 2:
-            hidden = len(trials) - len(shown)
-            body += (
-                f"| … | {hidden:,} more trials: every one is in results.csv (Files, below) |"
-                + " |" * (len(at_metric) - 1)
-                + "\n"
-            )
-        cells = []
+        if len(shown) < len(trials) and k == half:
+            more = f"{len(trials) - len(shown):,} more trials: every one is in results.csv (Files, below)"
+            rows.append(["…", more] + [""] * (len(at_metric) - 1))
+        cells = [str(trial)]
         for m, values in zip(at_metric, by_trial, strict=True):
             value = values.get(trial)
             if (m.label, trial) in excluded:
                 gone, why = excluded[(m.label, trial)]
-                cells.append(f"~~{t.number(gone)}~~ (excluded: {t.text(why)})")
+                cells.append(Markup(f"<del>{t.number(gone)}</del> (excluded: {t.text(why)})"))
             else:
                 cells.append(t.number(value) if value is not None else "–")
-        body += f"| {trial} | " + " | ".join(cells) + " |\n"
-    body += (
-        f"| mean [{level} CI] | "
-        + " | ".join(f"{t.number(m.summary.mean)} {ci(m.summary)}" if m.summary else "–" for m in at_metric)
-        + " |\n"
+        rows.append(cells)
+    rows.append(
+        [f"mean [{level} CI]"]
+        + [Markup(f"{t.number(m.summary.mean)} {ci(m.summary)}") if m.summary else "–" for m in at_metric]
     )
-    return Markup(head + body)
+    return blocks.table(["Trial", *labels], rows, right=range(len(labels) + 1), searched=False)
 
 
 def run_page(
@@ -153,6 +145,9 @@ def run_page(
         charts=charts,
         rate_charts=rate_charts,
         files=files,
+        files_rows=[(f.link, f.size) for f in files],
+        folded=blocks.details,
+        table=blocks.table,
         warnings=warnings,
         excluded=excluded,
         trial_unit=meta.trial_unit or "not stated",
@@ -162,7 +157,7 @@ def run_page(
         receipts=receipts,
         level=level,
         receipt_state=state_badge(receipts.kind, receipts.shown),
-        compare=Markup(f"../../compare/index.md?a={t.path_url(run.id)}"),
+        compare=Markup(f"../../compare/?a={t.path_url(run.id)}"),  # raw HTML: the built page's URL
         rerun=receipts.reproduction,
         headline=headline(run, summary),
         figure_line=_figure_line,
