@@ -106,15 +106,15 @@ def flags(ev: Evaluation) -> str:
 def claims_index(evaluations: Mapping[str, Evaluation], grids_panel: str = "") -> str:
     """Every claim, newest first, with its verdict badge, effect and flags."""
     ordered = sorted(evaluations.values(), key=lambda e: (str(e.claim.date or ""), e.claim.id), reverse=True)
-    rows = [
-        {
-            "date": ev.claim.date or "–",
-            "link": Markup(f"[{t.text(ev.claim.statement)}]({ev.claim.id}/index.md)"),
-            "badge": verdict_badges(ev),
-            "measured": effect(ev),
-            "claimed": ev.claim.claimed or "–",
-            "flags": flags(ev),
-        }
+    rows = [  # date, claim (linked by its built URL: the table is raw HTML), verdict, effect, claimed, flags
+        (
+            ev.claim.date or "–",
+            t.link(ev.claim.statement, f"{t.path_url(ev.claim.id)}/"),
+            verdict_badges(ev),
+            effect(ev),
+            ev.claim.claimed or "–",
+            flags(ev),
+        )
         for ev in ordered
     ]
     counts: dict[str, int] = {}
@@ -124,6 +124,7 @@ def claims_index(evaluations: Mapping[str, Evaluation], grids_panel: str = "") -
         "claims_index.md.j2",
         mark=Markup(generated_mark("the reports' front matter")),
         rows=rows,
+        table=blocks.table,
         counts=sorted(counts.items()),
         grids=Markup(grids_panel),
     )

@@ -252,30 +252,36 @@ def runs_index(
     chunks = [ordered[i : i + per_page] for i in range(0, len(ordered), per_page)] or [[]]
     out = {}
     for number, chunk in enumerate(chunks, start=1):
-        up = "" if number == 1 else "../"
-        rows = [_index_row(run, states, up) for run in chunk]
+        up = "" if number == 1 else "../"  # from the page's source, for Markdown links
+        site_up = "" if number == 1 else "../../"  # from its URL (runs/_pages/<n>/), for raw HTML
+        rows = [_index_row(run, states, site_up) for run in chunk]
         pager = _pager(number, len(chunks), len(ordered), per_page, up)
         path = "index.md" if number == 1 else f"{PAGES}/{number}.md"
+        table = blocks.table(INDEX_COLUMNS, rows, right=[3])
         out[path] = render(
-            "runs_index.md.j2", mark=Markup(generated_mark("runs/")), rows=rows, pager=pager, up=up, page=number
+            "runs_index.md.j2", mark=Markup(generated_mark("runs/")), table=table, pager=pager, up=up, runs=len(rows)
         )
     return out
 
 
-def _index_row(run: Run, states: Mapping[str, tuple[str, str]] | None, up: str) -> dict[str, Any]:
+INDEX_COLUMNS = ("Run", "Receipts", "Source", "Trials", "Date", "Benchmark", "Title", "Setup", "Conditions")
+
+
+def _index_row(run: Run, states: Mapping[str, tuple[str, str]] | None, up: str) -> tuple[object, ...]:
+    """A run's row of the index; `up` climbs from the index page's URL to runs/."""
     meta = run.meta
     setup = "; ".join(f"{k}={t.scalar(v)}" for k, v in flatten(meta.setup).items())
-    return {
-        "link": Markup(f"[{t.text(run.id)}]({up}{run.id}/index.md)"),
-        "title": t.text(meta.title),
-        "date": meta.date,
-        "benchmark": meta.benchmark,
-        "setup": setup or "–",
-        "trials": run.results.trials if not run.reported else "not reported",
-        "conditions": ", ".join(label_of(run, at) for at in run.results.condition_values()),
-        "source": source_text(run),
-        "receipts": state_badge(*(states or {}).get(run.id, ("unverified", "unverified"))),
-    }
+    return (
+        t.link(run.id, f"{up}{t.path_url(run.id)}/"),
+        state_badge(*(states or {}).get(run.id, ("unverified", "unverified"))),
+        source_text(run),
+        run.results.trials if not run.reported else "not reported",
+        meta.date,
+        meta.benchmark,
+        meta.title,
+        setup or "–",
+        ", ".join(label_of(run, at) for at in run.results.condition_values()),
+    )
 
 
 def _pager(number: int, pages: int, total: int, per_page: int, up: str) -> Markup | None:
