@@ -123,14 +123,19 @@ def sweep_lines(ids: list[str]) -> str:
     return "".join(f"<!-- sweep tokens_per_second: {', '.join(runs)} -->\n\n" for runs in picks if len(runs) >= 2)
 
 
-def timed(cmd: list[str], cwd: Path) -> tuple[float, float]:
-    """Wall seconds and peak resident memory (MB) of one command."""
+CPU: dict[str, float] = {}  # the CPU seconds (user + system) of each timed command, by its name
+
+
+def timed(cmd: list[str], cwd: Path, name: str = "") -> tuple[float, float]:
+    """Wall seconds and peak resident memory (MB) of one command; its CPU seconds go to CPU[name]
+    (steadier than wall time on a machine other work shares)."""
     start = time.perf_counter()
     child = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(child.pid, 0)
     child.returncode = os.waitstatus_to_exitcode(status)
     if child.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed with exit code {child.returncode}")
+    CPU[name] = usage.ru_utime + usage.ru_stime
     return time.perf_counter() - start, usage.ru_maxrss / 1024  # Linux reports KiB
 
 
@@ -207,17 +212,17 @@ def measure(runs: int, tmp: Path) -> dict[str, object]:
     build = [sys.executable, "-m", "generator.cli", "build", "--repo", str(root)]
     plain_build = [sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(root / "mkdocs.yml")]
     (root / "mkdocs.yml").write_text(MKDOCS.format(plugin=", benchledger"))
-    full, peak = timed(build, root)
-    again, _ = timed(build, root)
+    full, peak = timed(build, root, "full")
+    again, _ = timed(build, root, "again")
     (root / "mkdocs.yml").write_text(MKDOCS.format(plugin=""))  # same pages, same extensions, plugin off
-    plain, _ = timed(plain_build, root)
+    plain, _ = timed(plain_build, root, "plain")
     size, largest, name = site_stats(root / "site")
     weight = page_weight(root / "site", sorted(p.name for p in (root / "runs").iterdir())[0])
     change_one_run(root)
     (root / "mkdocs.yml").write_text(MKDOCS.format(plugin=", benchledger"))
-    changed, _ = timed(build, root)
+    changed, _ = timed(build, root, "changed")
     (root / "mkdocs.yml").write_text(MKDOCS.format(plugin=""))
-    plain_changed, _ = timed(plain_build, root)
+    plain_changed, _ = timed(plain_build, root, "plain changed")
     return {
         "runs": runs,
         "benchledger": full,
@@ -231,6 +236,7 @@ def measure(runs: int, tmp: Path) -> dict[str, object]:
         "largest_kb": largest / 1e3,
         "largest": name,
         "run_page_kb": weight,
+        "cpu": (CPU["full"] / CPU["plain"], CPU["again"] / CPU["plain"], CPU["changed"] / CPU["plain changed"]),
         "root": root,
     }
 
@@ -255,6 +261,7 @@ def main() -> None:
                 f"  {r['largest']}",
                 flush=True,
             )
+            print("{:>6} CPU seconds (user + system), the same ratios: {:.2f} {:.2f} {:.2f}".format("", *r["cpu"]))
         regenerate, imports, rendered, plain = second_build(last["root"])  # type: ignore[arg-type]
         print(
             f"\nsecond build after one run changed ({last['runs']} runs, a new process): benchledger "
