@@ -329,27 +329,10 @@ def claim_page(
         for ev in chain
         if ev.claim.id in trial_specs
     ]
-    confounds = [
-        {
-            "id": ev.claim.id,
-            "rows": ev.confounds,
-            "varies": ", ".join(ev.claim.varies) or "nothing",
-            "baseline": ev.claim.baseline,
-            "candidate": ev.claim.candidate,
-        }
-        for ev in chain
-        if ev.claim.kind == "comparison"
-    ]
-    limits: list[str] = []
-    for ev in chain:
-        for limit in [*ev.report.meta.limits, *ev.claim.limits]:
-            if limit not in limits:
-                limits.append(limit)
-    sources = []
-    for ev in chain:
-        link = Markup(f"[{t.text(ev.report.meta.title)}](../../reports/{ev.report.slug}.md)")
-        if link not in sources:
-            sources.append(link)
+    limits = list(dict.fromkeys(limit for ev in chain for limit in [*ev.report.meta.limits, *ev.claim.limits]))
+    sources = dict.fromkeys(
+        Markup(f"[{t.text(ev.report.meta.title)}](../../reports/{ev.report.slug}.md)") for ev in chain
+    )
     return render(
         "claim.md.j2",
         mark=Markup(generated_mark("the reports' front matter")),
@@ -362,11 +345,22 @@ def claim_page(
         min_effect=f"±{first.min_effect:.1%}",
         trials=trials,
         sweep=sweep,
-        confounds=confounds,
+        confounds=[_confounds(ev) for ev in chain if ev.claim.kind == "comparison"],
         limits=limits,
-        sources=sources,
+        sources=list(sources),
         grids=grids,
     )
+
+
+def _confounds(ev: Evaluation) -> dict[str, object]:
+    """A comparison's unmatched conditions: the keys that differ and are not the ones it varies."""
+    return {
+        "id": ev.claim.id,
+        "rows": ev.confounds,
+        "varies": ", ".join(ev.claim.varies) or "nothing",
+        "baseline": ev.claim.baseline,
+        "candidate": ev.claim.candidate,
+    }
 
 
 def report_panel(evaluations: Sequence[Evaluation], slug: str = "") -> str:

@@ -111,7 +111,9 @@ def run_outputs(
         out[f"{base}/{target}"] = data
         files.append(run_page.FileLink(t.link(name, t.path_url(target)), len(data)))
     receipts = receipts or RunReceipts("unverified", ())
-    page = run_page.run_page(run, summary, blocks, rate_specs, files, receipts, level)
+    page = run_page.run_page(
+        run, summary, charts=blocks, rate_charts=rate_specs, files=files, receipts=receipts, level=level
+    )
     out[f"{base}/index.md"] = page.encode()
     out[f"{base}/{RUN_DATA}"] = run_data(run)
     return out
@@ -134,7 +136,7 @@ def _metric_charts(
         return None
     level = t.level(confidence)
     metric = run.meta.metrics[name]
-    table = run_page.per_trial_table(run, name, at_metric, level)
+    table = run_page.per_trial_table(run, at_metric, level)
     at_metric, per_point = binned(at_metric)
     points = [ch.Point(m.label, trial, v) for m in at_metric for trial, v in zip(m.trials, m.values, strict=True)]
     labels = (_order(run), name, metric.unit)

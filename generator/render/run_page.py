@@ -88,7 +88,7 @@ def manifest_sections(manifest: dict[str, Any]) -> list[tuple[str, list[tuple[st
 MAX_TABLE_TRIALS = 200  # a page lists the first and last 100 trials; results.csv holds all
 
 
-def per_trial_table(run: Run, metric: str, at_metric: Sequence[MetricAt], level: str) -> Markup:
+def per_trial_table(run: Run, at_metric: Sequence[MetricAt], level: str) -> Markup:
     """The numbers behind a metric's charts: one row per trial, one column per condition (an
     HTML table that search does not index: a run page is found by its title and environment)."""
     labels = [t.text(m.label) for m in at_metric]
@@ -124,6 +124,7 @@ def per_trial_table(run: Run, metric: str, at_metric: Sequence[MetricAt], level:
 def run_page(
     run: Run,
     summary: RunSummary,
+    *,
     charts: Sequence[ChartBlock],
     rate_charts: Sequence[ChartSpec],
     files: Sequence[FileLink],
@@ -131,28 +132,20 @@ def run_page(
     level: str,
 ) -> str:
     """The page of one run: what was run, its trials and spread, environment and files."""
-    meta = run.meta
-    units = {name: m.unit for name, m in meta.metrics.items()}
     warnings = [(m.label, m.metric, w) for m in summary.metrics for w in m.warnings] + client_bound(run)
     excluded = [(m.label, m.metric, trial, why) for m in summary.metrics for trial, _, why in m.excluded]
-    manifest = run.manifest.model_dump(mode="json", by_alias=True, exclude_none=True)
     return render(
         "run.md.j2",
         mark=Markup(generated_mark(f"{run.path}/")),
         run=run,
-        meta=meta,
+        meta=run.meta,
         summary=summary,
         charts=charts,
         rate_charts=rate_charts,
         files=files,
         files_rows=[(f.link, f.size) for f in files],
-        folded=blocks.details,
-        table=blocks.table,
         warnings=warnings,
         excluded=excluded,
-        trial_unit=meta.trial_unit or "not stated",
-        repetitions=meta.trial_unit == "repetition",
-        reported_value=lambda m: reported_value(m, _unit(units.get(m.metric))),
         published=any(m.published for m in summary.metrics),
         receipts=receipts,
         level=level,
@@ -160,29 +153,49 @@ def run_page(
         compare=Markup(f"../../compare/?a={t.path_url(run.id)}"),  # raw HTML: the built page's URL
         rerun=receipts.reproduction,
         headline=headline(run, summary),
-        figure_line=_figure_line,
-        setup=[(k, _yaml_value(v)) for k, v in flatten(meta.setup).items()],
-        conditions=", ".join(meta.conditions) or "none",
-        trials=run.results.trials if not run.reported else "not reported",
-        warmup=(
+        **_described(run),
+        **_formats({name: m.unit for name, m in run.meta.metrics.items()}),
+    )
+
+
+def _described(run: Run) -> dict[str, Any]:
+    """What run.yaml and the manifest say about the run, as the page shows it."""
+    meta = run.meta
+    return {
+        "trial_unit": meta.trial_unit or "not stated",
+        "repetitions": meta.trial_unit == "repetition",
+        "setup": [(k, _yaml_value(v)) for k, v in flatten(meta.setup).items()],
+        "conditions": ", ".join(meta.conditions) or "none",
+        "trials": run.results.trials if not run.reported else "not reported",
+        "warmup": (
             "not reported"
             if meta.warmup_trials is None
             else f"{meta.warmup_trials} trial(s) run and discarded before trial 1"
         ),
-        source=source_text(run),
-        source_url=t.url(meta.source.url),
-        provenance=t.lines(meta.source.provenance or ""),
-        notes=t.notes(meta.notes) if meta.notes else None,
-        extras=[(k, _yaml_value(v)) for k, v in meta.extras.items()],
-        reproduce=reproduce(meta.runner),
-        manifest=manifest_sections(manifest),
-        num=t.number,
-        pct=t.percent,
-        ci=ci,
-        unit=lambda name: _unit(units.get(name)),
-        per_trial=per_trial_rates,
-        triple=lambda v: " / ".join(t.number(x, 3) for x in v) if v else "–",
-    )
+        "source": source_text(run),
+        "source_url": t.url(meta.source.url),
+        "provenance": t.lines(meta.source.provenance or ""),
+        "notes": t.notes(meta.notes) if meta.notes else None,
+        "extras": [(k, _yaml_value(v)) for k, v in meta.extras.items()],
+        "reproduce": reproduce(meta.runner),
+        "manifest": manifest_sections(run.manifest.model_dump(mode="json", by_alias=True, exclude_none=True)),
+    }
+
+
+def _formats(units: Mapping[str, str | None]) -> dict[str, Any]:
+    """How the template writes figures, intervals, units and its tables and folded sections."""
+    return {
+        "num": t.number,
+        "pct": t.percent,
+        "ci": ci,
+        "unit": lambda name: _unit(units.get(name)),
+        "reported_value": lambda m: reported_value(m, _unit(units.get(m.metric))),
+        "per_trial": per_trial_rates,
+        "triple": lambda v: " / ".join(t.number(x, 3) for x in v) if v else "–",
+        "figure_line": _figure_line,
+        "folded": blocks.details,
+        "table": blocks.table,
+    }
 
 
 def client_bound(run: Run) -> list[tuple[str, str, str]]:
