@@ -261,7 +261,12 @@ def main() -> None:
                 f"  {r['largest']}",
                 flush=True,
             )
-            print("{:>6} CPU seconds (user + system), the same ratios: {:.2f} {:.2f} {:.2f}".format("", *r["cpu"]))
+            print(
+                "{:>6} CPU seconds (user + system): benchledger {full:.1f}, again {again:.1f}, changed {changed:.1f}; "
+                "mkdocs {plain:.1f}, after the change {plain changed:.1f}; ratios {:.2f} {:.2f} {:.2f}".format(
+                    "", *r["cpu"], **CPU
+                )
+            )
         regenerate, imports, rendered, plain = second_build(last["root"])  # type: ignore[arg-type]
         print(
             f"\nsecond build after one run changed ({last['runs']} runs, a new process): benchledger "
