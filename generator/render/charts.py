@@ -99,15 +99,36 @@ def trials_chart(order: tuple[str, ...], metric: str, unit: str | None, level: s
     means = summary.mark_tick(color=BLUE, thickness=2, size=14, orient="horizontal", xOffset=8).encode(
         y="value:Q", tooltip=tooltip
     )
+    # Invisible, and out of the accessibility tree: only widens the y scale of a one-value panel.
+    padding = base.transform_filter("datum.kind == 'pad'").mark_line(opacity=0, aria=False).encode(y="value:Q")
     return (
-        alt.layer(dots, bars, means)
+        alt.layer(dots, bars, means, padding)
         .facet(column=alt.Column("condition:N", sort=list(order), title=None), data=_data())
         .resolve_scale(y="independent")
     )
 
 
+PAD = 0.05  # a panel of one value spans it ±5% (±0.05 around zero)
+
+
+def _pads(points: Sequence[Point]) -> list[dict[str, Any]]:
+    """Two rows (drawn by no visible mark) around each condition whose trials all gave one value:
+    its axis then spans that value ±PAD, labelled in round steps. Without them the axis spans
+    nothing, or the float noise between the value and its mean (0.7 and 0.6999999999999998),
+    and Vega labels it "1" or "0.7000000000000001"."""
+    values: dict[str, set[float]] = {}
+    for p in points:
+        values.setdefault(p.condition, set()).add(p.value)
+    rows = []
+    for condition, (value, *more) in values.items():
+        if not more:
+            pad = abs(value) * PAD or PAD
+            rows += [{"condition": condition, "value": value + d, "kind": "pad"} for d in (-pad, pad)]
+    return rows
+
+
 def trials_rows(points: Sequence[Point], intervals: Sequence[Interval]) -> list[dict[str, Any]]:
-    rows = [{**p.__dict__, "kind": "trial"} for p in points]
+    rows = [{**p.__dict__, "kind": "trial"} for p in points] + _pads(points)
     rows += [
         {
             "condition": i.condition,
