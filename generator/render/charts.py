@@ -108,22 +108,22 @@ def trials_chart(order: tuple[str, ...], metric: str, unit: str | None, level: s
     )
 
 
-PAD = 0.05  # a panel of one value spans it ±5% (±0.05 around zero)
+PAD = 0.05  # a panel of one fractional value spans it ±5%
 
 
 def _pads(points: Sequence[Point]) -> list[dict[str, Any]]:
-    """Two rows (drawn by no visible mark) around each condition whose trials all gave one value:
-    its axis then spans that value ±PAD, labelled in round steps. Without them the axis spans
-    nothing, or the float noise between the value and its mean (0.7 and 0.6999999999999998),
-    and Vega labels it "1" or "0.7000000000000001"."""
+    """Two rows (drawn by no visible mark) around each condition whose trials all gave one
+    fractional value: its axis then spans that value ±PAD, labelled in round steps. Without
+    them the axis spans nothing, or the float noise between the value and its mean (0.7 and
+    0.6999999999999998), and Vega labels it "1" or "0.7000000000000001". A whole number (0
+    errors, 2,048 tokens) keeps its one exact label."""
     values: dict[str, set[float]] = {}
     for p in points:
         values.setdefault(p.condition, set()).add(p.value)
     rows = []
     for condition, (value, *more) in values.items():
-        if not more:
-            pad = abs(value) * PAD or PAD
-            rows += [{"condition": condition, "value": value + d, "kind": "pad"} for d in (-pad, pad)]
+        if not more and not float(value).is_integer():
+            rows += [{"condition": condition, "value": value * (1 + d), "kind": "pad"} for d in (-PAD, PAD)]
     return rows
 
 
