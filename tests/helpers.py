@@ -113,14 +113,16 @@ def generate(root: Path) -> dict[str, bytes]:
     from generator.analysis.audit import audit
     from generator.analysis.claims import evaluate_publication
     from generator.analysis.comparison import Settings
+    from generator.render.sweeps import report_sweeps
     from generator.site.cache import BuildCache
-    from generator.site.pipeline import render
+    from generator.site.pipeline import Judged, render
 
     checked = audit(root, stale_is_error=False)
     states = {run_id: r.state for run_id, r in checked.receipts.items()}
     reproduced = {run_id: r.reproduction.state for run_id, r in checked.receipts.items() if r.reproduction}
     evaluations, grids = evaluate_publication(checked.ledger, Settings(), states, reproduced)
-    return render(checked.ledger, checked.receipts, evaluations, Settings(), BuildCache(), grids)
+    sweeps = report_sweeps(checked.ledger, Settings().confidence)
+    return render(Judged(checked.ledger, checked.receipts, evaluations, grids, sweeps), Settings(), BuildCache())
 
 
 def import_into(tmp_path: Path, tool: str, *args: str) -> tuple[int, str, Path]:

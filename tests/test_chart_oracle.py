@@ -24,7 +24,7 @@ import pytest
 import vl_convert as vlc
 import yaml
 
-from helpers import MANIFEST, generate, publication, run_yaml, write_tree
+from helpers import MANIFEST, RESULTS, generate, measured_run, publication, run_yaml, write_tree
 
 ROOT = Path(__file__).resolve().parent.parent
 WHITE, SLATE = "#ffffff", "#1e2029"  # Material's default and slate page backgrounds
@@ -726,3 +726,27 @@ def test_every_chart_of_a_publication_with_several_conditions_per_run_draws_its_
         "concurrency=4, context=512": 3,  # trial 2 is excluded
         "concurrency=4, context=4096": 4,
     }
+
+
+RESULTS_HEAD = RESULTS.splitlines(keepends=True)[0]
+
+
+def test_a_condition_whose_trials_are_identical_has_a_readable_axis(tmp_path: Path) -> None:
+    """Every trial at 0.7: the panel's axis spanned nothing and Vega labelled it "1" (or, with a
+    mean 2e-16 off the trials, in float noise). Padded around the value, it is labelled in round
+    steps, and every dot, the mean and its interval read back through it."""
+    run_id = "2026-09-01-constant"
+    run = measured_run(run_id)
+    run[f"runs/{run_id}/results.csv"] = RESULTS_HEAD + "".join(
+        f"{trial},1,0.7,2048,1490\n{trial},8,{100 + trial}.5,16384,11790\n" for trial in range(1, 6)
+    )
+    root = write_tree(tmp_path / "pub", publication(run))
+    spec = json.loads(generate(root)[f"runs/{run_id}/charts/tokens_per_second-trials.json"])
+    (constant,) = [p for p in panels(spec) if p.title == "concurrency=1"]
+    labels = [text for _, text in constant.ticks["left"]]
+    assert len(labels) >= 2 and all(len(text.replace(".", "").strip("0")) <= 3 for text in labels), labels
+    read, pixel = inverse(constant.ticks["left"])
+    close(drawn(constant.of("symbol"), read), [0.7] * 5, pixel, "the identical trials")
+    (tick,), (rule,) = constant.of("rect"), constant.of("rule")
+    close([read(tick.y + tick.item["height"] / 2), read(rule.y)], [0.7, 0.7], pixel, "their mean and interval")
+    assert not constant.of("symbol")[5:], "the padding draws no point"

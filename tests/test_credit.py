@@ -30,7 +30,7 @@ def _example() -> tuple[dict[str, bytes], str]:
 
 
 def _row(page: str, claim_id: str) -> str:
-    (row,) = [line for line in page.splitlines() if f"({claim_id}/index.md)" in line]
+    (row,) = [line for line in page.splitlines() if f'href="{claim_id}/"' in line]
     return row
 
 

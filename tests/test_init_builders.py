@@ -152,7 +152,7 @@ def test_reenacted_seed_claim_flags_the_build_by_itself(tmp_path: Path) -> None:
     root = example(tmp_path)
     assert cli("generate", "--repo", str(root))[0] == 0
     page = (root / "site_src" / "claims" / "testbed-drafting-native" / "index.md").read_text()
-    assert "| build.GGML&#95;NATIVE | OFF | ON |" in page
+    assert "<tr><td>build.GGML&#95;NATIVE</td><td>OFF</td><td>ON</td></tr>" in page
     assert "unmatched conditions" in page and "Correction of testbed&#45;drafting&#45;native" in page
     matched = page.split("## Unmatched conditions in testbed&#45;drafting&#45;matched")[1]
     assert matched.lstrip().startswith("None:")

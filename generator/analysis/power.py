@@ -51,13 +51,18 @@ def draws() -> tuple[Any, Any]:
     return rng.standard_normal((DRAWS, COLUMNS)), rng.uniform(0.0005, 0.9995, DRAWS)
 
 
+@functools.lru_cache(maxsize=4096)
 def spread_factor(df: float) -> Any:
-    """sqrt(chi-square(df) / df) at the fixed uniform draws: the estimated SD over the true one."""
+    """sqrt(chi-square(df) / df) at the fixed uniform draws: the estimated SD over the true one.
+    Kept per df (read-only): every claim's search for n asks for the same few hundred, and
+    computing one is most of evaluating a publication (2,121 calls, 246 distinct at 100 claims)."""
     import numpy as np
     from scipy.special import chdtri
 
     _, u = draws()
-    return np.sqrt(chdtri(df, 1 - u) / df)  # chdtri is the inverse of the chi-square survival function
+    factor = np.sqrt(chdtri(df, 1 - u) / df)  # chdtri is the inverse of the chi-square survival function
+    factor.flags.writeable = False
+    return factor
 
 
 def first_settling(present: int, best_at: Callable[[int], tuple[str | None, float]]) -> Settling:

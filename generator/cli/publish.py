@@ -99,10 +99,12 @@ ZENSICAL_LIMITS = (
 
 
 def _generate(repo: Path) -> Generated:
+    from ..site.cache import BuildCache
     from ..site.pipeline import generate_site
 
     with reported():
-        return generate_site(repo.resolve(), docs_dir_of(repo), verdict_settings(repo, None, None))
+        settings = verdict_settings(repo, None, None)
+        return generate_site(repo.resolve(), docs_dir_of(repo), settings, BuildCache.for_publication(repo))
 
 
 NoCache = Annotated[

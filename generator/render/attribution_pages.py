@@ -25,7 +25,11 @@ CLAIMS = "claims"
 
 
 def attribution_outputs(
-    ledger: Ledger, grids: Sequence[Grid], evaluations: Mapping[str, Evaluation], settings: Settings
+    ledger: Ledger,
+    grids: Sequence[Grid],
+    evaluations: Mapping[str, Evaluation],
+    settings: Settings,
+    templates: ch.ChartTemplates,
 ) -> dict[str, bytes]:
     """Each grid's page and charts, under claims/<id>/ (ids are unique across claims and grids)."""
     out: dict[str, bytes] = {}
@@ -37,11 +41,11 @@ def attribution_outputs(
         if rows:
             effects = "charts/effects.json"
             metric, axis = grid.attribution.metric, "other level vs base level"
-            out[f"{base}/{effects}"] = forest_spec(rows, settings.min_effect, metric, axis)
+            out[f"{base}/{effects}"] = forest_spec(rows, settings.min_effect, metric, axis, templates=templates)
         interaction = "charts/cells.json"
         unit = _unit(ledger, grid)
         cell_labels = (grid.attribution.metric, unit, grid.factors[0], str(level))
-        out[f"{base}/{interaction}"] = ch.spec(ch.interaction_chart, cell_labels, _cell_rows(grid))
+        out[f"{base}/{interaction}"] = templates.spec(ch.interaction_chart, cell_labels, _cell_rows(grid))
         claims = [ev for ev in evaluations.values() if related(ev, [grid])]
         out[f"{base}/index.md"] = attribution_page(ledger, grid, effects, interaction, claims, settings).encode()
     return out
@@ -81,13 +85,6 @@ def attribution_page(
 ) -> str:
     a = grid.attribution
     report = next(r for r in ledger.reports if r.slug == grid.report)
-    level = t.level(settings.confidence)
-    reason = grid.reason[:1].upper() + grid.reason[1:] + "."
-    if grid.trials_needed:
-        likely = f", most likely as {grid.settles_as}" if grid.settles_as else ""
-        reason += f" About {grid.trials_needed:,} trials per cell would settle it{likely}."
-    elif grid.unsettled:
-        reason += f" {grid.unsettled[:1].upper()}{grid.unsettled[1:]}."
     limits = list(dict.fromkeys([*report.meta.limits, *a.limits]))
     return render(
         "attribution.md.j2",
@@ -95,49 +92,76 @@ def attribution_page(
         title=t.text(a.statement),
         badge=badge(grid.verdict),
         sentence=t.text(sentence(grid)),
-        reason=t.text(reason),
+        reason=t.text(_reason(grid)),
         metric=t.text(a.metric),
         at=t.text(condition_label(a.at.items()) if a.at else "its only condition"),
-        factors=[
-            {
-                "name": t.text(f),
-                "key": t.text(a.factors[f]),
-                "base": t.text(lv[0]),
-                "other": t.text(lv[1]),
-                "why": t.text(grid.oriented.get(f, "")),
-            }
-            for f, lv in grid.levels.items()
-        ],
+        factors=_factors(grid),
         credits=t.text(a.credits or "no factor"),
         source=Markup(f"[{t.text(report.meta.title)}](../../reports/{report.slug}.md)"),
         effects_spec=effects,
         band=f"±{grid.band:.1%}" if grid.band is not None else "not computed",
-        level=level,
-        effects=[
-            {
-                "name": t.text(e.name),
-                "ratio": t.number(e.ratio),
-                "interval": f"[{t.number(e.ci[0])}, {t.number(e.ci[1])}] ({_interval(e.ratio, e.ci)})",
-                "badge": badge(e.verdict),
-            }
-            for e in grid.effects
-        ],
+        level=t.level(settings.confidence),
+        effects=_effects(grid),
         interaction_spec=interaction if grid.cells else None,
-        cells=[
-            {
-                "levels": t.text(", ".join(f"{f}={v}" for f, v in zip(grid.factors, c.levels, strict=True))),
-                "run": _page_link(c.run, f"../../runs/{c.run}/index.md"),
-                "n": len(c.values),
-                "mean": _mean(c.mean, c.low, c.high),
-            }
-            for c in grid.cells
-        ],
+        cells=_cells(grid),
         claims=[
             _page_link(ev.claim.statement, f"../{ev.claim.id}/index.md") + Markup(" ") + verdict_badges(ev)
             for ev in claims
         ],
         limits=[t.text(limit) for limit in limits],
     )
+
+
+def _reason(grid: Grid) -> str:
+    """The grid's verdict explained, and how many trials per cell would settle it (or why none would)."""
+    reason = grid.reason[:1].upper() + grid.reason[1:] + "."
+    if grid.trials_needed:
+        likely = f", most likely as {grid.settles_as}" if grid.settles_as else ""
+        reason += f" About {grid.trials_needed:,} trials per cell would settle it{likely}."
+    elif grid.unsettled:
+        reason += f" {grid.unsettled[:1].upper()}{grid.unsettled[1:]}."
+    return reason
+
+
+def _factors(grid: Grid) -> list[dict[str, Markup]]:
+    """Each factor: its name, the key it varies, its two levels and why they are oriented so."""
+    keys = grid.attribution.factors
+    return [
+        {
+            "name": t.text(f),
+            "key": t.text(keys[f]),
+            "base": t.text(lv[0]),
+            "other": t.text(lv[1]),
+            "why": t.text(grid.oriented.get(f, "")),
+        }
+        for f, lv in grid.levels.items()
+    ]
+
+
+def _effects(grid: Grid) -> list[dict[str, str | Markup]]:
+    """Each effect's row of the effects table."""
+    return [
+        {
+            "name": t.text(e.name),
+            "ratio": t.number(e.ratio),
+            "interval": f"[{t.number(e.ci[0])}, {t.number(e.ci[1])}] ({_interval(e.ratio, e.ci)})",
+            "badge": badge(e.verdict),
+        }
+        for e in grid.effects
+    ]
+
+
+def _cells(grid: Grid) -> list[dict[str, object]]:
+    """Each cell's row of the cells table: its levels, its run, n and its mean with interval."""
+    return [
+        {
+            "levels": t.text(", ".join(f"{f}={v}" for f, v in zip(grid.factors, c.levels, strict=True))),
+            "run": _page_link(c.run, f"../../runs/{c.run}/index.md"),
+            "n": len(c.values),
+            "mean": _mean(c.mean, c.low, c.high),
+        }
+        for c in grid.cells
+    ]
 
 
 def grids_panel(grids: Sequence[Grid], up: str) -> str:

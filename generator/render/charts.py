@@ -3,7 +3,7 @@
 A chart is built over a named data source, `table`, and depends only on its
 labels (metric, unit, condition order), so one built chart serves every run
 with the same labels: Altair's construction and validation are slow, so
-`template()` caches the spec and `spec()` inlines each run's rows. Field names
+`ChartTemplates` keeps the spec and `ChartTemplates.spec()` inlines each run's rows. Field names
 are fixed; publisher strings only ever appear as data values and titles,
 which Vega draws as text.
 """
@@ -14,7 +14,7 @@ import json
 import math
 import statistics
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -99,15 +99,36 @@ def trials_chart(order: tuple[str, ...], metric: str, unit: str | None, level: s
     means = summary.mark_tick(color=BLUE, thickness=2, size=14, orient="horizontal", xOffset=8).encode(
         y="value:Q", tooltip=tooltip
     )
+    # Invisible, and out of the accessibility tree: only widens the y scale of a one-value panel.
+    padding = base.transform_filter("datum.kind == 'pad'").mark_line(opacity=0, aria=False).encode(y="value:Q")
     return (
-        alt.layer(dots, bars, means)
+        alt.layer(dots, bars, means, padding)
         .facet(column=alt.Column("condition:N", sort=list(order), title=None), data=_data())
         .resolve_scale(y="independent")
     )
 
 
+PAD = 0.05  # a panel of one fractional value spans it ±5%
+
+
+def _pads(points: Sequence[Point]) -> list[dict[str, Any]]:
+    """Two rows (drawn by no visible mark) around each condition whose trials all gave one
+    fractional value: its axis then spans that value ±PAD, labelled in round steps. Without
+    them the axis spans nothing, or the float noise between the value and its mean (0.7 and
+    0.6999999999999998), and Vega labels it "1" or "0.7000000000000001". A whole number (0
+    errors, 2,048 tokens) keeps its one exact label."""
+    values: dict[str, set[float]] = {}
+    for p in points:
+        values.setdefault(p.condition, set()).add(p.value)
+    rows = []
+    for condition, (value, *more) in values.items():
+        if not more and not float(value).is_integer():
+            rows += [{"condition": condition, "value": value * (1 + d), "kind": "pad"} for d in (-PAD, PAD)]
+    return rows
+
+
 def trials_rows(points: Sequence[Point], intervals: Sequence[Interval]) -> list[dict[str, Any]]:
-    rows = [{**p.__dict__, "kind": "trial"} for p in points]
+    rows = [{**p.__dict__, "kind": "trial"} for p in points] + _pads(points)
     rows += [
         {
             "condition": i.condition,
@@ -180,41 +201,46 @@ def rate_chart(order: tuple[str, ...], rate: str, level: str) -> Any:
     return _layer(bars, dots, width="container", height=HEIGHT)
 
 
-TEMPLATES: dict[str, str] = {}  # "<builder> <labels as JSON>" -> its spec; the build cache saves it
-
-
-def template(builder: Callable[..., Any], *labels: Any) -> str:
-    """The Vega-Lite spec of `builder(*labels)` without data, built once per labels."""
-    key = f"{builder.__name__} {json.dumps(labels)}"
-    known = TEMPLATES.get(key)
-    if known is None:
-        known = TEMPLATES[key] = json.dumps(builder(*labels).to_dict(validate=True))
-    return known
-
-
 def _finite(value: Any) -> Any:
     """JSON has no Infinity or NaN: a non-finite number is drawn as missing."""
     return None if isinstance(value, float) and not math.isfinite(value) else value
 
 
-def spec(
-    builder: Callable[..., Any],
-    labels: tuple[Any, ...],
-    rows: Sequence[dict[str, Any]],
-    domain: tuple[float, float] | None = None,
-    ticks: Sequence[float] | None = None,
-) -> bytes:
-    """The chart's Vega-Lite JSON with its rows inlined (the page never fetches data), and the
-    axis domain and ticks put in place of DOMAIN_MARK and TICKS_MARK (so one cached template
-    serves every domain)."""
-    text = template(builder, *labels)
-    if domain is not None:
-        text = text.replace(json.dumps(list(DOMAIN_MARK)), json.dumps(list(domain)))
-    if ticks is not None:
-        text = text.replace(json.dumps(list(TICKS_MARK)), json.dumps(list(ticks)))
-    out = json.loads(text)
-    out["datasets"] = {DATA: [{k: _finite(v) for k, v in row.items()} for row in rows]}
-    return json.dumps(out, sort_keys=True, separators=(",", ":")).encode()
+@dataclass
+class ChartTemplates:
+    """Each chart's Vega-Lite spec without data, built once per builder and labels. Whoever
+    renders owns one and passes it down (the build cache keeps it between builds, so a build
+    that draws no new kind of chart never imports Altair)."""
+
+    known: dict[str, str] = field(default_factory=dict)  # "<builder> <labels as JSON>" -> its spec
+
+    def template(self, builder: Callable[..., Any], *labels: Any) -> str:
+        """The Vega-Lite spec of `builder(*labels)` without data."""
+        key = f"{builder.__name__} {json.dumps(labels)}"
+        known = self.known.get(key)
+        if known is None:
+            known = self.known[key] = json.dumps(builder(*labels).to_dict(validate=True))
+        return known
+
+    def spec(
+        self,
+        builder: Callable[..., Any],
+        labels: tuple[Any, ...],
+        rows: Sequence[dict[str, Any]],
+        domain: tuple[float, float] | None = None,
+        ticks: Sequence[float] | None = None,
+    ) -> bytes:
+        """The chart's Vega-Lite JSON with its rows inlined (the page never fetches data), and the
+        axis domain and ticks put in place of DOMAIN_MARK and TICKS_MARK (so one template serves
+        every domain)."""
+        text = self.template(builder, *labels)
+        if domain is not None:
+            text = text.replace(json.dumps(list(DOMAIN_MARK)), json.dumps(list(domain)))
+        if ticks is not None:
+            text = text.replace(json.dumps(list(TICKS_MARK)), json.dumps(list(ticks)))
+        out = json.loads(text)
+        out["datasets"] = {DATA: [{k: _finite(v) for k, v in row.items()} for row in rows]}
+        return json.dumps(out, sort_keys=True, separators=(",", ":")).encode()
 
 
 # Marks drawn over the page's own background, light or dark (Material's slate): each keeps a

@@ -13,6 +13,7 @@ from ..analysis.comparison import Comparison, Settings, Side
 from ..analysis.wording import pct
 from ..format.signed import level as level_of
 from ..format.signed import signed
+from . import blocks
 from . import text as t
 from .templating import generated_mark, render
 
@@ -106,15 +107,15 @@ def flags(ev: Evaluation) -> str:
 def claims_index(evaluations: Mapping[str, Evaluation], grids_panel: str = "") -> str:
     """Every claim, newest first, with its verdict badge, effect and flags."""
     ordered = sorted(evaluations.values(), key=lambda e: (str(e.claim.date or ""), e.claim.id), reverse=True)
-    rows = [
-        {
-            "date": ev.claim.date or "–",
-            "link": Markup(f"[{t.text(ev.claim.statement)}]({ev.claim.id}/index.md)"),
-            "badge": verdict_badges(ev),
-            "measured": effect(ev),
-            "claimed": ev.claim.claimed or "–",
-            "flags": flags(ev),
-        }
+    rows = [  # date, claim (linked by its built URL: the table is raw HTML), verdict, effect, claimed, flags
+        (
+            ev.claim.date or "–",
+            t.link(ev.claim.statement, f"{t.path_url(ev.claim.id)}/"),
+            verdict_badges(ev),
+            effect(ev),
+            ev.claim.claimed or "–",
+            flags(ev),
+        )
         for ev in ordered
     ]
     counts: dict[str, int] = {}
@@ -124,6 +125,7 @@ def claims_index(evaluations: Mapping[str, Evaluation], grids_panel: str = "") -
         "claims_index.md.j2",
         mark=Markup(generated_mark("the reports' front matter")),
         rows=rows,
+        table=blocks.table,
         counts=sorted(counts.items()),
         grids=Markup(grids_panel),
     )
@@ -247,29 +249,41 @@ MAX_SIDE_TRIALS = 100  # trials listed per side; the charts bin, the statistics 
 
 
 def trials_table(ev: Evaluation) -> Markup:
-    """Every trial behind the claim, excluded ones struck through with their reason."""
+    """Every trial behind the claim, excluded ones struck through with their reason (an HTML
+    table that search does not index: the claim is found by its statement and figures)."""
     several = len(ev.conditions) > 1
     head = ["Condition"] * several + ["Side", "Run", "Trial", "Value"]
-    lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * (len(head) - 2) + " ---: | ---: |"]
+    rows: list[list[str | Markup]] = []
     for c in ev.conditions:
-        where = [str(t.text(c.label))] * several
+        where = [c.label] * several
         for name, s in (("baseline", c.baseline), ("candidate", c.candidate)):
             shown = _rate_percent if s.is_rate else t.number
             for k, (trial, value) in enumerate(zip(s.trials, s.values, strict=True)):
                 if k == MAX_SIDE_TRIALS:
                     more = f"{len(s.values) - k:,} more trials in the run's results.csv"
-                    lines.append("| " + " | ".join([*where, name, t.text(s.run), "…", more]) + " |")
+                    rows.append([*where, name, s.run, "…", more])
                     break
-                said = "reported" if trial is None else str(trial)
-                lines.append("| " + " | ".join([*where, name, t.text(s.run), said, shown(value)]) + " |")
+                rows.append([*where, name, s.run, "reported" if trial is None else str(trial), shown(value)])
             for trial, value, reason in s.excluded:
-                struck = f"~~{shown(value)}~~ (excluded: {t.text(reason)})"
-                lines.append("| " + " | ".join([*where, name, t.text(s.run), f"~~{trial}~~", struck]) + " |")
-    return Markup("\n".join(lines) + "\n")
+                struck = Markup(f"<del>{shown(value)}</del> (excluded: {t.text(reason)})")
+                rows.append([*where, name, s.run, Markup(f"<del>{trial}</del>"), struck])
+    return blocks.table(head, rows, right=[len(head) - 2, len(head) - 1], searched=False)
 
 
 def _rate_percent(value: float | None) -> str:
     return t.percent(value, 2)
+
+
+FOREST_COLUMNS = (
+    "Claim",
+    "Condition",
+    "Verdict",
+    "Ratio",
+    "Interval",
+    "Level",
+    "Band of no difference",
+    "n (baseline / candidate)",
+)
 
 
 def forest_rows(chain: Sequence[Evaluation]) -> list[dict[str, str]]:
@@ -316,27 +330,10 @@ def claim_page(
         for ev in chain
         if ev.claim.id in trial_specs
     ]
-    confounds = [
-        {
-            "id": ev.claim.id,
-            "rows": ev.confounds,
-            "varies": ", ".join(ev.claim.varies) or "nothing",
-            "baseline": ev.claim.baseline,
-            "candidate": ev.claim.candidate,
-        }
-        for ev in chain
-        if ev.claim.kind == "comparison"
-    ]
-    limits: list[str] = []
-    for ev in chain:
-        for limit in [*ev.report.meta.limits, *ev.claim.limits]:
-            if limit not in limits:
-                limits.append(limit)
-    sources = []
-    for ev in chain:
-        link = Markup(f"[{t.text(ev.report.meta.title)}](../../reports/{ev.report.slug}.md)")
-        if link not in sources:
-            sources.append(link)
+    limits = list(dict.fromkeys(limit for ev in chain for limit in [*ev.report.meta.limits, *ev.claim.limits]))
+    sources = dict.fromkeys(
+        Markup(f"[{t.text(ev.report.meta.title)}](../../reports/{ev.report.slug}.md)") for ev in chain
+    )
     return render(
         "claim.md.j2",
         mark=Markup(generated_mark("the reports' front matter")),
@@ -344,15 +341,27 @@ def claim_page(
         intro=intro,
         cards=[card(ev, role, t.level(settings.confidence)) for ev, role in zip(chain, roles, strict=True)],
         forest=forest if rows else None,
-        forest_rows=rows,
+        forest_table=blocks.table(FOREST_COLUMNS, [list(row.values()) for row in rows], right=[3]),
+        folded=blocks.details,
         min_effect=f"±{first.min_effect:.1%}",
         trials=trials,
         sweep=sweep,
-        confounds=confounds,
+        confounds=[_confounds(ev) for ev in chain if ev.claim.kind == "comparison"],
         limits=limits,
-        sources=sources,
+        sources=list(sources),
         grids=grids,
     )
+
+
+def _confounds(ev: Evaluation) -> dict[str, object]:
+    """A comparison's unmatched conditions: the keys that differ and are not the ones it varies."""
+    return {
+        "id": ev.claim.id,
+        "rows": ev.confounds,
+        "varies": ", ".join(ev.claim.varies) or "nothing",
+        "baseline": ev.claim.baseline,
+        "candidate": ev.claim.candidate,
+    }
 
 
 def report_panel(evaluations: Sequence[Evaluation], slug: str = "") -> str:

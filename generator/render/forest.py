@@ -1,7 +1,7 @@
 """The forest plot of claims and of a grid's effects: each row's interval and measured change
 on a log axis labelled in percent change, the claimed value, the band of no difference and
 the smallest change worth calling, with a key to every mark (built as a cached template, its
-axis domain and ticks filled in per chart by charts.spec)."""
+axis domain and ticks filled in per chart by ChartTemplates.spec)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..analysis.wording import pct
-from .charts import BLUE, DOMAIN_MARK, GREY, TICKS_MARK, _layer, spec
+from .charts import BLUE, DOMAIN_MARK, GREY, TICKS_MARK, ChartTemplates, _layer
 
 if TYPE_CHECKING:
     import altair as alt
@@ -96,7 +96,12 @@ RULE_OFFSET = 20  # the interval's place below the middle of its row
 
 
 def forest_spec(
-    rows: Sequence[dict[str, Any]], min_effect: float, metric: str, axis: str = "candidate vs baseline"
+    rows: Sequence[dict[str, Any]],
+    min_effect: float,
+    metric: str,
+    axis: str = "candidate vs baseline",
+    *,
+    templates: ChartTemplates,
 ) -> bytes:
     """The forest plot of `rows` (claim, verdict, ratio, low, high, claimed; the first row also
     noise_lo/noise_hi, the band of no difference) with its axis fitted and labelled."""
@@ -104,9 +109,9 @@ def forest_spec(
     ends = [v for r in rows for k, v in r.items() if k in keys and isinstance(v, float) and v > 0]
     domain = forest_domain([*ends, 1 - min_effect, 1 + min_effect])
     claimed = any(isinstance(r.get("claimed"), float) for r in rows)
-    labels = (min_effect, metric, len(rows), axis, claimed)
+    labels = (min_effect, metric, axis, claimed)
     labelled = [{**r, "label": forest_label(r)} for r in rows]
-    return spec(forest_chart, labels, labelled, domain, forest_ticks(rows, domain))
+    return templates.spec(forest_chart, labels, labelled, domain, forest_ticks(rows, domain))
 
 
 def _key(entries: list[str]) -> tuple[Any, Any]:
@@ -120,9 +125,23 @@ def _key(entries: list[str]) -> tuple[Any, Any]:
     return color, shape
 
 
-def forest_chart(
-    min_effect: float, metric: str, rows: int, axis: str = "candidate vs baseline", claimed: bool = True
-) -> Any:
+def _references(scale: Any, min_effect: float) -> list[Any]:
+    """The marks every row is read against: the shaded band of no difference (carried by the
+    first row), the smallest changes worth calling (dashed) and no change (a solid line)."""
+    at = alt.X("at:Q", scale=scale)
+    return [
+        alt.Chart()
+        .transform_filter("datum.first")
+        .mark_rect(opacity=0.15, color=BLUE)
+        .encode(x=alt.X("noise_lo:Q", scale=scale), x2="noise_hi:Q"),
+        alt.Chart(alt.Data(values=[{"at": 1 - min_effect}, {"at": 1 + min_effect}]))
+        .mark_rule(strokeDash=[2, 2], color=GREY, strokeWidth=1.5)
+        .encode(x=at),
+        alt.Chart(alt.Data(values=[{"at": 1}])).mark_rule(color=REFERENCE, strokeWidth=1.5).encode(x=at),
+    ]
+
+
+def forest_chart(min_effect: float, metric: str, axis: str = "candidate vs baseline", claimed: bool = True) -> Any:
     """Each claim's ratio and interval on a log axis fitted to the data and labelled in percent
     change, a line at no change, the shaded band of no difference, the smallest changes worth
     calling as dashed lines and the claimed change as a cross; coloured by verdict, each row
@@ -154,15 +173,8 @@ def forest_chart(
         alt.Tooltip("high:Q", title="CI high (ratio)", format=".3f"),
     ]
     base = alt.Chart()
-    at = alt.X("at:Q", scale=scale)
     layers = [
-        base.transform_filter("datum.first")
-        .mark_rect(opacity=0.15, color=BLUE)
-        .encode(x=alt.X("noise_lo:Q", scale=scale), x2="noise_hi:Q"),
-        alt.Chart(alt.Data(values=[{"at": 1 - min_effect}, {"at": 1 + min_effect}]))
-        .mark_rule(strokeDash=[2, 2], color=GREY, strokeWidth=1.5)
-        .encode(x=at),
-        alt.Chart(alt.Data(values=[{"at": 1}])).mark_rule(color=REFERENCE, strokeWidth=1.5).encode(x=at),
+        *_references(scale, min_effect),
         base.mark_text(align="left", baseline="top", dy=-ROW_STEP // 2 + 6, lineBreak="\n", fontSize=11).encode(
             x=alt.value(0), y=y, text="label:N"
         ),

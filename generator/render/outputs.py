@@ -84,8 +84,16 @@ def binned(at_metric: list[MetricAt]) -> tuple[list[MetricAt], int]:
     return out, k
 
 
-def run_outputs(run: Run, receipts: RunReceipts | None = None, confidence: float = CONFIDENCE) -> dict[str, bytes]:
-    """The page of one run, its chart specs and its published files."""
+def run_outputs(
+    run: Run,
+    receipts: RunReceipts | None = None,
+    confidence: float = CONFIDENCE,
+    *,
+    templates: ch.ChartTemplates | None = None,
+) -> dict[str, bytes]:
+    """The page of one run, its chart specs and its published files (`templates`: the chart
+    templates built so far, else every chart is built afresh)."""
+    templates = templates if templates is not None else ch.ChartTemplates()
     base = f"{RUNS}/{run.id}"
     summary = summarize_run(run, confidence)
     level = t.level(confidence)
@@ -93,9 +101,9 @@ def run_outputs(run: Run, receipts: RunReceipts | None = None, confidence: float
     blocks = [
         block
         for name in run.meta.metrics
-        if (block := _metric_charts(run, name, summary.at(name), confidence, out)) is not None
+        if (block := _metric_charts(run, name, summary.at(name), confidence, out, templates)) is not None
     ]
-    rate_specs = _rate_charts(run, summary.rates, level, out)
+    rate_specs = _rate_charts(run, summary.rates, level, out, templates)
     files = []
     for name in run.files:
         data = run.blobs[name]
@@ -103,7 +111,9 @@ def run_outputs(run: Run, receipts: RunReceipts | None = None, confidence: float
         out[f"{base}/{target}"] = data
         files.append(run_page.FileLink(t.link(name, t.path_url(target)), len(data)))
     receipts = receipts or RunReceipts("unverified", ())
-    page = run_page.run_page(run, summary, blocks, rate_specs, files, receipts, level)
+    page = run_page.run_page(
+        run, summary, charts=blocks, rate_charts=rate_specs, files=files, receipts=receipts, level=level
+    )
     out[f"{base}/index.md"] = page.encode()
     out[f"{base}/{RUN_DATA}"] = run_data(run)
     return out
@@ -114,19 +124,24 @@ def _order(run: Run) -> tuple[str, ...]:
 
 
 def _metric_charts(
-    run: Run, name: str, at_metric: list[MetricAt], confidence: float, out: dict[str, bytes]
+    run: Run,
+    name: str,
+    at_metric: list[MetricAt],
+    confidence: float,
+    out: dict[str, bytes],
+    templates: ch.ChartTemplates,
 ) -> run_page.ChartBlock | None:
     """A metric's charts (written into `out`) and the block that shows them on the run page."""
     if not at_metric:
         return None
     level = t.level(confidence)
     metric = run.meta.metrics[name]
-    table = run_page.per_trial_table(run, name, at_metric, level)
+    table = run_page.per_trial_table(run, at_metric, level)
     at_metric, per_point = binned(at_metric)
     points = [ch.Point(m.label, trial, v) for m in at_metric for trial, v in zip(m.trials, m.values, strict=True)]
     labels = (_order(run), name, metric.unit)
     if run.reported:
-        specs = {"reported": (ch.spec(ch.reported_chart, labels, [p.__dict__ for p in points]), REPORTED)}
+        specs = {"reported": (templates.spec(ch.reported_chart, labels, [p.__dict__ for p in points]), REPORTED)}
     else:
         intervals = [
             ch.Interval(m.label, m.summary.mean, m.summary.ci_low, m.summary.ci_high, m.summary.n)
@@ -135,14 +150,14 @@ def _metric_charts(
         ]
         note = f" Each dot is the mean of {per_point} consecutive trials (over {MAX_POINTS:,} points)."
         note = note if per_point > 1 else ""
-        trials = ch.spec(ch.trials_chart, (*labels, level), ch.trials_rows(points, intervals))
+        trials = templates.spec(ch.trials_chart, (*labels, level), ch.trials_rows(points, intervals))
         specs = {
             "trials": (trials, TRIALS.format(level=level) + note),
-            "sequence": (ch.spec(ch.sequence_chart, labels, ch.sequence_rows(points)), SEQUENCE + note),
+            "sequence": (templates.spec(ch.sequence_chart, labels, ch.sequence_rows(points)), SEQUENCE + note),
         }
         swept = sweeps.sweep([("", run)], name, confidence)
         if swept is not None:
-            data = sweeps.sweep_spec(swept, name, metric.unit, level)
+            data = sweeps.sweep_spec(swept, name, metric.unit, level, templates)
             specs["sweep"] = (data, SWEEP.format(condition=swept.condition, level=level))
     refs = []
     for kind, (data, caption) in specs.items():
@@ -153,7 +168,9 @@ def _metric_charts(
     return run_page.ChartBlock(name, metric.unit, about + _direction(metric.better), tuple(refs), table)
 
 
-def _rate_charts(run: Run, rates: Sequence[RateAt], level: str, out: dict[str, bytes]) -> list[run_page.ChartSpec]:
+def _rate_charts(
+    run: Run, rates: Sequence[RateAt], level: str, out: dict[str, bytes], templates: ch.ChartTemplates
+) -> list[run_page.ChartSpec]:
     """Each rate's pooled value and Wilson interval per condition (written into `out`)."""
     specs = []
     for rate in run.meta.rates:
@@ -166,7 +183,7 @@ def _rate_charts(run: Run, rates: Sequence[RateAt], level: str, out: dict[str, b
         ]
         if intervals:
             path = f"charts/rate-{rate}.json"
-            out[f"{RUNS}/{run.id}/{path}"] = ch.spec(
+            out[f"{RUNS}/{run.id}/{path}"] = templates.spec(
                 ch.rate_chart, (_order(run), rate, level), [i.__dict__ for i in intervals]
             )
             specs.append(run_page.ChartSpec(path, f"pooled {rate} with Wilson {level} intervals", ""))
@@ -174,9 +191,16 @@ def _rate_charts(run: Run, rates: Sequence[RateAt], level: str, out: dict[str, b
 
 
 def claim_outputs(
-    ledger: Ledger, evaluations: dict[str, Evaluation], settings: Settings, grids: Sequence[Grid] = ()
+    ledger: Ledger,
+    evaluations: dict[str, Evaluation],
+    settings: Settings,
+    grids: Sequence[Grid] = (),
+    *,
+    templates: ch.ChartTemplates | None = None,
 ) -> dict[str, bytes]:
-    """The claims ledger, a page per claim (with its whole correction chain) and the methods page."""
+    """The claims ledger, a page per claim (with its whole correction chain) and the methods page
+    (`templates`: the chart templates built so far, else every chart is built afresh)."""
+    templates = templates if templates is not None else ch.ChartTemplates()
     panel = attribution_pages.grids_panel(grids, "../")
     out = {
         f"{CLAIMS}/index.md": claim_pages.claims_index(evaluations, panel).encode(),
@@ -189,27 +213,28 @@ def claim_outputs(
         trial_specs = {}
         for ev in (ev for ev in comparisons if _has_trials(ev)):
             path = f"charts/trials-{ev.claim.id}.json"
-            out[f"{base}/{path}"] = ch.spec(ch.sides_chart, (ev.claim.metric or "", ev.unit), _side_rows(ev))
+            out[f"{base}/{path}"] = templates.spec(ch.sides_chart, (ev.claim.metric or "", ev.unit), _side_rows(ev))
             trial_specs[ev.claim.id] = path
         forest = None
         rows = _forest_rows(comparisons)
         if rows:
             forest = "charts/forest.json"
-            out[f"{base}/{forest}"] = forest_spec(rows, settings.min_effect, comparisons[0].claim.metric or "")
+            metric = comparisons[0].claim.metric or ""
+            out[f"{base}/{forest}"] = forest_spec(rows, settings.min_effect, metric, templates=templates)
         taken_apart = [
             Markup(f"[{t.text(g.attribution.statement)}](../{g.attribution.id}/index.md)")  # MkDocs resolves it
             + Markup(f" {claim_pages.badge(g.verdict)} ")
             + t.text(attribution_pages.sentence(g))
             for g in {g.attribution.id: g for ev in links for g in attribution_pages.related(ev, grids)}.values()
         ]
-        swept = _claim_sweep(ledger, links[0], settings.confidence, out, base)
+        swept = _claim_sweep(ledger, links[0], settings.confidence, out, base, templates)
         page = claim_pages.claim_page(links, forest, trial_specs, settings, taken_apart, swept)
         out[f"{base}/index.md"] = page.encode()
     return out
 
 
 def _claim_sweep(
-    ledger: Ledger, ev: Evaluation, confidence: float, out: dict[str, bytes], base: str
+    ledger: Ledger, ev: Evaluation, confidence: float, out: dict[str, bytes], base: str, templates: ch.ChartTemplates
 ) -> claim_pages.SweepBlock | None:
     """Both sides of a comparison claim on one sweep chart (written into `out`), when they share
     a numeric condition: where the claim's condition sits among the others."""
@@ -224,14 +249,14 @@ def _claim_sweep(
         return None
     level = t.level(confidence)
     out[f"{base}/charts/sweep.json"] = sweeps.sweep_spec(
-        found, claim.metric, sweeps.unit_of([b, c], claim.metric), level
+        found, claim.metric, sweeps.unit_of([b, c], claim.metric), level, templates
     )
     judged = "; ".join(cond.label for cond in ev.conditions) or "every shared condition"
     caption = (
         f"{claim.metric} against {found.condition} for both sides: the mean as a line, its {level} interval "
         f"as a band. The claim is judged at {judged}."
     )
-    return claim_pages.SweepBlock("charts/sweep.json", caption, Markup(sweeps.sweep_table(found, claim.metric, level)))
+    return claim_pages.SweepBlock("charts/sweep.json", caption, sweeps.sweep_table(found, claim.metric, level))
 
 
 def _has_trials(ev: Evaluation) -> bool:

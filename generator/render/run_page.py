@@ -19,6 +19,7 @@ from ..analysis.summaries import MetricAt, RunSummary, label_of
 from ..format.keys import flatten
 from ..format.models import Runner
 from ..ledger.records import Run
+from . import blocks
 from . import text as t
 from .templating import generated_mark, render
 
@@ -87,51 +88,43 @@ def manifest_sections(manifest: dict[str, Any]) -> list[tuple[str, list[tuple[st
 MAX_TABLE_TRIALS = 200  # a page lists the first and last 100 trials; results.csv holds all
 
 
-def per_trial_table(run: Run, metric: str, at_metric: Sequence[MetricAt], level: str) -> Markup:
-    """The numbers behind a metric's charts: one row per trial, one column per condition."""
+def per_trial_table(run: Run, at_metric: Sequence[MetricAt], level: str) -> Markup:
+    """The numbers behind a metric's charts: one row per trial, one column per condition (an
+    HTML table that search does not index: a run page is found by its title and environment)."""
+    labels = [t.text(m.label) for m in at_metric]
     if run.reported:
-        head = "| Condition | Reported value |\n| --- | ---: |\n"
-        rows = "".join(f"| {t.text(m.label)} | {reported_value(m, Markup(''))} |\n" for m in at_metric)
-        return Markup(head + rows)
+        reported = [(t.text(m.label), reported_value(m, Markup(""))) for m in at_metric]
+        return blocks.table(["Condition", "Reported value"], reported, right=[1], searched=False)
     excluded = {(m.label, tr): (v, why) for m in at_metric for tr, v, why in m.excluded}
     by_trial = [dict(zip(m.trials, m.values, strict=True)) for m in at_metric]
     trials = sorted({tr for m in at_metric for tr in m.trials if tr is not None} | {tr for _, tr in excluded if tr})
-    head = "| Trial | " + " | ".join(t.text(m.label) for m in at_metric) + " |\n"
-    head += "| ---: |" + " ---: |" * len(at_metric) + "\n"
-    body = ""
-    shown = (
-        trials
-        if len(trials) <= MAX_TABLE_TRIALS
-        else trials[: MAX_TABLE_TRIALS // 2] + trials[-MAX_TABLE_TRIALS // 2 :]
-    )
+    half = MAX_TABLE_TRIALS // 2
+    shown = trials if len(trials) <= MAX_TABLE_TRIALS else trials[:half] + trials[-half:]
+    rows: list[list[str | Markup]] = []
     for k, trial in enumerate(shown):
-        if len(shown) < len(trials) and k == MAX_TABLE_TRIALS // 2:
-            hidden = len(trials) - len(shown)
-            body += (
-                f"| … | {hidden:,} more trials: every one is in results.csv (Files, below) |"
-                + " |" * (len(at_metric) - 1)
-                + "\n"
-            )
-        cells = []
+        if len(shown) < len(trials) and k == half:
+            more = f"{len(trials) - len(shown):,} more trials: every one is in results.csv (Files, below)"
+            rows.append(["…", more] + [""] * (len(at_metric) - 1))
+        cells = [str(trial)]
         for m, values in zip(at_metric, by_trial, strict=True):
             value = values.get(trial)
             if (m.label, trial) in excluded:
                 gone, why = excluded[(m.label, trial)]
-                cells.append(f"~~{t.number(gone)}~~ (excluded: {t.text(why)})")
+                cells.append(Markup(f"<del>{t.number(gone)}</del> (excluded: {t.text(why)})"))
             else:
                 cells.append(t.number(value) if value is not None else "–")
-        body += f"| {trial} | " + " | ".join(cells) + " |\n"
-    body += (
-        f"| mean [{level} CI] | "
-        + " | ".join(f"{t.number(m.summary.mean)} {ci(m.summary)}" if m.summary else "–" for m in at_metric)
-        + " |\n"
+        rows.append(cells)
+    rows.append(
+        [f"mean [{level} CI]"]
+        + [Markup(f"{t.number(m.summary.mean)} {ci(m.summary)}") if m.summary else "–" for m in at_metric]
     )
-    return Markup(head + body)
+    return blocks.table(["Trial", *labels], rows, right=range(len(labels) + 1), searched=False)
 
 
 def run_page(
     run: Run,
     summary: RunSummary,
+    *,
     charts: Sequence[ChartBlock],
     rate_charts: Sequence[ChartSpec],
     files: Sequence[FileLink],
@@ -139,55 +132,70 @@ def run_page(
     level: str,
 ) -> str:
     """The page of one run: what was run, its trials and spread, environment and files."""
-    meta = run.meta
-    units = {name: m.unit for name, m in meta.metrics.items()}
     warnings = [(m.label, m.metric, w) for m in summary.metrics for w in m.warnings] + client_bound(run)
     excluded = [(m.label, m.metric, trial, why) for m in summary.metrics for trial, _, why in m.excluded]
-    manifest = run.manifest.model_dump(mode="json", by_alias=True, exclude_none=True)
     return render(
         "run.md.j2",
         mark=Markup(generated_mark(f"{run.path}/")),
         run=run,
-        meta=meta,
+        meta=run.meta,
         summary=summary,
         charts=charts,
         rate_charts=rate_charts,
         files=files,
+        files_rows=[(f.link, f.size) for f in files],
         warnings=warnings,
         excluded=excluded,
-        trial_unit=meta.trial_unit or "not stated",
-        repetitions=meta.trial_unit == "repetition",
-        reported_value=lambda m: reported_value(m, _unit(units.get(m.metric))),
         published=any(m.published for m in summary.metrics),
         receipts=receipts,
         level=level,
         receipt_state=state_badge(receipts.kind, receipts.shown),
-        compare=Markup(f"../../compare/index.md?a={t.path_url(run.id)}"),
+        compare=Markup(f"../../compare/?a={t.path_url(run.id)}"),  # raw HTML: the built page's URL
         rerun=receipts.reproduction,
         headline=headline(run, summary),
-        figure_line=_figure_line,
-        setup=[(k, _yaml_value(v)) for k, v in flatten(meta.setup).items()],
-        conditions=", ".join(meta.conditions) or "none",
-        trials=run.results.trials if not run.reported else "not reported",
-        warmup=(
+        **_described(run),
+        **_formats({name: m.unit for name, m in run.meta.metrics.items()}),
+    )
+
+
+def _described(run: Run) -> dict[str, Any]:
+    """What run.yaml and the manifest say about the run, as the page shows it."""
+    meta = run.meta
+    return {
+        "trial_unit": meta.trial_unit or "not stated",
+        "repetitions": meta.trial_unit == "repetition",
+        "setup": [(k, _yaml_value(v)) for k, v in flatten(meta.setup).items()],
+        "conditions": ", ".join(meta.conditions) or "none",
+        "trials": run.results.trials if not run.reported else "not reported",
+        "warmup": (
             "not reported"
             if meta.warmup_trials is None
             else f"{meta.warmup_trials} trial(s) run and discarded before trial 1"
         ),
-        source=source_text(run),
-        source_url=t.url(meta.source.url),
-        provenance=t.lines(meta.source.provenance or ""),
-        notes=t.notes(meta.notes) if meta.notes else None,
-        extras=[(k, _yaml_value(v)) for k, v in meta.extras.items()],
-        reproduce=reproduce(meta.runner),
-        manifest=manifest_sections(manifest),
-        num=t.number,
-        pct=t.percent,
-        ci=ci,
-        unit=lambda name: _unit(units.get(name)),
-        per_trial=per_trial_rates,
-        triple=lambda v: " / ".join(t.number(x, 3) for x in v) if v else "–",
-    )
+        "source": source_text(run),
+        "source_url": t.url(meta.source.url),
+        "provenance": t.lines(meta.source.provenance or ""),
+        "notes": t.notes(meta.notes) if meta.notes else None,
+        "extras": [(k, _yaml_value(v)) for k, v in meta.extras.items()],
+        "reproduce": reproduce(meta.runner),
+        "manifest": manifest_sections(run.manifest.model_dump(mode="json", by_alias=True, exclude_none=True)),
+    }
+
+
+def _formats(units: Mapping[str, str | None]) -> dict[str, Any]:
+    """How the template writes figures, intervals, units and its tables and folded sections."""
+    return {
+        "num": t.number,
+        "pct": t.percent,
+        "ci": ci,
+        "unit": lambda name: _unit(units.get(name)),
+        "reported_value": lambda m: reported_value(m, _unit(units.get(m.metric))),
+        "per_trial": per_trial_rates,
+        "triple": lambda v: " / ".join(t.number(x, 3) for x in v) if v else "–",
+        "figure_line": _figure_line,
+        "folded": blocks.details,
+        "table": blocks.table,
+    }
 
 
 def client_bound(run: Run) -> list[tuple[str, str, str]]:
@@ -257,30 +265,36 @@ def runs_index(
     chunks = [ordered[i : i + per_page] for i in range(0, len(ordered), per_page)] or [[]]
     out = {}
     for number, chunk in enumerate(chunks, start=1):
-        up = "" if number == 1 else "../"
-        rows = [_index_row(run, states, up) for run in chunk]
+        up = "" if number == 1 else "../"  # from the page's source, for Markdown links
+        site_up = "" if number == 1 else "../../"  # from its URL (runs/_pages/<n>/), for raw HTML
+        rows = [_index_row(run, states, site_up) for run in chunk]
         pager = _pager(number, len(chunks), len(ordered), per_page, up)
         path = "index.md" if number == 1 else f"{PAGES}/{number}.md"
+        table = blocks.table(INDEX_COLUMNS, rows, right=[3])
         out[path] = render(
-            "runs_index.md.j2", mark=Markup(generated_mark("runs/")), rows=rows, pager=pager, up=up, page=number
+            "runs_index.md.j2", mark=Markup(generated_mark("runs/")), table=table, pager=pager, up=up, runs=len(rows)
         )
     return out
 
 
-def _index_row(run: Run, states: Mapping[str, tuple[str, str]] | None, up: str) -> dict[str, Any]:
+INDEX_COLUMNS = ("Run", "Receipts", "Source", "Trials", "Date", "Benchmark", "Title", "Setup", "Conditions")
+
+
+def _index_row(run: Run, states: Mapping[str, tuple[str, str]] | None, up: str) -> tuple[object, ...]:
+    """A run's row of the index; `up` climbs from the index page's URL to runs/."""
     meta = run.meta
     setup = "; ".join(f"{k}={t.scalar(v)}" for k, v in flatten(meta.setup).items())
-    return {
-        "link": Markup(f"[{t.text(run.id)}]({up}{run.id}/index.md)"),
-        "title": t.text(meta.title),
-        "date": meta.date,
-        "benchmark": meta.benchmark,
-        "setup": setup or "–",
-        "trials": run.results.trials if not run.reported else "not reported",
-        "conditions": ", ".join(label_of(run, at) for at in run.results.condition_values()),
-        "source": source_text(run),
-        "receipts": state_badge(*(states or {}).get(run.id, ("unverified", "unverified"))),
-    }
+    return (
+        t.link(run.id, f"{up}{t.path_url(run.id)}/"),
+        state_badge(*(states or {}).get(run.id, ("unverified", "unverified"))),
+        source_text(run),
+        run.results.trials if not run.reported else "not reported",
+        meta.date,
+        meta.benchmark,
+        meta.title,
+        setup or "–",
+        ", ".join(label_of(run, at) for at in run.results.condition_values()),
+    )
 
 
 def _pager(number: int, pages: int, total: int, per_page: int, up: str) -> Markup | None:

@@ -8,10 +8,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from markupsafe import Markup
+
 from ..analysis.comparison import side
 from ..format.conditions import condition_label
 from ..ledger.records import Ledger, Run, SweepDirective
 from ..ledger.references import swept_condition
+from . import blocks
 from . import charts as ch
 from . import text as t
 
@@ -52,20 +55,20 @@ def unit_of(runs: Sequence[Run], figure: str) -> str | None:
     return next((run.meta.metrics[figure].unit for run in runs if figure in run.meta.metrics), None)
 
 
-def sweep_spec(found: Sweep, figure: str, unit: str | None, level: str) -> bytes:
-    return ch.spec(ch.sweep_chart, (figure, unit, found.condition, level), list(found.rows))
+def sweep_spec(found: Sweep, figure: str, unit: str | None, level: str, templates: ch.ChartTemplates) -> bytes:
+    return templates.spec(ch.sweep_chart, (figure, unit, found.condition, level), list(found.rows))
 
 
-def sweep_table(found: Sweep, figure: str, level: str) -> str:
-    """The numbers behind the chart, as a Markdown table."""
-    head = f"| Series | {t.text(found.condition)} | n | {t.text(figure)}: mean [{level} CI] |"
-    lines = [head, "| --- | ---: | ---: | --- |"]
+def sweep_table(found: Sweep, figure: str, level: str) -> Markup:
+    """The numbers behind the chart, as an HTML table."""
+    head = ["Series", found.condition, "n", f"{figure}: mean [{level} CI]"]
+    rows = []
     for row in found.rows:
         x, mean, low, high = (row[k] for k in ("x", "mean", "low", "high"))
         assert isinstance(x, float) and isinstance(mean, float)
         interval = f" [{t.number(low)}, {t.number(high)}]" if isinstance(low, float) and isinstance(high, float) else ""
-        lines.append(f"| {t.text(row['series'])} | {t.number(x)} | {row['n']} | {t.number(mean)}{interval} |")
-    return "\n".join(lines)
+        rows.append([row["series"], t.number(x), row["n"], t.number(mean) + interval])
+    return blocks.table(head, rows, right=[1, 2])
 
 
 SWEEPS = "ledger/sweeps"  # ledger/sweeps/<report slug>/<k>.json: the k-th sweep directive's chart
@@ -96,14 +99,14 @@ def report_sweeps(ledger: Ledger, confidence: float) -> dict[str, tuple[ReportSw
 
 
 def report_sweep_outputs(
-    ledger: Ledger, placed: Mapping[str, Sequence[ReportSweep]], confidence: float
+    ledger: Ledger, placed: Mapping[str, Sequence[ReportSweep]], confidence: float, templates: ch.ChartTemplates
 ) -> dict[str, bytes]:
     """The chart of every drawn sweep directive."""
     out = {}
     for s in (s for sweeps in placed.values() for s in sweeps):
         figure = s.directive.figure
         unit = unit_of([ledger.runs[r] for r in s.directive.runs if r in ledger.runs], figure)
-        out[s.path] = sweep_spec(s.found, figure, unit, t.level(confidence))
+        out[s.path] = sweep_spec(s.found, figure, unit, t.level(confidence), templates)
     return out
 
 
@@ -120,8 +123,7 @@ def insert_sweeps(markdown: str, placed: Sequence[ReportSweep], confidence: floa
         block = (
             f'<figure class="bl-figure"><div class="bl-chart" data-bl-spec="{t.text(up + s.path)}" role="img" '
             f'aria-label="sweep chart of {t.text(figure)}"></div><figcaption>{caption}</figcaption></figure>'
-            '\n\n<details class="bl-details" markdown="1">\n<summary>The numbers behind the sweep</summary>\n\n'
-            f"{sweep_table(s.found, figure, level)}\n\n</details>\n"
+            f"\n\n{blocks.details('The numbers behind the sweep', sweep_table(s.found, figure, level))}\n"
         )
         markdown = markdown.replace(s.directive.text, block, 1)
     return markdown

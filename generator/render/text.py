@@ -101,19 +101,19 @@ def notes(markdown: str) -> Markup:
     return Markup(f'<div class="bl-notes">\n{html}</div>')
 
 
-def _image_as_text(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
+def _image_as_text(_renderer: Any, tokens: Any, idx: int, _options: Any, _env: Any) -> str:
     token = tokens[idx]
     alt = "".join(child.content for child in token.children or [])
     src = str(token.attrGet("src") or "")
     return f'<span class="bl-image">[image: {_escape(alt)}] ({_escape(src)})</span>'
 
 
-def _link_open(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
+def _link_open(_renderer: Any, tokens: Any, idx: int, _options: Any, _env: Any) -> str:
     href = str(tokens[idx].attrGet("href") or "")
     return f'<a href="{_escape(href)}" rel="nofollow noopener noreferrer">'
 
 
-def _link_close(self: Any, tokens: Any, idx: int, options: Any, env: Any) -> str:
+def _link_close(_renderer: Any, tokens: Any, idx: int, _options: Any, _env: Any) -> str:
     opened = next(t for t in reversed(tokens[:idx]) if t.type == "link_open")
     href = str(opened.attrGet("href") or "")
     shown = f' <span class="bl-href">({_escape(href)})</span>' if href.startswith(("http://", "https://")) else ""

@@ -1,7 +1,7 @@
 """The build cache: what one build can reuse from the last, in this process (`serve`
 keeps it across rebuilds) and across processes (`benchledger build` after a change).
 
-It holds three things, each keyed so that it is used only when it can be re-verified:
+It holds four things, the first three keyed so that each is used only when it can be re-verified:
 
 - parsed runs, by the run folder's name and the sha256 of every file in it (the files
   are read and hashed on every build; only the YAML and CSV parsing is saved);
@@ -10,7 +10,11 @@ It holds three things, each keyed so that it is used only when it can be re-veri
 - what each generated file was written with: the sha256 of its bytes and its size,
   modification time, change time and inode. A run's pages are kept only while every
   one of its files still has exactly that stat; a file edited, touched, replaced or
-  removed since is rendered again.
+  removed since is rendered again;
+- the chart templates (`render.charts.ChartTemplates`), which depend only on the code.
+
+It is an object its owner passes to what uses it: the plugin holds one across `serve`
+rebuilds, a command loads one per build. Nothing here is module state.
 
 On disk it is one file per publication in the user's cache folder ($BENCHLEDGER_BUILD_CACHE,
 else `builds/` under $BENCHLEDGER_CACHE, $XDG_CACHE_HOME/benchledger or ~/.cache/benchledger),
@@ -18,8 +22,7 @@ named `benchledger-build-<hash of the publication's absolute path>.pickle`: neve
 repository, so a cloned repository cannot bring one. It is a pickle, and loading a pickle runs
 code, so it is read (and written) only when the folder is the user's own and writable by
 nobody else, and the file too (not a link, owned by the user, not group- or world-writable);
-otherwise the build runs without a cache and says why. The same holds for the compiled
-templates kept beside it. Old cache files (not built for 30 days) are removed, and only
+otherwise the build runs without a cache and says why. Old cache files (not built for 30 days) are removed, and only
 files with benchledger's own name: the folder may be shared with other files. It is
 tagged with a hash of benchledger's own code, so any other version (or an edited
 template) starts empty. A cache file that cannot be read is ignored and replaced.
@@ -39,17 +42,14 @@ import re
 import stat
 import sys
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import jinja2
-
 from ..analysis.receipts import RunReceipts
-from ..ledger.records import Run
 from ..ledger.runs import ParsedRuns
-from ..render import charts, templating
+from ..render.charts import ChartTemplates
 from ..render.ledger_files import Fragments
-from ..render.outputs import run_outputs
 from .files import Stamp, stamp
 from .vega import cache_dir
 
@@ -57,7 +57,6 @@ RenderKey = tuple[str, RunReceipts | None, float]  # run digest, receipt state, 
 PACKAGE = Path(__file__).resolve().parents[1]
 NO_CACHE = "BENCHLEDGER_NO_CACHE"
 FORGET_AFTER_S = 30 * 86400
-OPEN: dict[Path, BuildCache] = {}  # publication root -> its cache, one per process
 PREFIX = "benchledger-build-"
 OURS = re.compile(rf"^{PREFIX}[0-9a-f]{{24}}\.pickle$")
 log = logging.getLogger("benchledger")
@@ -102,26 +101,6 @@ def _distrusted(path: Path) -> tuple[Path, str] | None:
     return (path, why) if why is not None else None
 
 
-class CompiledTemplates(jinja2.FileSystemBytecodeCache):
-    """Jinja's compiled templates in the cache folder; jinja checks each against its source.
-    Compiled code is loaded only from a file of the user's own (see `untrusted`)."""
-
-    def __init__(self, folder: Path) -> None:
-        with contextlib.suppress(OSError):
-            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        super().__init__(str(folder))
-
-    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        if untrusted(Path(self.directory), folder=True) or untrusted(Path(self._get_cache_filename(bucket)), False):
-            return  # missing, or not the user's own: compiled again
-        with contextlib.suppress(OSError):  # a folder that cannot be read only costs time
-            super().load_bytecode(bucket)
-
-    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        with contextlib.suppress(OSError):
-            super().dump_bytecode(bucket)
-
-
 @functools.cache
 def code_version() -> str:
     """A hash of every file of the benchledger package: a cache from other code is not used."""
@@ -138,20 +117,18 @@ class BuildCache:
     rendered: dict[str, tuple[RenderKey, tuple[str, ...]]] = field(default_factory=dict)  # run id -> its files
     written: dict[str, Stamp] = field(default_factory=dict)  # docs-relative path -> how it was left
     trial_lines: Fragments = field(default_factory=dict)  # each run's lines of ledger/trials.csv
+    charts: ChartTemplates = field(default_factory=ChartTemplates)
     path: Path | None = None  # where it is saved, for one that persists
 
-    def run_outputs(
-        self, run: Run, receipts: RunReceipts | None, confidence: float, docs: Path | None
-    ) -> dict[str, bytes]:
-        """The run's rendered files; empty when the files already in docs are the ones this
-        run, its receipts and the confidence render to (see `kept()`)."""
-        key = (run.digest, receipts, confidence)
-        cached = self.rendered.get(run.id)
-        if cached is not None and cached[0] == key and docs is not None and self.intact(docs, cached[1]):
-            return {}
-        out = run_outputs(run, receipts, confidence)
-        self.rendered[run.id] = (key, tuple(out))
-        return out
+    def current(self, run_id: str, key: RenderKey, docs: Path) -> bool:
+        """Are the run's files in docs the ones this key (its digest, receipts' state and the
+        confidence level) renders to, each exactly as benchledger left it?"""
+        cached = self.rendered.get(run_id)
+        return cached is not None and cached[0] == key and self.intact(docs, cached[1])
+
+    def remember(self, run_id: str, key: RenderKey, files: Iterable[str]) -> None:
+        """The files the run was just rendered to, under the key it was rendered with."""
+        self.rendered[run_id] = (key, tuple(files))
 
     def intact(self, docs: Path, files: tuple[str, ...]) -> bool:
         """Is every one of these files still exactly as benchledger wrote it?"""
@@ -174,15 +151,11 @@ class BuildCache:
 
     @classmethod
     def for_publication(cls, root: Path) -> BuildCache:
-        """The publication's cache: the one this process already holds (`check` and the
-        build share it), else the last build's from disk, else an empty one. With
-        BENCHLEDGER_NO_CACHE=1 (`build --no-cache`), an empty one that is never saved."""
-        root = root.resolve()
+        """The last build's cache of the publication from disk, else an empty one that will be
+        saved. With BENCHLEDGER_NO_CACHE=1 (`build --no-cache`), an empty one that is never saved."""
         if os.environ.get(NO_CACHE, "") not in ("", "0"):
             return cls()
-        if root in OPEN:
-            return OPEN[root]
-        path = cache_file(root)
+        path = cache_file(root.resolve())
         with contextlib.suppress(OSError):
             path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         distrusted = _distrusted(path)
@@ -192,22 +165,16 @@ class BuildCache:
                 "set BENCHLEDGER_BUILD_CACHE to a folder of your own",
                 *distrusted,
             )
-            OPEN[root] = cache = cls()
-            return cache
-        cache = cls(path=path)
-        if not templating.BYTECODE:  # jinja checks each template's source against its compiled copy
-            templating.BYTECODE.append(CompiledTemplates(path.parent / "benchledger-jinja"))
+            return cls()
         try:
             with path.open("rb") as fh:
                 version, parsed, rendered, written, trial_lines, templates = pickle.load(fh)  # our own file
             parts = (parsed, rendered, written, trial_lines, templates)
             if version == code_version() and all(isinstance(part, dict) for part in parts):
-                cache = cls(parsed, rendered, written, trial_lines, path)
-                charts.TEMPLATES.update(templates)
+                return cls(parsed, rendered, written, trial_lines, ChartTemplates(templates), path)
         except Exception:  # an unreadable cache only makes this build slower
             pass
-        OPEN[root] = cache
-        return cache
+        return cls(path=path)
 
     def save(self) -> None:
         """Write the cache for the next process (atomically); a failure only costs time."""
@@ -219,8 +186,8 @@ class BuildCache:
             if untrusted(self.path.parent, folder=True):
                 return  # checked when loading; a folder changed since is not written to
             with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as fh:
-                state = (code_version(), self.parsed, self.rendered, self.written, self.trial_lines, charts.TEMPLATES)
-                pickle.dump(state, fh, protocol=5)
+                parts = (self.parsed, self.rendered, self.written, self.trial_lines, self.charts.known)
+                pickle.dump((code_version(), *parts), fh, protocol=5)
             tmp.replace(self.path)
             for old in self.path.parent.iterdir():
                 if OURS.match(old.name) and old.stat().st_mtime < time.time() - FORGET_AFTER_S:

@@ -154,13 +154,16 @@ def write(
     current = set(outputs) | kept
     if not previous >= current:
         _save_list(docs, previous | current)  # before writing: an interruption leaves only listed files
+    folders: set[Path] = set()  # made (or found) in this write: one mkdir per folder, not per file
     for rel, target in targets.items():
         data = outputs[rel]
         sha = hashlib.sha256(data).digest()
         if _unchanged(target, rel, data, sha, stamps):
             report.unchanged += 1
             continue
-        target.parent.mkdir(parents=True, exist_ok=True)
+        if target.parent not in folders:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            folders.add(target.parent)
         tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
         tmp.write_bytes(data)
         tmp.replace(target)

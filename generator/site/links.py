@@ -12,7 +12,8 @@ from urllib.parse import unquote, urlsplit
 
 # The contents of scripts and styles are not markup; comments are not links.
 _INERT = re.compile(r"<script\b[^>]*>.*?</script\s*>|<style\b[^>]*>.*?</style\s*>|<!--.*?-->", re.S | re.I)
-_TAG = re.compile(r"<[a-zA-Z][^>]*>")
+# A tag with an attribute that is a link or an anchor; the rest (most of a page) are skipped whole.
+_TAG = re.compile(r"<[a-zA-Z][^>]*\s(?:href|src|data-bl-spec|id|name)\s*=[^>]*>", re.I)
 _ATTR = re.compile(r"""\s([a-zA-Z][\w:-]*)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
 _LINKS = ("href", "src", "data-bl-spec")
 _ENTITY = re.compile(r"&(#x[0-9a-fA-F]+|#[0-9]+|amp|quot|apos|lt|gt);")
@@ -54,7 +55,10 @@ def _parse(html: str) -> _Page:
     for tag in _TAG.finditer(_INERT.sub(" ", html)):
         for m in _ATTR.finditer(tag.group()):
             name = m.group(1).lower()
-            value = _unentity(next(v for v in m.groups()[1:] if v is not None))
+            if name not in _LINKS and name not in ("id", "name"):
+                continue
+            value = next(v for v in m.groups()[1:] if v is not None)
+            value = _unentity(value) if "&" in value else value
             if name == "id" or (name == "name" and tag.group().lower().startswith("<a")):
                 page.ids.add(value)
             elif name in _LINKS:

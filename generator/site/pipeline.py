@@ -17,7 +17,7 @@ from ..render.assets import asset_outputs
 from ..render.attribution_pages import attribution_outputs
 from ..render.compare_page import compare_outputs
 from ..render.ledger_files import ledger_outputs
-from ..render.outputs import claim_outputs, index_outputs
+from ..render.outputs import claim_outputs, index_outputs, run_outputs
 from ..render.sweeps import ReportSweep, report_sweep_outputs, report_sweeps
 from .cache import BuildCache
 from .files import WriteReport, write
@@ -43,10 +43,10 @@ class Generated:
         )
 
 
-def generate_site(root: Path, docs_dir: Path, settings: Settings, cache: BuildCache | None = None) -> Generated:
+def generate_site(root: Path, docs_dir: Path, settings: Settings, cache: BuildCache) -> Generated:
     """Load and check the publication, judge its claims, render its pages and write them into
-    docs_dir; raise on any error. Stale receipts do not stop generation: the pages mark them."""
-    cache = cache if cache is not None else BuildCache.for_publication(root)
+    docs_dir; raise on any error. Stale receipts do not stop generation: the pages mark them.
+    `cache` is the caller's (`BuildCache.for_publication`, or one the plugin keeps across rebuilds)."""
     checked = audit(root, docs_dir.relative_to(root).as_posix(), stale_is_error=False, cache=cache.parsed)
     if checked.errors:
         raise BenchledgerError(checked.errors)
@@ -54,7 +54,8 @@ def generate_site(root: Path, docs_dir: Path, settings: Settings, cache: BuildCa
     reproduced = {run_id: r.reproduction.state for run_id, r in checked.receipts.items() if r.reproduction}
     evaluations, grids = evaluate_publication(checked.ledger, settings, states, reproduced)
     sweeps = report_sweeps(checked.ledger, settings.confidence)
-    outputs = render(checked.ledger, checked.receipts, evaluations, settings, cache, grids, docs_dir.resolve(), sweeps)
+    judged = Judged(checked.ledger, checked.receipts, evaluations, grids, sweeps)
+    outputs = render(judged, settings, cache, docs=docs_dir.resolve())
     cache.prune(set(checked.ledger.runs))
     kept = cache.kept(outputs)
     written = write(docs_dir, outputs, cache.written, kept)
@@ -63,26 +64,34 @@ def generate_site(root: Path, docs_dir: Path, settings: Settings, cache: BuildCa
     return Generated(checked.ledger, evaluations, written, grids, checked.receipts, reused, sweeps)
 
 
-def render(
-    ledger: Ledger,
-    receipts: Mapping[str, RunReceipts],
-    evaluations: dict[str, Evaluation],
-    settings: Settings,
-    cache: BuildCache,
-    grids: tuple[Grid, ...] = (),
-    docs: Path | None = None,
-    sweeps: Mapping[str, tuple[ReportSweep, ...]] | None = None,
-) -> dict[str, bytes]:
-    """Every generated file of the publication, keyed by its path under docs_dir, but the
-    pages of runs whose files in `docs` the cache verified as current (`cache.kept()`)."""
+@dataclass(frozen=True)
+class Judged:
+    """What the pages are rendered from: the ledger, its receipts, the claims' evaluations, the
+    attribution grids and the reports' drawn sweep directives."""
+
+    ledger: Ledger
+    receipts: Mapping[str, RunReceipts]
+    evaluations: dict[str, Evaluation]
+    grids: tuple[Grid, ...] = ()
+    sweeps: Mapping[str, tuple[ReportSweep, ...]] = field(default_factory=dict)
+
+
+def render(judged: Judged, settings: Settings, cache: BuildCache, *, docs: Path | None = None) -> dict[str, bytes]:
+    """Every generated file of the publication, keyed by its path under docs_dir, but the pages
+    of runs whose files in `docs` the cache verified as current (`cache.kept()`); without
+    `docs`, every run is rendered."""
+    ledger, receipts, confidence = judged.ledger, judged.receipts, settings.confidence
     out = asset_outputs(vega_bundle())
     out |= index_outputs(ledger, receipts)
     for run in ledger.runs.values():
-        out |= cache.run_outputs(run, receipts.get(run.id), settings.confidence, docs)
-    out |= claim_outputs(ledger, evaluations, settings, grids)
-    out |= attribution_outputs(ledger, grids, evaluations, settings)
-    out |= ledger_outputs(ledger, evaluations, cache.trial_lines)
-    out |= compare_outputs(ledger, settings.confidence)
-    sweeps = report_sweeps(ledger, settings.confidence) if sweeps is None else sweeps
-    out |= report_sweep_outputs(ledger, sweeps, settings.confidence)
+        key = (run.digest, receipts.get(run.id), confidence)
+        if docs is None or not cache.current(run.id, key, docs):
+            rendered = run_outputs(run, receipts.get(run.id), confidence, templates=cache.charts)
+            cache.remember(run.id, key, rendered)
+            out |= rendered
+    out |= claim_outputs(ledger, judged.evaluations, settings, judged.grids, templates=cache.charts)
+    out |= attribution_outputs(ledger, judged.grids, judged.evaluations, settings, cache.charts)
+    out |= ledger_outputs(ledger, judged.evaluations, cache.trial_lines)
+    out |= compare_outputs(ledger, confidence)
+    out |= report_sweep_outputs(ledger, judged.sweeps, confidence, cache.charts)
     return out

@@ -9,15 +9,19 @@ import html
 import logging
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
+from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
+from mkdocs.livereload import LiveReloadServer
 from mkdocs.plugins import BasePlugin
-from mkdocs.structure.files import InclusionLevel
+from mkdocs.structure.files import Files, InclusionLevel
+from mkdocs.structure.pages import Page
 
 from ..analysis.comparison import Settings
 from ..errors import BenchledgerError
@@ -74,7 +78,7 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
     def on_startup(self, *, command: str, dirty: bool) -> None:
         """Nothing to prepare; its presence keeps this instance alive across rebuilds."""
 
-    def on_config(self, config: Any) -> Any:
+    def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         self.root = Path(config.config_file_path).resolve().parent
         docs_dir = Path(config.docs_dir).resolve()
         self.settings = settings_from(self.config)
@@ -114,7 +118,7 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         os.environ["SOURCE_DATE_EPOCH"] = USER_EPOCH or str(build_epoch(ledger))  # for MkDocs' sitemap
         return config
 
-    def on_post_build(self, *, config: Any) -> None:
+    def on_post_build(self, *, config: MkDocsConfig) -> None:
         """Every internal link of the built site is crawled; each broken one is a warning, so
         `build --strict` fails naming the page and the target."""
         self.restore_epoch()
@@ -133,13 +137,13 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         else:
             os.environ["SOURCE_DATE_EPOCH"] = USER_EPOCH
 
-    def on_files(self, files: Any, config: Any) -> Any:
+    def on_files(self, files: Files, /, *, config: MkDocsConfig) -> Files:
         for file in files:
             if RUN_PAGE.match(file.src_uri):
                 file.inclusion = InclusionLevel.NOT_IN_NAV
         return files
 
-    def on_page_markdown(self, markdown: str, page: Any, config: Any, files: Any) -> str:
+    def on_page_markdown(self, markdown: str, /, *, page: Page, config: MkDocsConfig, files: Files) -> str:
         title = page.meta.get("title")
         if markdown.startswith(GENERATED_PREFIX):
             # MkDocs takes a title only from an H1 that opens the page; ours follows the mark.
@@ -168,7 +172,9 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         panels = report_panel(evaluations, report.slug) + grids_panel(grids, up) + limits_panel(report.meta.limits)
         return insert_panel(markdown, panels)
 
-    def on_serve(self, server: Any, config: Any, builder: Any) -> Any:
+    def on_serve(
+        self, server: LiveReloadServer, /, *, config: MkDocsConfig, builder: Callable[..., Any]
+    ) -> LiveReloadServer:
         """Watch runs/, and every source under docs_dir but the pages benchledger writes there:
         a build writing its own pages must not wake the watcher for a second, useless build."""
         server.watch(str(self.root / RUNS_DIR))
