@@ -17,6 +17,7 @@ from ..errors import Problem
 from .common import Repo, check_epoch, docs_dir_of, fail, find_config, mkdocs_yaml, reported, shown, verdict_settings
 
 if TYPE_CHECKING:
+    from ..site.cache import BuildCache
     from ..site.pipeline import Generated
 
 app = typer.Typer()
@@ -47,14 +48,15 @@ def site_warnings(repo: Path) -> list[Problem]:
     return found
 
 
-def _check(repo: Path, quiet: bool = False, allow_stale: bool = False) -> None:
+def _check(repo: Path, quiet: bool = False, allow_stale: bool = False) -> BuildCache:
+    """Check the publication; the build cache it read, for the build that follows to reuse."""
     from ..analysis.audit import audit
     from ..site.cache import BuildCache
 
     docs = docs_dir_of(repo).relative_to(repo.resolve()).as_posix()
     verdict_settings(repo, None, None)  # the plugin's settings, read as the build will read them
-    cache = BuildCache.for_publication(repo).parsed
-    checked = audit(repo, docs, stale_is_error=not allow_stale, cache=cache)
+    cache = BuildCache.for_publication(repo)
+    checked = audit(repo, docs, stale_is_error=not allow_stale, cache=cache.parsed)
     for problem in [*site_warnings(repo), *checked.problems]:
         if problem.severity == "warning":
             typer.echo(f"Warning: {shown(str(problem))}", err=True)
@@ -63,6 +65,7 @@ def _check(repo: Path, quiet: bool = False, allow_stale: bool = False) -> None:
         fail(checked.errors)
     if not quiet:
         typer.echo(f"{checked.ledger.summary()}: no problems")
+    return cache
 
 
 @app.command()
@@ -98,13 +101,13 @@ ZENSICAL_LIMITS = (
 )
 
 
-def _generate(repo: Path) -> Generated:
+def _generate(repo: Path, cache: BuildCache | None = None) -> Generated:
     from ..site.cache import BuildCache
     from ..site.pipeline import generate_site
 
     with reported():
         settings = verdict_settings(repo, None, None)
-        return generate_site(repo.resolve(), docs_dir_of(repo), settings, BuildCache.for_publication(repo))
+        return generate_site(repo.resolve(), docs_dir_of(repo), settings, cache or BuildCache.for_publication(repo))
 
 
 NoCache = Annotated[
@@ -225,14 +228,14 @@ def _build(repo: Path, strict: bool, site_dir: Path | None, builder: str, verbos
     if builder not in BUILDERS:
         fail(f"--builder {builder!r}: expected one of {', '.join(BUILDERS)}")
     config_file = find_config(repo)
-    _check(repo, quiet=True, allow_stale=not strict)
+    cache = _check(repo, quiet=True, allow_stale=not strict)
     _check_site_dir(repo, site_dir)
     if builder == "properdocs":
         _external_build("properdocs", config_file, strict, site_dir)
         typer.echo("Site built with properdocs (the benchledger plugin ran inside it).")
         return
     if builder == "zensical":
-        _generate(repo)
+        _generate(repo, cache)
         _external_build("zensical", config_file, strict, site_dir)
         if strict:  # zensical runs no plugin, so the plugin's crawl of the built site runs here
             written = mkdocs_yaml(repo)
@@ -244,12 +247,17 @@ def _build(repo: Path, strict: bool, site_dir: Path | None, builder: str, verbos
     from mkdocs.config import load_config
     from mkdocs.exceptions import MkDocsException
 
+    from ..site.plugin import BenchledgerPlugin
+
     _mkdocs_logging(verbose)
     try:
         with reported():
             config = load_config(
                 config_file=str(config_file), strict=strict, site_dir=str(site_dir.resolve()) if site_dir else None
             )
+            plugin = config.plugins.get("benchledger")
+            if isinstance(plugin, BenchledgerPlugin):  # the runs check just parsed, not read from disk again
+                plugin.cache = cache
             mkdocs_build(config)
     except MkDocsException as err:
         fail(str(err))
