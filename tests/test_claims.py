@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import math
 from pathlib import Path
@@ -14,11 +15,11 @@ from hypothesis import strategies as st
 from scipy import stats as sps
 from typer.testing import CliRunner
 
-from builders import A, B, claim, repo_with
+from builders import SLOWER, A, B, claim, repo_with, report
 from generator.analysis import stats, verdicts
 from generator.cli import app
 from generator.ledger.load import load
-from helpers import MANIFEST, RESULTS, measured_run, publication, write_tree
+from helpers import MANIFEST, RESULTS, generate, measured_run, publication, write_tree
 
 # --- statistics -----------------------------------------------------------------
 
@@ -303,3 +304,28 @@ def test_a_report_page_shows_its_own_limits_escaped(tmp_path: Path) -> None:
     page = (root / "site" / "reports" / "limited" / "index.html").read_text()
     assert "<strong>Limits of this report</strong>" in page and "<li>One box only.</li>" in page
     assert "<script>alert(1)</script>" not in page and "alert&#40;1&#41;" in page
+
+
+def _unmatched_section(root: Path) -> str:
+    page = html.unescape(generate(root)["claims/shortlist-c8/index.md"].decode())
+    return page.split("## Unmatched conditions in shortlist-c8\n\n", 1)[1].split("\n", 1)[0]
+
+
+def test_no_unmatched_condition_says_how_many_recorded_keys_were_compared(tmp_path: Path) -> None:
+    """ "None" is only as strong as what the runs record: the page counts and names the keys it
+    compared, so two runs with a bare manifest do not read as two matched machines."""
+    full = _unmatched_section(repo_with(tmp_path, [claim()]))
+    assert full == (
+        f"None: apart from setup.draft_vocab, the 11 keys the manifests and setups of {A} and {B} record match "
+        "(accelerators.0.cuda, accelerators.0.driver, accelerators.0.name, host.cores, host.memory_gb, "
+        "host.name, kernels.draft_head_gemm, setup.head_kernel, …). Conditions nobody recorded cannot be checked."
+    )
+    thin = "schema: benchledger.manifest/1\n"
+    a, b = measured_run(A, setup={"draft_vocab": 248320}), measured_run(B, setup={"draft_vocab": 16000})
+    a[f"runs/{A}/manifest.yaml"] = b[f"runs/{B}/manifest.yaml"] = thin
+    b[f"runs/{B}/results.csv"] = SLOWER
+    bare = write_tree(tmp_path / "thin", publication(a, b, extra={"site_src/reports/seed.md": report([claim()])}))
+    assert _unmatched_section(bare) == (
+        f"None: apart from setup.draft_vocab, the 1 key the manifests and setups of {A} and {B} record match "
+        "(warmup_trials). Conditions nobody recorded cannot be checked."
+    )

@@ -43,16 +43,22 @@ def environment(run: Run) -> dict[str, object]:
 def confounds(baseline: Run, candidate: Run, varies: Sequence[str]) -> tuple[Confound, ...]:
     """Every dotted key that differs between the runs and is not one the claim varies."""
     b, c = environment(baseline), environment(candidate)
+    out = []
+    for key in compared_keys(baseline, candidate, varies):
+        left, right = b.get(key, MISSING), c.get(key, MISSING)
+        if left != right:
+            out.append(Confound(key, as_yaml(left), as_yaml(right)))
+    return tuple(out)
+
+
+def compared_keys(baseline: Run, candidate: Run, varies: Sequence[str]) -> tuple[str, ...]:
+    """The dotted keys either run records that the claim does not vary: all a check for
+    unmatched conditions can see (a run with a thin manifest leaves little to compare)."""
 
     def varied(key: str) -> bool:
         return any(key == v or key.startswith(v + ".") for v in varies)
 
-    out = []
-    for key in sorted(set(b) | set(c)):
-        left, right = b.get(key, MISSING), c.get(key, MISSING)
-        if left != right and not varied(key):
-            out.append(Confound(key, as_yaml(left), as_yaml(right)))
-    return tuple(out)
+    return tuple(k for k in sorted(set(environment(baseline)) | set(environment(candidate))) if not varied(k))
 
 
 def side(
@@ -154,6 +160,7 @@ def compare(
         margin=q.margin if q.equivalence else None,
         min_effect=settings.min_effect,
         confounds=confounds(baseline, candidate, varies),
+        compared=compared_keys(baseline, candidate, varies),
         conditions=judged,
         verdict=verdict,
         reason=_claim_reason(judged, verdict),

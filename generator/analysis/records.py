@@ -226,6 +226,7 @@ class ClaimComparison:
     conditions: tuple[Comparison, ...]
     verdict: Verdict
     reason: str
+    compared: tuple[str, ...] = ()  # every recorded key checked for unmatched conditions
 
     @property
     def only(self) -> Comparison | None:

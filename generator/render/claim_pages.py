@@ -358,6 +358,7 @@ def _confounds(ev: Evaluation) -> dict[str, object]:
     return {
         "id": ev.claim.id,
         "rows": ev.confounds,
+        "compared": ev.comparison.compared if ev.comparison else (),
         "varies": ", ".join(ev.claim.varies) or "nothing",
         "baseline": ev.claim.baseline,
         "candidate": ev.claim.candidate,
