@@ -396,6 +396,8 @@ def check_forest(ctx: Context, chart: str, spec: Mapping[str, Any], tally: Tally
     for name, ratio, low, high, _ in want:
         head, _, at = name.partition(" @ ")
         numbers = f"{percent(ratio)} [{percent(low)}, {percent(high)}]" if low is not None and high is not None else ""
+        if low is not None and low == high:  # every trial identical on both sides: no interval to draw
+            numbers = f"{percent(ratio)} (no run-to-run variation)"
         start = head + "\n" + (f"at {at}\n" if at else "")
         assert any(t.startswith(start) and numbers in t for t in texts), f"{chart}: {name} {numbers} in {texts}"
     assert len(set(texts)) == len(texts) == len(want)
@@ -750,3 +752,14 @@ def test_a_condition_whose_trials_are_identical_has_a_readable_axis(tmp_path: Pa
     (tick,), (rule,) = constant.of("rect"), constant.of("rule")
     close([read(tick.y + tick.item["height"] / 2), read(rule.y)], [0.7, 0.7], pixel, "their mean and interval")
     assert not constant.of("symbol")[5:], "the padding draws no point"
+
+
+def test_a_forest_row_with_no_spread_says_so_instead_of_a_zero_width_interval() -> None:
+    from generator.render.forest import forest_label
+
+    row = {"claim": "acceptance @ concurrency=1", "verdict": "supported", "ratio": 2.386, "low": 2.386, "high": 2.386}
+    assert forest_label(row) == "acceptance\nat concurrency=1\nsupported: +138.6% (no run-to-run variation)"
+    spread = {**row, "low": 2.2, "high": 2.5, "claimed": 2.0}
+    assert (
+        forest_label(spread) == "acceptance\nat concurrency=1\nsupported: +138.6% [+120.0%, +150.0%]; claimed +100.0%"
+    )

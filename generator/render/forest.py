@@ -77,7 +77,7 @@ def forest_label(row: Mapping[str, Any]) -> str:
     figures = f"{row['verdict']}: {percent(float(row['ratio']))}"
     low, high = row.get("low"), row.get("high")
     if isinstance(low, float) and isinstance(high, float):
-        figures += f" [{percent(low)}, {percent(high)}]"
+        figures += f" [{percent(low)}, {percent(high)}]" if low != high else " (no run-to-run variation)"
     if isinstance(row.get("claimed"), float):
         figures += f"; claimed {percent(float(row['claimed']))}"
     return "\n".join([name, *([f"at {at}"] if at else []), figures])
