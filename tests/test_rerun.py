@@ -222,8 +222,8 @@ def test_ctrl_c_during_a_rerun_writes_nothing(tmp_path: Path, monkeypatch: pytes
 
 
 def test_a_recorded_invocation_the_parser_refuses_fails_the_rerun(pub: Path) -> None:
-    """The invocation is read by `benchledger run`'s own parser: its usage error is shown, and the
-    rerun fails with its exit status, as a shell would see it."""
+    """The invocation is read by `benchledger run`'s own parser before anything is shown or run:
+    its usage error refuses the rerun, naming the option."""
     path = pub / "runs" / RUN / "run.yaml"
     data = yaml.safe_load(path.read_text())
     argv = data["runner"]["invocation"]
@@ -231,8 +231,10 @@ def test_a_recorded_invocation_the_parser_refuses_fails_the_rerun(pub: Path) -> 
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     code, out = cli("rerun", RUN, "--by", "Ana", "--repo", str(pub), "--yes")
     assert code == 1, out
-    assert "No such option: --no-such-option" in out
-    assert f"Error: runs/{RUN}: the rerun failed (exit 2); nothing was written (its output is above)" in out
+    assert out == (
+        f"Error: runs/{RUN}/run.yaml: runner.invocation: benchledger run refuses it: "
+        "No such option: --no-such-option; nothing was run\n"
+    )
     assert not (pub / "runs" / RUN / "receipts").exists()
 
 

@@ -420,3 +420,17 @@ def test_run_command_refuses_bad_declarations(tmp_path: Path, flag: str, message
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 1
     assert message in result.output
+
+
+def test_path_reduction_keeps_sentences_and_catches_other_users_homes_and_file_urls(tmp_path: Path) -> None:
+    """A title that only starts like a path stays as written; `~alice/`, `file://` and a path
+    with a space in a folder name are still somebody's disk."""
+    args = ["run", "command", "--trials", "2", "--warmup", "0", "--id", "2026-11-29-words", "--out", str(tmp_path)]
+    args += ["--title", "/tmp/ cleanup makes decode 2x faster", "--metric", "v=v=([0-9]+)"]
+    for setup in ("a=~alice/m.gguf", "b=file:///home/alice/m.gguf", "c=/Users/Ana Smith/m.gguf", "d=/v1/completions"):
+        args += ["--setup", setup]
+    result = CliRunner().invoke(app, [*args, "--", "echo", "v=5"])
+    assert result.exit_code == 0, result.output
+    meta = yaml.safe_load((tmp_path / "2026-11-29-words" / "run.yaml").read_text())
+    assert meta["title"] == "/tmp/ cleanup makes decode 2x faster"
+    assert meta["setup"] == {"a": "m.gguf", "b": "m.gguf", "c": "m.gguf", "d": "/v1/completions"}

@@ -20,7 +20,7 @@ import signal
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
@@ -34,7 +34,7 @@ from ..errors import BenchledgerError, Problem
 from ..format.hashing import RECEIPTS_DIR, file_hash, hashed_files
 from ..format.models import RECEIPT_SCHEMA
 from ..format.paths import file_name, is_local_path
-from ..ledger.invocation import invocation_problems, program, runner_argv
+from ..ledger.invocation import invocation_problems, option_value, runner_argv
 from ..ledger.load import load
 from ..ledger.records import RUNS_DIR, Run
 from ..ledger.runs import load_run
@@ -46,6 +46,14 @@ AUTO_MANIFEST = ("schema", "captured", "host", "software", "accelerators", "serv
 
 Measure = Callable[[list[str]], int]
 """Runs `benchledger ARGV` (a `run openai` or `run command` line) and returns its exit status."""
+
+Read = Callable[[list[str]], Mapping[str, Any]]
+"""The parameters `benchledger ARGV` would measure with, read by the same parser, without
+measuring; a line the parser refuses raises BenchledgerError."""
+
+# runner field shown on the run page -> the parameter of `run openai` that sets it (base_url: as
+# the rerun asked for it, or as recorded)
+SHOWN = {"base_url": "base_url", "endpoint": "endpoint", "model": "model", "prompts": "prompts"}
 
 
 @dataclass(frozen=True)
@@ -81,6 +89,7 @@ def rerun(
     ask: Request,
     measure: Measure,
     *,
+    read: Read,
     echo: Callable[[str], None] = print,
     consent: Callable[[], bool] = refuse,
 ) -> Rerun:
@@ -108,7 +117,7 @@ def rerun(
         where = str(target.relative_to(ledger.root))
         raise BenchledgerError(Problem(file=where, message="already exists; receipts are never overwritten"))
     with tempfile.TemporaryDirectory(prefix="benchledger-rerun-") as tmp:
-        made = _measure(Path(tmp), original, argv, measure, echo, consent)
+        made = _measure(Path(tmp), original, argv, (read, measure), echo, consent)
         differences = _differences(original, made)
         refused = [d for d in differences if not _allowed(d[0], ask.allow)]
         if refused:
@@ -178,7 +187,7 @@ def _invocation(run: Run, ask: Request) -> list[str]:
         argv = _set(argv, "--base-url", ask.base_url)
     if ask.trials is not None:
         argv = _set(argv, "--trials", str(ask.trials))
-    return argv
+    return _set(argv, "--ray", None)  # a rerun measures from this machine, never through a cluster the run names
 
 
 def _set(argv: Sequence[str], option: str, value: str | None) -> list[str]:
@@ -205,7 +214,7 @@ def _measure(
     tmp: Path,
     original: Run,
     argv: list[str],
-    measure: Measure,
+    runner: tuple[Read, Measure],
     echo: Callable[[str], None],
     consent: Callable[[], bool],
 ) -> Run:
@@ -217,11 +226,22 @@ def _measure(
     (tmp / "extra.yaml").write_text(yaml.safe_dump(rebuilt, sort_keys=False), encoding="utf-8")
     argv = _set(argv, "--manifest-extra", str(tmp / "extra.yaml"))
     argv = _set(_set(argv, "--id", "rerun"), "--out", str(tmp))
+    read, measure = runner
+    try:
+        given = read(argv)  # what the parser will hand the runner, before anything is shown or run
+    except BenchledgerError as err:
+        where = f"{RUNS_DIR}/{original.id}/run.yaml"
+        raise BenchledgerError(
+            [Problem(file=where, field="runner.invocation", message=p.message) for p in err.problems]
+        ) from None
+    _agrees(original, given, argv)
     command = [sys.executable, "-m", "generator.cli", *argv]  # the same command, as a person would type it
     echo(f"benchledger rerun will execute the command recorded in {RUNS_DIR}/{original.id}/run.yaml:")
     echo("  " + shlex.join(command))
-    if program(argv):
-        echo("which runs this program once per trial, with your rights: " + shlex.join(program(argv)))
+    if original.meta.runner is not None and option_value(runner_argv(original.meta.runner), "--ray") is not None:
+        echo("(the recorded --ray is left out: a rerun measures from this machine, with its own worker processes)")
+    if original.meta.runner is not None and original.meta.runner.kind == "command":
+        echo("which runs this program once per trial, with your rights: " + shlex.join(given["command"]))
     if not consent():  # asked once the command is shown
         message = "not confirmed; nothing was run (pass --yes to run it without asking)"
         raise BenchledgerError(
@@ -233,6 +253,33 @@ def _measure(
         message = f"the rerun failed (exit {status}); nothing was written (its output is above)"
         raise BenchledgerError(Problem(file=f"{RUNS_DIR}/{original.id}", message=message))
     return _made(tmp / "rerun", original)
+
+
+def _agrees(original: Run, given: Mapping[str, Any], argv: list[str]) -> None:
+    """Refuse a line that, as the parser reads it, runs another program or measures another
+    server than the run page shows: `check` compares the recorded words, this compares what
+    they mean (a program given before `--`, an option given twice of which the parser keeps
+    the last)."""
+    runner = original.meta.runner
+    assert runner is not None  # _invocation refused a run without one
+    where = f"{RUNS_DIR}/{original.id}/run.yaml"
+    fix = "the rerun would measure something else than the run page shows; nothing was run"
+    if runner.kind == "command":
+        shown = runner.extras.get("command")
+        if list(given.get("command") or []) != shown:
+            ran = shlex.join(list(given.get("command") or []))
+            message = f"benchledger run reads it as running `{ran}`, not `{shlex.join(shown or [])}`; {fix}"
+            raise BenchledgerError(Problem(file=where, field="runner.invocation", message=message))
+        return
+    for name, param in SHOWN.items():
+        option = "--" + param.replace("_", "-")
+        shown = option_value(argv, option) if name == "base_url" else getattr(runner, name)
+        got = given.get(param)
+        if name == "prompts" and got is None:
+            got = "built-in"  # what the page shows for the runner's own prompts
+        if got is not None and shown is not None and str(got) != str(shown):
+            message = f"benchledger run reads {option} as {str(got)!r}, the run page shows {str(shown)!r}; {fix}"
+            raise BenchledgerError(Problem(file=where, field="runner.invocation", message=message))
 
 
 @contextlib.contextmanager

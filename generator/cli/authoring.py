@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -102,7 +102,7 @@ def rerun(
             sign=sign,
             date=date,
         )
-        done = do_rerun(repo, ask, measure_in_process, echo=typer.echo, consent=_consent(yes))
+        done = do_rerun(repo, ask, measure_in_process, read=read_in_process, echo=typer.echo, consent=_consent(yes))
     _say(done)
 
 
@@ -132,6 +132,29 @@ def measure_in_process(argv: list[str]) -> int:
     except SystemExit as done:
         return done.code if isinstance(done.code, int) else int(done.code is not None)
     return 0
+
+
+def read_in_process(argv: list[str]) -> dict[str, Any]:
+    """The parameters `benchledger ARGV` (`run openai ...` or `run command ...`) would measure
+    with, read by the parser that measures, without measuring; a usage error raises."""
+    from ..errors import BenchledgerError, Problem
+    from .run import run_app
+
+    commands = getattr(typer.main.get_command(run_app), "commands", {})
+    if len(argv) < 2 or argv[1] not in commands:
+        raise BenchledgerError(Problem(file="runner.invocation", message="is not a `benchledger run` line"))
+    own = argv[: argv.index("--")] if "--" in argv else argv
+    if "--help" in own:  # the parser would print the help and stop, measuring nothing
+        raise BenchledgerError(Problem(file="runner.invocation", message="asks for --help; nothing was run"))
+    try:
+        with commands[argv[1]].make_context(f"benchledger run {argv[1]}", list(argv[2:])) as ctx:
+            return dict(ctx.params)
+    except (typer.Exit, typer.Abort):
+        message = "stops the parser before a run; nothing was run"
+    except typer.TyperException as err:  # a usage error of the parser (Typer's own Click)
+        shown = err.format_message() if hasattr(err, "format_message") else str(err)
+        message = f"benchledger run refuses it: {shown}; nothing was run"
+    raise BenchledgerError(Problem(file="runner.invocation", message=message))
 
 
 MAX_NAME = 200

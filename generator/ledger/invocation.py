@@ -23,6 +23,13 @@ OPENAI_FIELDS = {
 }
 
 
+# the options of `benchledger run openai` and `run command` that take no value (tests/test_rerun.py
+# holds this to the CLI's own); every other option takes one, as `--opt value` or `--opt=value`
+FLAGS = frozenset({"--force", "--no-force", "--keep-paths", "--no-keep-paths"})
+# options a run page shows (or a rerun must not inherit): given once at most
+ONCE = ("--base-url", "--endpoint", "--model", "--prompts", "--ray")
+
+
 def runner_argv(runner: Runner) -> list[str]:
     """The recorded invocation without a leading `benchledger`."""
     argv = list(runner.invocation)
@@ -38,6 +45,28 @@ def option_value(argv: Sequence[str], option: str) -> str | None:
         if arg.startswith(option + "="):
             return arg.split("=", 1)[1]
     return None
+
+
+def stray_words(argv: Sequence[str]) -> list[str]:
+    """Words among the runner's own options (after `run KIND`, before `--`) that no option takes:
+    the parser hands them to the command as its program, whatever follows `--`."""
+    own = list(argv[: list(argv).index("--")] if "--" in argv else argv)[2:]
+    stray, i = [], 0
+    while i < len(own):
+        word = own[i]
+        if not word.startswith("-"):
+            stray.append(word)
+        elif "=" not in word and word not in FLAGS:
+            i += 1  # its value
+        i += 1
+    return stray
+
+
+def repeated(argv: Sequence[str]) -> list[str]:
+    """Options of ONCE given more than once (the parser keeps the last; a reader sees the first)."""
+    own = list(argv[: list(argv).index("--")] if "--" in argv else argv)
+    names = [word.split("=", 1)[0] for word in own if word.startswith("--")]
+    return [option for option in ONCE if names.count(option) > 1]
 
 
 def program(argv: Sequence[str]) -> list[str]:
@@ -66,6 +95,13 @@ def invocation_problems(meta: RunFile, rel: str, lines: Lines) -> list[Problem]:
     if argv[1] != runner.kind:
         message = f"runs `run {argv[1]}` but runner.kind says {runner.kind!r}; {fix}"
         return [Problem(file=where, line=line, field="runner.invocation", message=message)]
+    twice = "more than once (the last one counts, the page shows one)"
+    shape = [f"gives {option} {twice}; {fix}" for option in repeated(argv)]
+    if stray_words(argv):
+        words = shlex.join(stray_words(argv))
+        shape.append(f"gives `{words}` where no option takes it, so it would run as the program; {fix}")
+    if shape:
+        return [Problem(file=where, line=line, field="runner.invocation", message=m) for m in shape]
     if argv[1] == "command":
         return _command_problems(runner, argv, where, line, fix)
     out = []

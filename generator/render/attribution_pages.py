@@ -97,7 +97,7 @@ def attribution_page(
         at=t.text(condition_label(a.at.items()) if a.at else "its only condition"),
         factors=_factors(grid),
         credits=t.text(a.credits or "no factor"),
-        source=Markup(f"[{t.text(report.meta.title)}](../../reports/{report.slug}.md)"),
+        source=Markup(f"[{t.text(report.meta.title)}]({t.path_url(f'../../reports/{report.slug}.md')})"),
         effects_spec=effects,
         band=f"±{grid.band:.1%}" if grid.band is not None else "not computed",
         level=t.level(settings.confidence),

@@ -332,7 +332,7 @@ def claim_page(
     ]
     limits = list(dict.fromkeys(limit for ev in chain for limit in [*ev.report.meta.limits, *ev.claim.limits]))
     sources = dict.fromkeys(
-        Markup(f"[{t.text(ev.report.meta.title)}](../../reports/{ev.report.slug}.md)") for ev in chain
+        Markup(f"[{t.text(ev.report.meta.title)}]({t.path_url(f'../../reports/{ev.report.slug}.md')})") for ev in chain
     )
     return render(
         "claim.md.j2",

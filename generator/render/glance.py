@@ -169,7 +169,8 @@ def _grids(grids: Sequence[Grid], up: str) -> list[str]:
 def _reports(ledger: Ledger, up: str) -> list[str]:
     reports = sorted(ledger.reports, key=lambda r: (str(r.meta.date or ""), r.slug), reverse=True)
     lines = [
-        f"- [{t.text(r.meta.title)}]({up}reports/{r.slug}.md){f' · {r.meta.date}' if r.meta.date else ''}"
+        f"- [{t.text(r.meta.title)}]({up}{t.path_url(f'reports/{r.slug}.md')})" + (f" · {day}" if day else "")
         for r in reports
+        for day in [r.meta.date]
     ]
     return _listed("Newest reports", lines)
