@@ -45,3 +45,20 @@ def test_the_glance_marker_counts_only_on_its_own_line_outside_code() -> None:
     assert marker_line(f"````\n```\n{MARKER}\n````\n{MARKER}\n") == 4  # a longer fence closes only with its own
     assert marker_line(f"    {MARKER}\n") is None  # an indented code block
     assert place(f"a\n{MARKER}\nb", 1, "PANEL") == "a\nPANEL\nb"
+
+
+def test_a_blank_line_in_a_code_block_of_run_notes_survives_the_page() -> None:
+    """Run notes become one HTML block Markdown passes through whole (no blank line in it); a blank
+    line inside their code stays a blank line for the reader."""
+    import html
+    import re
+
+    import markdown
+
+    from generator.render.text import notes
+
+    rendered = notes("Setup:\n\n```\nline1\n\nline2\n\n\nline3\n```\n\nDone.\n")
+    page = markdown.markdown(f"# Run\n\n{rendered}\n\nAfter.\n", extensions=["md_in_html", "tables"])
+    [code] = re.findall(r"<pre><code>(.*?)</code></pre>", page, flags=re.DOTALL)
+    assert html.unescape(code) == "line1\n\nline2\n\n\nline3\n"
+    assert "<p>Done.</p>" in page and "<p>After.</p>" in page

@@ -96,8 +96,13 @@ def notes(markdown: str) -> Markup:
     md.add_render_rule("link_open", _link_open)
     md.add_render_rule("link_close", _link_close)
     html = md.render(markdown)
-    # Python-Markdown stashes an HTML block whole only when it has no blank lines.
-    html = re.sub(r"\n\s*\n", "\n", html)
+    # Python-Markdown stashes an HTML block whole only when it has no blank lines: outside code
+    # they go; inside a code block each stays as an empty line, written as a character reference.
+    parts = re.split(r"(<pre>.*?</pre>)", html, flags=re.DOTALL)
+    html = "".join(
+        re.sub(r"\n[ \t]*\n", "\n&#10;", part) if part.startswith("<pre>") else re.sub(r"\n\s*\n", "\n", part)
+        for part in parts
+    )
     return Markup(f'<div class="bl-notes">\n{html}</div>')
 
 
