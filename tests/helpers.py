@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -155,3 +156,24 @@ def cli(*args: str) -> tuple[int, str]:
     result = CliRunner().invoke(app, list(args))
     assert "Traceback" not in result.output, result.output
     return result.exit_code, result.output
+
+
+def unreachable_openai(**more: object) -> Any:
+    """`run openai`'s options for one small trial against a port nothing listens on (127.0.0.1:9):
+    whatever is refused before the first request is refused with these."""
+    from generator.runner.main import OpenAIOptions
+
+    options: dict[str, Any] = {
+        "base_url": "http://127.0.0.1:9/v1",
+        "model": None,
+        "endpoint": "chat",
+        "prompts": None,
+        "max_tokens": 8,
+        "temperature": 0.0,
+        "concurrency": [1],
+        "trials": 1,
+        "warmup": 0,
+        "requests": 1,
+        "timeout": 2.0,
+    }
+    return OpenAIOptions(**(options | more))  # type: ignore[arg-type]

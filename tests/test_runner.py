@@ -16,7 +16,7 @@ from generator.cli import app
 from generator.errors import BenchledgerError
 from generator.runner import openai as oa
 from generator.runner.main import CommandOptions, Common, OpenAIOptions, run_command, run_openai
-from helpers import publication, write_tree
+from helpers import publication, unreachable_openai, write_tree
 
 QUIET = Console(quiet=True)
 
@@ -132,20 +132,7 @@ def test_faults_are_counted_per_request(tmp_path: Path) -> None:
 
 def test_unreachable_server_fails_before_the_first_trial(tmp_path: Path) -> None:
     with pytest.raises(BenchledgerError, match=r"127.0.0.1:9/v1/models: server not reachable"):
-        asked = OpenAIOptions(
-            base_url="http://127.0.0.1:9/v1",
-            model=None,
-            endpoint="chat",
-            prompts=None,
-            max_tokens=8,
-            temperature=0.0,
-            concurrency=[1],
-            trials=1,
-            warmup=0,
-            requests=1,
-            timeout=2.0,
-        )
-        run_openai(common(tmp_path), asked, QUIET)
+        run_openai(common(tmp_path), unreachable_openai(), QUIET)
     assert not (tmp_path / "runs" / "2026-11-29-fake").exists()
 
 

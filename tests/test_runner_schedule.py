@@ -32,6 +32,7 @@ from generator.runner.load import arrivals, parse_slo
 from generator.runner.main import Common, OpenAIOptions, run_openai
 from generator.runner.options import LoadOptions
 from generator.runner.wire import Connection
+from helpers import unreachable_openai
 
 sys.path.insert(0, str(Path(__file__).parents[1]))
 import itertools
@@ -253,21 +254,7 @@ def test_load_options_are_checked_before_the_first_request(tmp_path: Path) -> No
     common = Common(title="x", run_id="2026-12-01-x", out=tmp_path / "runs", force=False)
 
     def start(options: LoadOptions) -> None:
-        asked = OpenAIOptions(
-            base_url="http://127.0.0.1:9/v1",
-            model=None,
-            endpoint="chat",
-            prompts=None,
-            max_tokens=8,
-            temperature=0.0,
-            concurrency=[1],
-            trials=1,
-            warmup=0,
-            requests=1,
-            timeout=2.0,
-            load=options,
-        )
-        run_openai(common, asked, Console())
+        run_openai(common, unreachable_openai(load=options), Console())
 
     with pytest.raises(BenchledgerError, match="--concurrency: sets a closed loop; with --request-rate"):
         start(LoadOptions(request_rate=[2.0], concurrency_given=True))
