@@ -161,7 +161,7 @@ def cli(*args: str) -> tuple[int, str]:
 def unreachable_openai(**more: object) -> Any:
     """`run openai`'s options for one small trial against a port nothing listens on (127.0.0.1:9):
     whatever is refused before the first request is refused with these."""
-    from generator.runner.main import OpenAIOptions
+    from generator.runner.asked import OpenAIOptions
 
     options: dict[str, Any] = {
         "base_url": "http://127.0.0.1:9/v1",

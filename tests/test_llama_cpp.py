@@ -16,7 +16,8 @@ import yaml
 from rich.console import Console
 
 from generator.runner import openai as oa
-from generator.runner.main import Common, OpenAIOptions, run_openai
+from generator.runner.asked import Common, OpenAIOptions
+from generator.runner.main import run_openai
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "bench" / "engines"))
 import llama_cpp as engine

@@ -15,7 +15,8 @@ from fakeserver import Behaviour, FakeServer
 from generator.cli import app
 from generator.errors import BenchledgerError
 from generator.runner import openai as oa
-from generator.runner.main import CommandOptions, Common, OpenAIOptions, run_command, run_openai
+from generator.runner.asked import CommandOptions, Common, OpenAIOptions
+from generator.runner.main import run_command, run_openai
 from helpers import publication, unreachable_openai, write_tree
 
 QUIET = Console(quiet=True)

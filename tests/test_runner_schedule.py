@@ -28,8 +28,9 @@ from typer.testing import CliRunner
 from generator.cli import app
 from generator.errors import BenchledgerError
 from generator.runner import openai as oa
+from generator.runner.asked import Common, OpenAIOptions
 from generator.runner.load import arrivals, parse_slo
-from generator.runner.main import Common, OpenAIOptions, run_openai
+from generator.runner.main import run_openai
 from generator.runner.options import LoadOptions
 from generator.runner.wire import Connection
 from helpers import unreachable_openai

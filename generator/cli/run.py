@@ -93,7 +93,7 @@ def _invocation(command: str, params: dict[str, Any], rest: list[str] | None = N
 
 
 def _common(params: dict[str, Any], command: str, rest: list[str] | None = None) -> Any:
-    from ..runner.main import Common
+    from ..runner.asked import Common
 
     return Common(
         title=params["title"],
@@ -158,7 +158,7 @@ def run_openai(
 
 def _openai_options(params: dict[str, Any]) -> Any:
     """`run openai`'s command line as the runner reads it: what is sent, and how the load is offered."""
-    from ..runner.main import OpenAIOptions
+    from ..runner.asked import OpenAIOptions
     from ..runner.options import LoadOptions
 
     given = params["concurrency"]
@@ -232,7 +232,7 @@ def run_command(
     params = {k: v for k, v in locals().items() if k != "command"}
     from rich.console import Console
 
-    from ..runner.main import CommandOptions
+    from ..runner.asked import CommandOptions
     from ..runner.main import run_command as run
 
     common = _common(params, "command", command)

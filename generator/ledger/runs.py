@@ -76,19 +76,7 @@ def load_run(folder: Path, cache: ParsedRuns | None = None) -> tuple[Run | None,
     digest = run_digest(blobs)
     known = cache.get((rid, digest)) if cache is not None and not walked else None
     if known is not None:
-        meta, manifest, results, requests, receipts = known
-        found = Run(
-            id=rid,
-            path=rel,
-            meta=meta,
-            manifest=manifest,
-            results=results,
-            requests=requests,
-            receipts=receipts,
-            blobs=MappingProxyType(blobs),
-            digest=digest,
-        )
-        return found, []
+        return _assembled(rid, blobs, digest, known), []
     run, problems = parse_run(folder, blobs, walked, digest)
     if cache is not None and run is not None:
         cache[(rid, digest)] = (run.meta, run.manifest, run.results, run.requests, run.receipts)
@@ -150,9 +138,15 @@ def parse_run(
         problems += _imported_problems(meta, blobs, rel)
     if problems or meta is None or manifest is None or results is None:
         return None, problems
-    run = Run(
+    return _assembled(rid, blobs, digest, (meta, manifest, results, requests, receipts)), problems
+
+
+def _assembled(rid: str, blobs: dict[str, bytes], digest: str, parsed: Parsed) -> Run:
+    """A run from its files' parsed parts (freshly parsed, or as the build cache kept them)."""
+    meta, manifest, results, requests, receipts = parsed
+    return Run(
         id=rid,
-        path=rel,
+        path=f"{RUNS_DIR}/{rid}",
         meta=meta,
         manifest=manifest,
         results=results,
@@ -161,7 +155,6 @@ def parse_run(
         blobs=MappingProxyType(blobs),
         digest=digest,
     )
-    return run, problems
 
 
 def _parse_files(

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-import datetime as dt
 import itertools
 import json
 import math
-import re
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,13 +14,13 @@ from rich.console import Console
 
 from ..errors import BenchledgerError, Problem
 from ..format.hashing import file_hash
-from ..format.keys import parse_assignment
 from ..format.models import MANIFEST_SCHEMA, RUN_SCHEMA, ManifestFile
 from ..format.paths import file_name
-from ..ledger.yamlio import parse_yaml, validate
+from ..ledger.yamlio import validate
 from . import command as cmd
 from . import environment, selfcheck
 from . import openai as oa
+from .asked import CommandOptions, Common, OpenAIOptions
 from .local_paths import local_paths, reduced
 from .options import MAX_CONCURRENCY, STREAMS_PER_WORKER, LoadOptions, cores
 from .selfcheck import ClientFigures
@@ -59,100 +56,7 @@ CLIENT_METRICS: dict[str, dict[str, str]] = {
 DRAFT_METRICS = {"draft_tokens": {"unit": "tokens"}, "draft_accepted": {"unit": "tokens"}}
 
 
-MAX_EXTRA_BYTES = 1024 * 1024
 MAX_TRIALS = 100_000
-
-
-@dataclass(kw_only=True)
-class Common:
-    """Options shared by both runners."""
-
-    title: str | None
-    run_id: str | None
-    out: Path
-    force: bool
-    setup: list[str] = field(default_factory=list)
-    manifest_extra: Path | None = None
-    benchmark: str | None = None
-    invocation: list[str] = field(default_factory=list)
-    keep_paths: bool = False  # write local absolute paths as they are; else their file names
-
-    def setup_values(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for item in self.setup:
-            parsed = parse_assignment(item)
-            if parsed is None:
-                raise BenchledgerError(
-                    Problem(file="--setup", message=f"{item!r}: write KEY=VALUE, e.g. --setup draft_n_max=4")
-                )
-            out[parsed[0]] = parsed[1]
-        return out
-
-    def extra(self) -> dict[str, Any]:
-        """--manifest-extra, read like every publication file (same limits, located errors)."""
-        if self.manifest_extra is None:
-            return {}
-        path = self.manifest_extra
-        shown = str(path)
-        if not path.is_file():
-            raise BenchledgerError(
-                Problem(file=shown, field="--manifest-extra", message="no such file; give a YAML file")
-            )
-        if path.stat().st_size > MAX_EXTRA_BYTES:
-            raise BenchledgerError(
-                Problem(file=shown, field="--manifest-extra", message=f"is larger than {MAX_EXTRA_BYTES:,} bytes")
-            )
-        try:
-            text = path.read_text(encoding="utf-8")
-        except UnicodeDecodeError as err:
-            raise BenchledgerError(
-                Problem(file=shown, message=f"is not UTF-8 (byte {err.start}); save it as UTF-8")
-            ) from None
-        data, _ = parse_yaml(text, shown)
-        if not isinstance(data, dict):
-            raise BenchledgerError(
-                Problem(file=shown, line=1, message="must be a YAML mapping, e.g. kernels: {draft_head_gemm: lowm}")
-            )
-        return data
-
-    def identity(self, fallback: str) -> tuple[str, str, str]:
-        today = dt.date.today().isoformat()
-        title = self.title or fallback
-        slug = re.sub(r"[^a-z0-9._-]+", "-", title.lower()).strip("-")[:60] or "run"
-        return today, title, self.run_id or f"{today}-{slug}"
-
-
-@dataclass(frozen=True, kw_only=True)
-class OpenAIOptions:
-    """What `run openai` sends and how often, as the command line gave it (`load`: how the
-    requests are offered)."""
-
-    base_url: str
-    model: str | None  # None: the first model the server lists
-    endpoint: str
-    prompts: str | None  # None: the built-in set
-    max_tokens: int
-    temperature: float
-    concurrency: list[int]
-    trials: int
-    warmup: int
-    requests: int | None  # per trial; None: LoadOptions.requests decides
-    timeout: float
-    load: LoadOptions = field(default_factory=LoadOptions)
-
-
-@dataclass(frozen=True, kw_only=True)
-class CommandOptions:
-    """What `run command` executes and reads, as the command line gave it. `declared` gives a
-    parsed metric its unit and direction (`{"tps": {"unit": "tok/s", "better": "higher"}}`)."""
-
-    command: list[str]
-    trials: int
-    warmup: int
-    regexes: list[str] = field(default_factory=list)
-    json_paths: list[str] = field(default_factory=list)
-    timeout: float | None = None
-    declared: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
 
 
 def _run_yaml(

@@ -14,6 +14,7 @@ import asyncio
 import json
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from ..errors import BenchledgerError, Problem
@@ -86,27 +87,26 @@ MAX_PROMPTS_BYTES = 64 * 1024 * 1024
 DRAIN_S = 0.1  # how long the end of a finished stream's response is awaited to keep its connection
 
 
+def read_input(path: Path, *, option: str, limit: int, kind: str) -> str:
+    """The text of a file the person named with `option`: refused, naming the file and the
+    option, when it is missing, larger than `limit` bytes or not UTF-8."""
+    shown = str(path)
+    if not path.is_file():
+        raise BenchledgerError(Problem(file=shown, field=option, message=f"no such file; give {kind}"))
+    if path.stat().st_size > limit:
+        raise BenchledgerError(Problem(file=shown, field=option, message=f"is larger than {limit:,} bytes"))
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        message = f"is not UTF-8 (byte {err.start}); save it as UTF-8"
+        raise BenchledgerError(Problem(file=shown, field=option, message=message)) from None
+
+
 def load_prompts(path: str | None) -> tuple[Any, ...]:
     """JSONL prompts: each line a string, a list of messages, or {"prompt"|"messages": ...}."""
     if path is None:
         return BUILTIN_PROMPTS
-    from pathlib import Path
-
-    file = Path(path)
-    if not file.is_file():
-        raise BenchledgerError(
-            Problem(file=path, field="--prompts", message="no such file; give a JSONL file of prompts")
-        )
-    if file.stat().st_size > MAX_PROMPTS_BYTES:
-        raise BenchledgerError(
-            Problem(file=path, field="--prompts", message=f"is larger than {MAX_PROMPTS_BYTES:,} bytes")
-        )
-    try:
-        text = file.read_text(encoding="utf-8")
-    except UnicodeDecodeError as err:
-        raise BenchledgerError(
-            Problem(file=path, field="--prompts", message=f"is not UTF-8 (byte {err.start}); save it as UTF-8")
-        ) from None
+    text = read_input(Path(path), option="--prompts", limit=MAX_PROMPTS_BYTES, kind="a JSONL file of prompts")
     out = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
