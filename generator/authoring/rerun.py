@@ -34,11 +34,12 @@ from ..errors import BenchledgerError, Problem
 from ..format.hashing import RECEIPTS_DIR, file_hash, hashed_files
 from ..format.models import RECEIPT_SCHEMA
 from ..format.paths import file_name, is_local_path
-from ..ledger.invocation import invocation_problems, option_value, runner_argv
+from ..ledger.invocation import option_value, runner_argv
 from ..ledger.load import load
 from ..ledger.records import RUNS_DIR, Run
 from ..ledger.runs import load_run
 from .receipt import resolve_run_id, slug, write_signed
+from .rerun_line import check_reading, recorded_line, with_option
 
 KEPT = ("results.csv", "run.yaml", "manifest.yaml")
 RECEIPTS = RECEIPTS_DIR.rstrip("/")
@@ -50,10 +51,6 @@ Measure = Callable[[list[str]], int]
 Read = Callable[[list[str]], Mapping[str, Any]]
 """The parameters `benchledger ARGV` would measure with, read by the same parser, without
 measuring; a line the parser refuses raises BenchledgerError."""
-
-# runner field shown on the run page -> the parameter of `run openai` that sets it (base_url: as
-# the rerun asked for it, or as recorded)
-SHOWN = {"base_url": "base_url", "endpoint": "endpoint", "model": "model", "prompts": "prompts"}
 
 
 @dataclass(frozen=True)
@@ -109,7 +106,7 @@ def rerun(
         raise BenchledgerError(Problem(file=f"{RUNS_DIR}/{run_id}", message="no such run; give its folder or its id"))
     original = ledger.runs[run_id]
     _vouched(original)
-    argv = _invocation(original, ask)
+    argv = recorded_line(original, base_url=ask.base_url, trials=ask.trials)
     name = f"{day.isoformat()}-rerun-{slug(ask.by)}"
     folder = ledger.root / RUNS_DIR / run_id
     target = folder / RECEIPTS / f"{name}.yaml"
@@ -160,56 +157,6 @@ def _vouched(run: Run) -> None:
             raise BenchledgerError(Problem(file=f"{RUNS_DIR}/{run.id}/run.yaml", message=message))
 
 
-def _invocation(run: Run, ask: Request) -> list[str]:
-    """The recorded argv, measuring into a temporary folder, with --base-url and --trials set."""
-    where = f"{RUNS_DIR}/{run.id}/run.yaml"
-    if run.meta.source.kind != "measured":
-        kind = run.meta.source.kind
-        message = f"is a {kind} run: its figures were measured elsewhere, so there is no invocation here to repeat"
-        raise BenchledgerError(Problem(file=where, field="source.kind", message=message))
-    if run.meta.imported is not None:
-        tool = run.meta.imported.tool
-        message = f"was imported from {tool}: run {tool} again and import its output, then compare the two runs"
-        raise BenchledgerError(Problem(file=where, field="imported", message=message))
-    runner = run.meta.runner
-    if runner is None or not runner.invocation:
-        message = "records no runner invocation (runner.invocation); only runs made by `benchledger run` can be rerun"
-        raise BenchledgerError(Problem(file=where, field="runner", message=message))
-    problems = invocation_problems(run.meta, f"{RUNS_DIR}/{run.id}", {})
-    if problems:
-        raise BenchledgerError(problems)
-    argv = runner_argv(runner)
-    cut = argv.index("--") if "--" in argv else len(argv)
-    argv = [a for a in argv[:cut] if a != "--force"] + argv[cut:]  # the program's own --force stays
-    if ask.base_url is not None:
-        if argv[1] != "openai":
-            raise BenchledgerError(Problem(file="--base-url", message="only a `run openai` run measured a server"))
-        argv = _set(argv, "--base-url", ask.base_url)
-    if ask.trials is not None:
-        argv = _set(argv, "--trials", str(ask.trials))
-    return _set(argv, "--ray", None)  # a rerun measures from this machine, never through a cluster the run names
-
-
-def _set(argv: Sequence[str], option: str, value: str | None) -> list[str]:
-    """argv without `option` (as `--opt value` or `--opt=value`), then with it set to value,
-    before a `--` that ends the runner's own options (`run command ... -- PROGRAM ARGS`)."""
-    if "--" in argv:
-        cut = list(argv).index("--")
-        return [*_set(argv[:cut], option, value), *argv[cut:]]
-    out, skip = [], False
-    for i, arg in enumerate(argv):
-        if skip:
-            skip = False
-            continue
-        if arg == option:
-            skip = i + 1 < len(argv)
-            continue
-        if arg.startswith(option + "="):
-            continue
-        out.append(arg)
-    return out if value is None else [*out, option, value]
-
-
 def _measure(
     tmp: Path,
     original: Run,
@@ -224,8 +171,8 @@ def _measure(
     manifest = original.manifest.model_dump(mode="json", by_alias=True, exclude_none=True)
     rebuilt = {k: v for k, v in manifest.items() if k not in AUTO_MANIFEST}
     (tmp / "extra.yaml").write_text(yaml.safe_dump(rebuilt, sort_keys=False), encoding="utf-8")
-    argv = _set(argv, "--manifest-extra", str(tmp / "extra.yaml"))
-    argv = _set(_set(argv, "--id", "rerun"), "--out", str(tmp))
+    argv = with_option(argv, "--manifest-extra", str(tmp / "extra.yaml"))
+    argv = with_option(with_option(argv, "--id", "rerun"), "--out", str(tmp))
     read, measure = runner
     try:
         given = read(argv)  # what the parser will hand the runner, before anything is shown or run
@@ -234,7 +181,7 @@ def _measure(
         raise BenchledgerError(
             [Problem(file=where, field="runner.invocation", message=p.message) for p in err.problems]
         ) from None
-    _agrees(original, given, argv)
+    check_reading(original, given, argv)
     command = [sys.executable, "-m", "generator.cli", *argv]  # the same command, as a person would type it
     echo(f"benchledger rerun will execute the command recorded in {RUNS_DIR}/{original.id}/run.yaml:")
     echo("  " + shlex.join(command))
@@ -253,33 +200,6 @@ def _measure(
         message = f"the rerun failed (exit {status}); nothing was written (its output is above)"
         raise BenchledgerError(Problem(file=f"{RUNS_DIR}/{original.id}", message=message))
     return _made(tmp / "rerun", original)
-
-
-def _agrees(original: Run, given: Mapping[str, Any], argv: list[str]) -> None:
-    """Refuse a line that, as the parser reads it, runs another program or measures another
-    server than the run page shows: `check` compares the recorded words, this compares what
-    they mean (a program given before `--`, an option given twice of which the parser keeps
-    the last)."""
-    runner = original.meta.runner
-    assert runner is not None  # _invocation refused a run without one
-    where = f"{RUNS_DIR}/{original.id}/run.yaml"
-    fix = "the rerun would measure something else than the run page shows; nothing was run"
-    if runner.kind == "command":
-        shown = runner.extras.get("command")
-        if list(given.get("command") or []) != shown:
-            ran = shlex.join(list(given.get("command") or []))
-            message = f"benchledger run reads it as running `{ran}`, not `{shlex.join(shown or [])}`; {fix}"
-            raise BenchledgerError(Problem(file=where, field="runner.invocation", message=message))
-        return
-    for name, param in SHOWN.items():
-        option = "--" + param.replace("_", "-")
-        shown = option_value(argv, option) if name == "base_url" else getattr(runner, name)
-        got = given.get(param)
-        if name == "prompts" and got is None:
-            got = "built-in"  # what the page shows for the runner's own prompts
-        if got is not None and shown is not None and str(got) != str(shown):
-            message = f"benchledger run reads {option} as {str(got)!r}, the run page shows {str(shown)!r}; {fix}"
-            raise BenchledgerError(Problem(file=where, field="runner.invocation", message=message))
 
 
 @contextlib.contextmanager
