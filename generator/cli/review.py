@@ -38,8 +38,8 @@ def review(
     from ..analysis.review import judge
     from ..analysis.review import review as diff_sides
     from ..ledger.snapshot import snapshot
-    from ..render.claim_pages import effect
     from ..render.review_text import review_json, review_markdown
+    from ..render.verdict_text import effect
 
     if format not in ("markdown", "json"):
         fail(f"--format {format!r}: expected markdown or json")

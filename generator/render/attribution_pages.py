@@ -17,9 +17,9 @@ from ..format.conditions import condition_label
 from ..ledger.records import Ledger
 from . import charts as ch
 from . import text as t
-from .claim_pages import badge, verdict_badges
 from .forest import forest_spec
 from .templating import generated_mark, render
+from .verdict_text import badge, verdict_badges
 
 CLAIMS = "claims"
 

@@ -1,5 +1,5 @@
-"""Pages about claims: the claims ledger, a page per claim chain, the methods page
-and the claims panel of a report. Renderers return strings."""
+"""Pages about claims: the claims ledger and a page per claim chain (how a verdict reads is
+verdict_text.py; a report's claims panel is report_panels.py). Renderers return strings."""
 
 from __future__ import annotations
 
@@ -9,99 +9,14 @@ from dataclasses import dataclass
 from markupsafe import Markup
 
 from ..analysis.claims import Evaluation
-from ..analysis.comparison import Comparison, Settings, Side
-from ..analysis.wording import pct
+from ..analysis.comparison import Settings, Side
 from ..format.signed import level as level_of
-from ..format.signed import signed
 from . import blocks
 from . import text as t
 from .templating import generated_mark, render
+from .verdict_text import credit_lines, effect, flags, interval_text, verdict_badges
 
 CLAIMS = "claims"
-
-
-def badge(verdict: str) -> Markup:
-    slug = verdict.replace(" ", "-")
-    return Markup(f'<span class="bl-verdict bl-verdict--{slug}">{t.text(verdict)}</span>')
-
-
-def verdict_badges(ev: Evaluation) -> Markup:
-    """The claim's verdict, and beside it the verdict of a grid that overrules its credit
-    ("supported · misattributed"): a claim whose credit a grid finds wrong never shows
-    "supported" alone. `data-bl-headline` is what the ledger's filter and counts file it under."""
-    shown = badge(ev.verdict)
-    if (grid := ev.overruled) is not None:
-        shown += Markup(" · ") + badge(grid.verdict)
-    slug = ev.headline.replace(" ", "-")
-    return Markup(f'<span class="bl-verdicts" data-bl-headline="{slug}">{shown}</span>')
-
-
-def credit_lines(ev: Evaluation, up: str) -> list[Markup]:
-    """One line per grid that holds both runs of the claim: its verdict on the credit, in
-    words, linking the grid's page (`up` climbs from the page to the claims folder)."""
-    return [
-        badge(c.verdict)
-        + Markup(" ")
-        + t.text(c.sentence[:1].upper() + c.sentence[1:])
-        + Markup(" (")
-        + t.link(f"grid {c.grid}", f"{up}{c.grid}/")
-        + Markup(").")
-        for c in ev.credits
-    ]
-
-
-def interval_text(c: Comparison, simultaneous: bool = False, unit: str | None = None) -> str:
-    """A condition's measured effect with its interval: in percent for a metric; for a rate,
-    the difference in percentage points and both rates first, then the ratio, labelled as one
-    (a "+138.6%" beside percentages reads as points). A Bonferroni interval says its level."""
-    if c.ratio is None:
-        return "–"
-    rates = _rates(c) or _percents(c, unit)
-    shown = f"{rates}; ratio {c.ratio:.3f}" if rates else pct(c.ratio)
-    if c.ci_low is None or c.ci_high is None:
-        return f"{shown} (reported figures, no interval)"
-    if c.ci_low == c.ci_high:
-        return f"{shown} (no run-to-run variation measured: no interval)"
-    notes = [f"{level_of(c.confidence)} simultaneous (Bonferroni)"] if simultaneous else []
-    notes += ["from published mean, SD and n"] if c.source == "summaries" else []
-    bounds = f"{c.ci_low:.3f}, {c.ci_high:.3f}" if rates else f"{pct(c.ci_low)}, {pct(c.ci_high)}"
-    return f"{shown} [{bounds}]" + (f" ({'; '.join(notes)})" if notes else "")
-
-
-def _rates(c: Comparison) -> str:
-    """For a rate, the difference in percentage points and both rates ("+49.5 pp, 22.7% → 72.2%")."""
-    base, cand = c.baseline.proportion, c.candidate.proportion
-    if base is None or cand is None:
-        return ""
-    return f"{signed((cand - base) * 100, unit=' pp')} ({base:.1%} → {cand:.1%})"
-
-
-def _percents(c: Comparison, unit: str | None) -> str:
-    """For a metric measured in percent (a reported acceptance "72.2" with unit %), the
-    difference in percentage points and both figures, as for a rate."""
-    if unit != "%":
-        return ""
-    base, cand = _figure(c.baseline), _figure(c.candidate)
-    if base is None or cand is None:
-        return ""
-    return f"{cand - base:+.1f} pp ({base:.1f}% → {cand:.1f}%)"
-
-
-def _figure(s: Side) -> float | None:
-    if s.summary is not None:
-        return s.summary.mean
-    return s.values[0] if s.values else None
-
-
-def effect(ev: Evaluation) -> str:
-    """The measured effect: its interval, or one line per condition of a several-condition claim."""
-    if len(ev.conditions) > 1:
-        return "; ".join(f"{c.label}: {interval_text(c, simultaneous=True, unit=ev.unit)}" for c in ev.conditions)
-    return interval_text(ev.only, unit=ev.unit) if ev.only else "–"
-
-
-def flags(ev: Evaluation) -> str:
-    return ", ".join(ev.flags) or "–"
 
 
 def claims_index(evaluations: Mapping[str, Evaluation], grids_panel: str = "") -> str:
@@ -363,40 +278,3 @@ def _confounds(ev: Evaluation) -> dict[str, object]:
         "baseline": ev.claim.baseline,
         "candidate": ev.claim.candidate,
     }
-
-
-def report_panel(evaluations: Sequence[Evaluation], slug: str = "") -> str:
-    """The claims panel of a report page: statement, verdict and effect of each claim. Links
-    climb out of the report's own folder (reports/ or a sub-folder of it)."""
-    if not evaluations:
-        return ""
-    up = "../" * (slug.count("/") + 1)
-    rows = "".join(
-        f"| [{t.text(ev.claim.statement)}]({up}claims/{ev.claim.id}/index.md) | {verdict_badges(ev)} | "
-        f"{t.text(effect(ev))} | {t.text(flags(ev))} |\n"
-        for ev in evaluations
-    )
-    return (
-        f"\n\n**Claims in this report** ([how verdicts are computed]({up}methods.md))\n\n"
-        '<div class="bl-stack bl-stack--panel" markdown="1">\n\n'
-        "| Claim | Verdict | Effect | Flags |\n| --- | --- | --- | --- |\n" + rows + "\n</div>\n"
-    )
-
-
-def limits_panel(limits: Sequence[str]) -> str:
-    """The report's own `limits:`, shown on the report page beside its claims."""
-    if not limits:
-        return ""
-    items = "".join(f"- {t.text(limit)}\n" for limit in limits)
-    return f"\n\n**Limits of this report**\n\n{items}\n"
-
-
-def insert_panel(markdown: str, panel: str) -> str:
-    """Put the panel where `<!-- claims -->` stands, else after the first H1, else on top."""
-    if "<!-- claims -->" in markdown:
-        return markdown.replace("<!-- claims -->", panel, 1)
-    lines = markdown.split("\n")
-    for i, line in enumerate(lines):
-        if line.startswith("# "):
-            return "\n".join([*lines[: i + 1], panel, *lines[i + 1 :]])
-    return panel + markdown

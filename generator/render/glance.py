@@ -13,7 +13,7 @@ from ..analysis.claims import Evaluation
 from ..analysis.receipts import RunReceipts
 from ..ledger.records import Ledger
 from . import text as t
-from .claim_pages import badge, verdict_badges
+from .verdict_text import badge, verdict_badges
 
 MARKER = "<!-- at a glance -->"
 SHOWN = 5  # newest items per list

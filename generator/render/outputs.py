@@ -16,7 +16,7 @@ from ..analysis.receipts import RunReceipts
 from ..analysis.stats import CONFIDENCE
 from ..analysis.summaries import MetricAt, RateAt, label_of, summarize_run
 from ..ledger.records import Ledger, Run
-from . import attribution_pages, claim_pages, methods_page, run_page, sweeps
+from . import attribution_pages, claim_pages, methods_page, run_page, sweeps, verdict_text
 from . import charts as ch
 from . import text as t
 from .compare_page import COMPARE, RUN_DATA, run_data
@@ -223,7 +223,7 @@ def claim_outputs(
             out[f"{base}/{forest}"] = forest_spec(rows, settings.min_effect, metric, templates=templates)
         taken_apart = [
             Markup(f"[{t.text(g.attribution.statement)}](../{g.attribution.id}/index.md)")  # MkDocs resolves it
-            + Markup(f" {claim_pages.badge(g.verdict)} ")
+            + Markup(f" {verdict_text.badge(g.verdict)} ")
             + t.text(attribution_pages.sentence(g))
             for g in {g.attribution.id: g for ev in links for g in attribution_pages.related(ev, grids)}.values()
         ]

@@ -29,9 +29,9 @@ from ..ledger.publication import layout_problems, theme_problems
 from ..ledger.records import RUNS_DIR, Ledger
 from ..render.assets import JAVASCRIPT, STYLESHEETS
 from ..render.attribution_pages import grids_panel
-from ..render.claim_pages import insert_panel, limits_panel, report_panel
 from ..render.glance import glance, marker_line, place
 from ..render.outputs import OWNED
+from ..render.report_panels import insert_panel, limits_panel, report_panel
 from ..render.sweeps import insert_sweeps
 from ..render.templating import GENERATED_PREFIX
 from .cache import BuildCache

@@ -1,0 +1,47 @@
+"""What the plugin adds to a report page: the panel of its claims (statement, verdict, effect,
+flags), its limits, and where they go in the report's Markdown."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..analysis.claims import Evaluation
+from . import text as t
+from .verdict_text import effect, flags, verdict_badges
+
+
+def report_panel(evaluations: Sequence[Evaluation], slug: str = "") -> str:
+    """The claims panel of a report page: statement, verdict and effect of each claim. Links
+    climb out of the report's own folder (reports/ or a sub-folder of it)."""
+    if not evaluations:
+        return ""
+    up = "../" * (slug.count("/") + 1)
+    rows = "".join(
+        f"| [{t.text(ev.claim.statement)}]({up}claims/{ev.claim.id}/index.md) | {verdict_badges(ev)} | "
+        f"{t.text(effect(ev))} | {t.text(flags(ev))} |\n"
+        for ev in evaluations
+    )
+    return (
+        f"\n\n**Claims in this report** ([how verdicts are computed]({up}methods.md))\n\n"
+        '<div class="bl-stack bl-stack--panel" markdown="1">\n\n'
+        "| Claim | Verdict | Effect | Flags |\n| --- | --- | --- | --- |\n" + rows + "\n</div>\n"
+    )
+
+
+def limits_panel(limits: Sequence[str]) -> str:
+    """The report's own `limits:`, shown on the report page beside its claims."""
+    if not limits:
+        return ""
+    items = "".join(f"- {t.text(limit)}\n" for limit in limits)
+    return f"\n\n**Limits of this report**\n\n{items}\n"
+
+
+def insert_panel(markdown: str, panel: str) -> str:
+    """Put the panel where `<!-- claims -->` stands, else after the first H1, else on top."""
+    if "<!-- claims -->" in markdown:
+        return markdown.replace("<!-- claims -->", panel, 1)
+    lines = markdown.split("\n")
+    for i, line in enumerate(lines):
+        if line.startswith("# "):
+            return "\n".join([*lines[: i + 1], panel, *lines[i + 1 :]])
+    return panel + markdown
