@@ -17,9 +17,10 @@ from scipy import stats as sps
 from typer.testing import CliRunner
 
 from builders import CELLS_2X2, cell, four_cells, grid_attribution, grid_report
-from generator.analysis.attribution import Grid, Orientation, attribute_all, fit_grid
+from generator.analysis.attribution import Orientation, attribute_all, fit_grid
 from generator.analysis.audit import audit
 from generator.analysis.comparison import Settings
+from generator.analysis.grid_records import Grid
 from generator.cli import app
 from generator.format.front_matter import Attribution
 from helpers import generate, publication, write_tree

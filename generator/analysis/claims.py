@@ -16,9 +16,10 @@ from ..format.front_matter import Claim
 from ..format.signed import level
 from ..ledger.records import Ledger, Report, Run
 from ..ledger.references import shared_conditions
-from .attribution import Grid, attribute_all
+from .attribution import attribute_all
 from .comparison import ClaimComparison, Comparison, Confound, Settings, Side, compare, side, unit_of
 from .credit import CreditCheck, check_credit
+from .grid_records import Grid
 from .receipts import RunState
 from .verdicts import Verdict
 

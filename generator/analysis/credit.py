@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from ..format.conditions import same_condition
 from ..format.front_matter import Claim
-from .attribution import Grid, GridVerdict
+from .grid_records import Grid, GridVerdict
 from .records import Comparison
 
 

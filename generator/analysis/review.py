@@ -13,10 +13,10 @@ from pathlib import Path
 
 from ..errors import Problem
 from ..ledger.records import Ledger
-from .attribution import Grid
 from .audit import audit
 from .claims import Evaluation, evaluate_publication
 from .comparison import Settings
+from .grid_records import Grid
 from .receipts import RunReceipts
 
 

@@ -8,10 +8,10 @@ from collections.abc import Mapping, Sequence
 
 from markupsafe import Markup
 
-from ..analysis.attribution import Grid
 from ..analysis.claims import Evaluation
 from ..analysis.comparison import Settings
 from ..analysis.credit import same_at
+from ..analysis.grid_records import Grid
 from ..analysis.wording import pct
 from ..format.conditions import condition_label
 from ..ledger.records import Ledger

@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from ..analysis.attribution import Grid
 from ..analysis.claims import Evaluation
+from ..analysis.grid_records import Grid
 from ..analysis.receipts import RunReceipts
 from ..ledger.records import Ledger
 from . import text as t

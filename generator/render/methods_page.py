@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from ..analysis import attribution, power, stats, verdicts
+from ..analysis import grid_verdict, power, stats, verdicts
 from ..analysis.comparison import Settings
 from ..format.front_matter import MAX_FACTORS
 from . import text as t
@@ -39,9 +39,9 @@ def methods_page(settings: Settings) -> str:
         grid_noise=(
             "the largest per-trial CV among the grid's cells" if settings.noise is None else f"±{settings.noise:.1%}"
         ),
-        grid_order=Markup(", ".join(f"**{v}**" for v, _ in attribution.GRID_RULE)),
-        grid_rule=[(Markup(f"**{v}**"), t.text(when)) for v, when in attribution.GRID_RULE],
-        clearly_larger=t.text(attribution.CLEARLY_LARGER),
+        grid_order=Markup(", ".join(f"**{v}**" for v, _ in grid_verdict.GRID_RULE)),
+        grid_rule=[(Markup(f"**{v}**"), t.text(when)) for v, when in grid_verdict.GRID_RULE],
+        clearly_larger=t.text(grid_verdict.CLEARLY_LARGER),
         power=f"{power.POWER:.0%}",
         draws=f"{power.DRAWS:,}",
         most=f"{power.MOST:,}",

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from ..analysis.attribution import Grid
 from ..analysis.claims import Evaluation, chain
 from ..analysis.comparison import Settings
+from ..analysis.grid_records import Grid
 from ..analysis.receipts import RunReceipts
 from ..analysis.stats import CONFIDENCE
 from ..analysis.summaries import MetricAt, RateAt, label_of, summarize_run

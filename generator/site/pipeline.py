@@ -6,10 +6,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..analysis.attribution import Grid
 from ..analysis.audit import audit
 from ..analysis.claims import Evaluation, evaluate_publication
 from ..analysis.comparison import Settings
+from ..analysis.grid_records import Grid
 from ..analysis.receipts import RunReceipts
 from ..errors import BenchledgerError
 from ..ledger.records import RUNS_DIR, Ledger
