@@ -44,3 +44,38 @@ def _path_in(text: str) -> str | None:
         return text
     name, sep, value = text.partition("=")
     return value if sep and name and "/" not in name and is_local_path(value) else None
+
+
+def without_local_paths(run: dict[str, Any], manifest: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """run.yaml and manifest.yaml with every local path reduced to its file name, and a note that
+    says which (the measuring machine's folders are nobody's business; --keep-paths keeps them)."""
+    measured = _measured_command(run)
+    kept = set(local_paths(measured[1])) if measured else set()
+    found = sorted((set(local_paths(run)) | set(local_paths(manifest))) - kept)
+    if not found:
+        return run, manifest
+    shown = ", ".join(f"`{file_name(path)}`" for path in found[:5])
+    note = f"Local paths were reduced to their file names ({shown}); `benchledger run --keep-paths` keeps them."
+    run = reduced(run)
+    run["notes"] = (run["notes"] + "\n" if run.get("notes") else "") + note + "\n"
+    return _with_command(run, measured), reduced(manifest)
+
+
+def _measured_command(run: dict[str, Any]) -> tuple[list[str], list[str]] | None:
+    """The program `run command` measured, as written after `--` and as `runner.command`: never
+    reduced, since a rerun runs it, and `/home/me/bench` reduced to `bench` would run whatever
+    `bench` is on the rerunner's PATH."""
+    runner = run.get("runner", {})
+    invocation = runner.get("invocation", [])
+    if runner.get("kind") != "command" or "--" not in invocation:
+        return None
+    return list(runner["command"]), invocation[invocation.index("--") + 1 :]
+
+
+def _with_command(run: dict[str, Any], measured: tuple[list[str], list[str]] | None) -> dict[str, Any]:
+    if measured is None:
+        return run
+    command, tail = measured
+    invocation = run["runner"]["invocation"]
+    run["runner"] = run["runner"] | {"command": command, "invocation": invocation[: invocation.index("--") + 1] + tail}
+    return run

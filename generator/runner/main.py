@@ -15,13 +15,12 @@ from rich.console import Console
 from ..errors import BenchledgerError, Problem
 from ..format.hashing import file_hash
 from ..format.models import MANIFEST_SCHEMA, RUN_SCHEMA, ManifestFile
-from ..format.paths import file_name
 from ..ledger.yamlio import validate
 from . import command as cmd
 from . import environment, selfcheck
 from . import openai as oa
 from .asked import CommandOptions, Common, OpenAIOptions
-from .local_paths import local_paths, reduced
+from .local_paths import without_local_paths
 from .options import MAX_CONCURRENCY, STREAMS_PER_WORKER, LoadOptions, cores
 from .selfcheck import ClientFigures
 from .session import Measure, Measured, Outcome, kept_on_crash, notes, run_plan, summary_table
@@ -104,43 +103,8 @@ def _finish(
         )
     columns = ["trial", *run["conditions"], *run["metrics"]]
     if not common.keep_paths:
-        run, manifest = _without_local_paths(run, manifest)
+        run, manifest = without_local_paths(run, manifest)
     return writer.finish(run, manifest, columns)
-
-
-def _without_local_paths(run: dict[str, Any], manifest: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """run.yaml and manifest.yaml with every local path reduced to its file name, and a note that
-    says which (the measuring machine's folders are nobody's business; --keep-paths keeps them)."""
-    measured = _measured_command(run)
-    kept = set(local_paths(measured[1])) if measured else set()
-    found = sorted((set(local_paths(run)) | set(local_paths(manifest))) - kept)
-    if not found:
-        return run, manifest
-    shown = ", ".join(f"`{file_name(path)}`" for path in found[:5])
-    note = f"Local paths were reduced to their file names ({shown}); `benchledger run --keep-paths` keeps them."
-    run = reduced(run)
-    run["notes"] = (run["notes"] + "\n" if run.get("notes") else "") + note + "\n"
-    return _with_command(run, measured), reduced(manifest)
-
-
-def _measured_command(run: dict[str, Any]) -> tuple[list[str], list[str]] | None:
-    """The program `run command` measured, as written after `--` and as `runner.command`: never
-    reduced, since a rerun runs it, and `/home/me/bench` reduced to `bench` would run whatever
-    `bench` is on the rerunner's PATH."""
-    runner = run.get("runner", {})
-    invocation = runner.get("invocation", [])
-    if runner.get("kind") != "command" or "--" not in invocation:
-        return None
-    return list(runner["command"]), invocation[invocation.index("--") + 1 :]
-
-
-def _with_command(run: dict[str, Any], measured: tuple[list[str], list[str]] | None) -> dict[str, Any]:
-    if measured is None:
-        return run
-    command, tail = measured
-    invocation = run["runner"]["invocation"]
-    run["runner"] = run["runner"] | {"command": command, "invocation": invocation[: invocation.index("--") + 1] + tail}
-    return run
 
 
 @dataclass
