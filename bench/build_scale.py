@@ -9,7 +9,13 @@ conditions x 3 metrics) in a temporary folder and prints, in one run:
   (`again`, target <= 1.1: the build cache reuses every page) and for one after one run's
   results.csv changed (`changed`, target <= 1.1, against plain MkDocs of the changed pages);
   each `benchledger build` is a new process, and both builders use the same Markdown
-  extensions (those the plugin needs) and the same search plugin,
+  extensions (those the plugin needs) and the same search plugin. `again` and `changed` are
+  each measured --repeat times (3), each benchledger build followed by a plain MkDocs build of
+  the same pages, and the median ratio is printed: in wall time, in CPU time (user + system)
+  and in user time alone. System time is mostly the file system's work of emptying the site
+  folder and writing 13,000 files, which both builders do alike and which moves by seconds
+  between identical builds on a shared machine; user time is the builders' own work and holds
+  steady within a few percent,
 - time per run (flat means linear growth),
 - the site size and the largest page,
 - the weight of one run page (its HTML plus its chart JSON, without the shared
@@ -37,10 +43,13 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
@@ -123,20 +132,49 @@ def sweep_lines(ids: list[str]) -> str:
     return "".join(f"<!-- sweep tokens_per_second: {', '.join(runs)} -->\n\n" for runs in picks if len(runs) >= 2)
 
 
-CPU: dict[str, float] = {}  # the CPU seconds (user + system) of each timed command, by its name
+@dataclass(frozen=True)
+class Timing:
+    """One command's wall seconds, CPU seconds (user, system) and peak resident memory (MB)."""
+
+    wall: float
+    user: float
+    system: float
+    peak_mb: float
+
+    @property
+    def cpu(self) -> float:
+        return self.user + self.system
 
 
-def timed(cmd: list[str], cwd: Path, name: str = "") -> tuple[float, float]:
-    """Wall seconds and peak resident memory (MB) of one command; its CPU seconds go to CPU[name]
-    (steadier than wall time on a machine other work shares)."""
+def timed(cmd: list[str], cwd: Path) -> Timing:
+    """Run one command to its end (it must succeed) and measure it with wait4."""
     start = time.perf_counter()
     child = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(child.pid, 0)
     child.returncode = os.waitstatus_to_exitcode(status)
     if child.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed with exit code {child.returncode}")
-    CPU[name] = usage.ru_utime + usage.ru_stime
-    return time.perf_counter() - start, usage.ru_maxrss / 1024  # Linux reports KiB
+    return Timing(time.perf_counter() - start, usage.ru_utime, usage.ru_stime, usage.ru_maxrss / 1024)  # KiB
+
+
+@dataclass(frozen=True)
+class Ratios:
+    """Median ratios of benchledger over plain MkDocs across paired builds."""
+
+    wall: float
+    cpu: float
+    user: float
+
+    @classmethod
+    def of(cls, pairs: list[tuple[Timing, Timing]]) -> Ratios:
+        def median(ratio: Callable[[Timing, Timing], float]) -> float:
+            return statistics.median(ratio(ours, plain) for ours, plain in pairs)
+
+        wall = median(lambda a, b: a.wall / b.wall)
+        return cls(wall, median(lambda a, b: a.cpu / b.cpu), median(lambda a, b: a.user / b.user))
+
+    def __str__(self) -> str:
+        return f"wall {self.wall:.2f}, CPU {self.cpu:.2f}, user {self.user:.2f}"
 
 
 def site_stats(site: Path) -> tuple[int, int, str]:
@@ -173,7 +211,7 @@ def second_build(root: Path) -> tuple[float, float, int, float]:
     done = subprocess.run([sys.executable, "-c", SECOND, str(root)], capture_output=True, text=True, check=True)
     regenerate, imports, rendered = done.stdout.split()
     (root / "mkdocs.yml").write_text(MKDOCS.format(plugin=""))
-    plain, _ = timed([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(root / "mkdocs.yml")], root)
+    plain = timed([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(root / "mkdocs.yml")], root).wall
     return float(regenerate), float(imports), int(rendered), plain
 
 
@@ -205,38 +243,43 @@ def rebuild(root: Path) -> tuple[float, float, int]:
     return regenerate, time.perf_counter() - start, len(report.written)
 
 
-def measure(runs: int, tmp: Path) -> dict[str, object]:
+def measure(runs: int, tmp: Path, repeat: int) -> dict[str, object]:
     """Each `benchledger build` in a new process, against plain MkDocs of the same pages."""
     root = tmp / f"pub-{runs}"
     make_publication(root, runs)
     build = [sys.executable, "-m", "generator.cli", "build", "--repo", str(root)]
     plain_build = [sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(root / "mkdocs.yml")]
-    (root / "mkdocs.yml").write_text(MKDOCS.format(plugin=", benchledger"))
-    full, peak = timed(build, root, "full")
-    again, _ = timed(build, root, "again")
-    (root / "mkdocs.yml").write_text(MKDOCS.format(plugin=""))  # same pages, same extensions, plugin off
-    plain, _ = timed(plain_build, root, "plain")
+
+    def ours() -> Timing:
+        (root / "mkdocs.yml").write_text(MKDOCS.format(plugin=", benchledger"))
+        return timed(build, root)
+
+    def plain() -> Timing:
+        (root / "mkdocs.yml").write_text(MKDOCS.format(plugin=""))  # same pages, same extensions, plugin off
+        return timed(plain_build, root)
+
+    first = ours()
+    first_pair = (first, plain())
     size, largest, name = site_stats(root / "site")
     weight = page_weight(root / "site", sorted(p.name for p in (root / "runs").iterdir())[0])
-    change_one_run(root)
-    (root / "mkdocs.yml").write_text(MKDOCS.format(plugin=", benchledger"))
-    changed, _ = timed(build, root, "changed")
-    (root / "mkdocs.yml").write_text(MKDOCS.format(plugin=""))
-    plain_changed, _ = timed(plain_build, root, "plain changed")
+    again = [(ours(), plain()) for _ in range(repeat)]
+    changed = []
+    for k in range(repeat):
+        change_one_run(root, str(k + 1))
+        changed.append((ours(), plain()))
     return {
         "runs": runs,
-        "benchledger": full,
-        "mkdocs": plain,
-        "ratio": full / plain,
-        "again": again / plain,
-        "changed": changed / plain_changed,
-        "per_run_ms": 1000 * full / runs,
-        "peak_mb": peak,
+        "benchledger": first.wall,
+        "mkdocs": first_pair[1].wall,
+        "ratio": Ratios.of([first_pair]),
+        "again": Ratios.of(again),
+        "changed": Ratios.of(changed),
+        "per_run_ms": 1000 * first.wall / runs,
+        "peak_mb": first.peak_mb,
         "site_mb": size / 1e6,
         "largest_kb": largest / 1e3,
         "largest": name,
         "run_page_kb": weight,
-        "cpu": (CPU["full"] / CPU["plain"], CPU["again"] / CPU["plain"], CPU["changed"] / CPU["plain changed"]),
         "root": root,
     }
 
@@ -244,6 +287,7 @@ def measure(runs: int, tmp: Path) -> dict[str, object]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="10,100,1000")
+    parser.add_argument("--repeat", type=int, default=3, help="paired builds per ratio of `again` and `changed`")
     args = parser.parse_args()
     os.environ["BENCHLEDGER_BUILD_CACHE"] = tempfile.mkdtemp(prefix="benchledger-bench-cache-")
     print(
@@ -253,20 +297,17 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         last: dict[str, object] = {}
         for runs in (int(s) for s in args.sizes.split(",")):
-            r = last = measure(runs, Path(tmp))
+            r = last = measure(runs, Path(tmp), args.repeat)
+            ratio, again, changed = r["ratio"], r["again"], r["changed"]
+            assert isinstance(ratio, Ratios) and isinstance(again, Ratios) and isinstance(changed, Ratios)
             print(
-                f"{r['runs']:>6} {r['benchledger']:>14.2f} {r['mkdocs']:>9.2f} {r['ratio']:>6.2f} {r['again']:>6.2f} "
-                f"{r['changed']:>7.2f} {r['per_run_ms']:>7.1f} {r['peak_mb']:>8.0f} {r['site_mb']:>8.1f} "
+                f"{r['runs']:>6} {r['benchledger']:>14.2f} {r['mkdocs']:>9.2f} {ratio.wall:>6.2f} {again.wall:>6.2f} "
+                f"{changed.wall:>7.2f} {r['per_run_ms']:>7.1f} {r['peak_mb']:>8.0f} {r['site_mb']:>8.1f} "
                 f"{r['run_page_kb']:>11.1f} {r['largest_kb']:>10.1f}"
                 f"  {r['largest']}",
                 flush=True,
             )
-            print(
-                "{:>6} CPU seconds (user + system): benchledger {full:.1f}, again {again:.1f}, changed {changed:.1f}; "
-                "mkdocs {plain:.1f}, after the change {plain changed:.1f}; ratios {:.2f} {:.2f} {:.2f}".format(
-                    "", *r["cpu"], **CPU
-                )
-            )
+            print(f"{'':>6} first build: {ratio}; again (median of {args.repeat}): {again}; changed: {changed}")
         regenerate, imports, rendered, plain = second_build(last["root"])  # type: ignore[arg-type]
         print(
             f"\nsecond build after one run changed ({last['runs']} runs, a new process): benchledger "

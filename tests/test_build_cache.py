@@ -112,3 +112,72 @@ def test_no_cache_lasts_only_for_its_command(two_runs: Path) -> None:
     result = CliRunner().invoke(app, ["generate", "--repo", str(two_runs), "--no-cache"])
     assert result.exit_code == 0 and result.output.strip().endswith("2 of 2 runs rendered")
     assert "BENCHLEDGER_NO_CACHE" not in os.environ  # a later build of this process (serve, tests) uses the cache
+
+
+def test_a_build_evaluates_again_only_the_claims_whose_inputs_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each claim's evaluation is kept in the build cache under its claim, its runs' digests and
+    the verdict settings: a new process evaluates again exactly the claims whose runs, words or
+    settings changed, shows a changed report title on the others, and writes the same pages as
+    a build without the cache."""
+    from builders import A, B, claim, report
+    from generator.analysis import claims
+    from generator.analysis.comparison import Settings
+    from generator.site.cache import BuildCache
+    from generator.site.pipeline import generate_site
+    from helpers import generate as render_all
+
+    c = "2026-09-03-third"
+    files = publication(
+        measured_run(A, setup={"draft_vocab": 248320}),
+        measured_run(B),
+        measured_run(c, setup={"draft_vocab": 8000}),
+        extra={"site_src/reports/seed.md": report([claim(id="ab"), claim(id="ac", candidate=c)])},
+    )
+    root = write_tree(tmp_path / "pub", files)
+    monkeypatch.setenv("BENCHLEDGER_BUILD_CACHE", str(tmp_path / "cache"))
+    evaluated: list[str] = []
+    evaluate = claims.evaluate
+    monkeypatch.setattr(claims, "evaluate", lambda r, cl, *a, **k: evaluated.append(cl.id) or evaluate(r, cl, *a, **k))
+
+    def build(settings: Settings | None = None) -> dict[str, claims.Evaluation]:
+        """One generation as a new process runs it: the cache read from disk, used, saved."""
+        evaluated.clear()
+        cache = BuildCache.for_publication(root)
+        return generate_site(root, root / "site_src", settings or Settings(), cache).evaluations
+
+    build()
+    assert sorted(evaluated) == ["ab", "ac"]
+    build()
+    assert evaluated == []
+    results = root / "runs" / c / "results.csv"
+    results.write_text(results.read_text().replace("1,8,104.1,", "1,8,94.1,"))
+    assert build()["ac"].conditions[0].baseline.values[0] == 104.1 and evaluated == ["ac"]
+    seed = root / "site_src" / "reports" / "seed.md"
+    seed.write_text(seed.read_text().replace("title: A report", "title: A retitled report"))
+    assert build()["ab"].report.meta.title == "A retitled report" and evaluated == []
+    seed.write_text(seed.read_text().replace("The shortlist is faster.", "The shortlist is quicker.", 1))
+    assert build()["ab"].claim.statement == "The shortlist is quicker." and evaluated == ["ab"]
+    build(Settings(min_effect=0.05))
+    assert sorted(evaluated) == ["ab", "ac"]
+    build()
+    expected = render_all(root)
+    on_disk = {k: (root / "site_src" / k).read_bytes() for k in expected}
+    assert on_disk == expected
+
+
+def test_build_reads_each_run_once(two_runs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`benchledger build` hands the publication `check` just read to the plugin's generation."""
+    from typer.testing import CliRunner
+
+    from generator.analysis import audit
+    from generator.cli import app
+
+    loads: list[Path] = []
+    load = audit.load
+    monkeypatch.setattr(audit, "load", lambda root, *a: loads.append(root) or load(root, *a))
+    monkeypatch.setenv("BENCHLEDGER_BUILD_CACHE", str(tmp_path / "cache"))
+    result = CliRunner().invoke(app, ["build", "--repo", str(two_runs), "--strict"])
+    assert result.exit_code == 0, result.output
+    assert len(loads) == 1 and (two_runs / "site" / "runs" / FIRST / "index.html").is_file()

@@ -169,3 +169,37 @@ def test_the_crawl_resolves_relative_paths_folders_fragments_and_chart_specs(tmp
     (site / "404.html").write_text('<a href="/repo/a/#x">served under /repo/</a><a href="/repo/b/">b</a>')
     served = [b for b in broken_links(site, "/repo") if b.page == "404.html"]
     assert served == [Broken("404.html", "/repo/b/", "no file b/index.html")]
+
+
+def test_the_crawl_parses_again_only_the_pages_whose_bytes_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The build cache keeps each page's links by the hash of its bytes: a page whose bytes
+    changed is parsed again (and its new broken link found), a removed page is forgotten, and
+    links to it from unchanged pages are found broken."""
+    from generator.site import links
+
+    site = tmp_path / "site"
+    write_tree(
+        site,
+        {
+            "index.html": '<a href="a/">a</a> <a href="b/#top">b</a>',
+            "a/index.html": '<h1 id="a">A</h1><a href="../b/">b</a>',
+            "b/index.html": '<h1 id="top">B</h1>',
+        },
+    )
+    parsed: list[int] = []
+    parse = links._parse
+    monkeypatch.setattr(links, "_parse", lambda html: parsed.append(1) or parse(html))
+    crawled: links.Crawled = {}
+    assert broken_links(site, crawled=crawled) == [] and len(parsed) == 3
+    assert broken_links(site, crawled=crawled) == [] and len(parsed) == 3  # nothing parsed again
+    (site / "a" / "index.html").write_text('<h1 id="a">A</h1><a href="../b/#gone">b</a>')
+    assert broken_links(site, crawled=crawled) == [Broken("a/index.html", "../b/#gone", "no id 'gone' on b/index.html")]
+    assert len(parsed) == 4
+    (site / "b" / "index.html").unlink()
+    assert [str(b) for b in broken_links(site, crawled=crawled)] == [
+        "a/index.html: broken link to ../b/#gone (no file b/index.html)",
+        "index.html: broken link to b/#top (no file b/index.html)",
+    ]
+    assert sorted(crawled) == ["a/index.html", "index.html"] and len(parsed) == 4

@@ -41,3 +41,14 @@ def audit(
     problems += receipt_problems(receipts, stale_is_error)
     ordered = sorted(problems, key=lambda p: (p.file, p.line or 0))
     return Audit(ledger, receipts, tuple(ordered))
+
+
+@dataclass(frozen=True)
+class Checked:
+    """The audit `benchledger check` made of the publication at `root` with its pages in `docs`,
+    moments before, which passed: the generation that follows in the same command uses it
+    instead of reading and checking every run again."""
+
+    root: Path
+    docs: Path
+    audit: Audit

@@ -8,7 +8,7 @@ Pure: takes a validated ledger, returns frozen `Evaluation`s; nothing here rende
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, replace
 
 from ..format.claimed import Claimed, parse_claimed
@@ -190,17 +190,57 @@ def _figure(base: Evaluation, ledger: Ledger, settings: Settings) -> Evaluation:
     return replace(base, verdict=found, reason=reason, figure=fig, unit=unit_of(run, claim.metric))
 
 
+# A claim's evaluation from an earlier build, under the key it was made with (`evaluation_key`):
+# the build cache keeps one per claim, so a build re-evaluates only claims whose inputs changed.
+Remembered = MutableMapping[str, tuple[tuple[object, ...], Evaluation]]
+
+
+def evaluation_key(
+    claim: Claim,
+    ledger: Ledger,
+    settings: Settings,
+    *,
+    states: Mapping[str, RunState],
+    fixes: Mapping[str, tuple[str, ...]],
+    reproduced: Mapping[str, str],
+) -> tuple[object, ...]:
+    """Everything `evaluate` reads for this claim but its report: the claim as written, the
+    verdict settings, the claim's corrections, and each of its runs' digest (every byte of its
+    files), receipt state and reproduction. Equal keys give equal evaluations, for the same code
+    (the build cache is dropped when benchledger's code changes)."""
+    runs = [r for r in (claim.baseline, claim.candidate, claim.run) if r is not None]
+    held = tuple(
+        (r, ledger.runs[r].digest if r in ledger.runs else None, states.get(r), reproduced.get(r)) for r in runs
+    )
+    return (claim, settings, fixes.get(claim.id, ()), held)
+
+
 def evaluate_all(
     ledger: Ledger,
     settings: Settings,
     states: Mapping[str, RunState] | None = None,
     reproduced: Mapping[str, str] | None = None,
+    *,
+    remembered: Remembered | None = None,
 ) -> dict[str, Evaluation]:
+    """Every claim's evaluation. With `remembered`, a claim whose key is unchanged keeps its
+    remembered evaluation (with its report as now read), and every other is evaluated and remembered."""
     fixes = corrections(ledger)
-    return {
-        claim.id: evaluate(report, claim, ledger, settings, states=states, fixes=fixes, reproduced=reproduced)
-        for report, claim in ledger.claims
-    }
+    out = {}
+    for report, claim in ledger.claims:
+        if remembered is None:
+            out[claim.id] = evaluate(report, claim, ledger, settings, states=states, fixes=fixes, reproduced=reproduced)
+            continue
+        key = evaluation_key(claim, ledger, settings, states=states or {}, fixes=fixes, reproduced=reproduced or {})
+        known = remembered.get(claim.id)
+        if known is not None and known[0] == key:
+            out[claim.id] = replace(known[1], report=report)
+            continue
+        out[claim.id] = evaluate(report, claim, ledger, settings, states=states, fixes=fixes, reproduced=reproduced)
+        remembered[claim.id] = (key, out[claim.id])
+    for gone in set(remembered or ()) - set(out):
+        del remembered[gone]  # type: ignore[union-attr]
+    return out
 
 
 def evaluate_publication(
@@ -208,11 +248,15 @@ def evaluate_publication(
     settings: Settings,
     states: Mapping[str, RunState] | None = None,
     reproduced: Mapping[str, str] | None = None,
+    *,
+    remembered: Remembered | None = None,
 ) -> tuple[dict[str, Evaluation], tuple[Grid, ...]]:
     """Every claim judged, every attribution grid judged, and each claim with what the grids
-    holding its runs say of its credit: what the site and `benchledger export` both publish."""
+    holding its runs say of its credit: what the site and `benchledger export` both publish.
+    `remembered` is the build cache's (see `evaluate_all`)."""
     grids = tuple(attribute_all(ledger, settings))
-    return with_credits(evaluate_all(ledger, settings, states, reproduced), grids), grids
+    evaluations = evaluate_all(ledger, settings, states, reproduced, remembered=remembered)
+    return with_credits(evaluations, grids), grids
 
 
 def with_credits(evaluations: Mapping[str, Evaluation], grids: tuple[Grid, ...]) -> dict[str, Evaluation]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import math
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -32,6 +33,38 @@ Values = Sequence[float] | np.ndarray
 def t_quantile(confidence: float, df: float) -> float:
     """Two-sided Student t critical value (cached: per-run summaries repeat the same few df)."""
     return float(special.stdtrit(df, 0.5 + confidence / 2))  # the t quantile (scipy.stats' t.ppf)
+
+
+def _floats(values: Values, what: str = "values") -> list[float]:
+    """The values as Python floats. A run's few trials are summarized in plain Python: numpy's
+    per-call overhead made summaries most of the cost of rendering a run's pages."""
+    out = [float(v) for v in values]
+    if not out:
+        raise ValueError(f"no {what}: need at least one trial")
+    return out
+
+
+def _mean(xs: list[float]) -> float:
+    """The mean, from the correctly rounded sum (`math.fsum`)."""
+    try:
+        return math.fsum(xs) / len(xs)
+    except OverflowError:  # the sum leaves the floats (values near 1e308): sum the shares
+        return math.fsum(x / len(xs) for x in xs)
+
+
+def _sd(xs: list[float]) -> float:
+    """The sample standard deviation (n - 1 in the denominator; needs n >= 2). Values beyond
+    1e150 are scaled first, so their squares stay inside the floats."""
+    scale = max(abs(x) for x in xs)
+    if scale > 1e150:
+        return scale * _sd([x / scale for x in xs])
+    mean = _mean(xs)
+    return math.sqrt(math.fsum((x - mean) * (x - mean) for x in xs) / (len(xs) - 1))
+
+
+def _median(xs: list[float]) -> float:
+    ordered, mid = sorted(xs), len(xs) // 2
+    return ordered[mid] if len(xs) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
 
 
 def _array(values: Values, what: str = "values") -> np.ndarray:
@@ -70,19 +103,22 @@ class Summary:
         return self.n > 1 and self.min == self.max
 
 
+LOG_MAX = math.log(sys.float_info.max)  # 709.78: the largest x whose exp is a finite float
+
+
 def exp(x: float) -> float:
-    """math.exp kept inside the finite floats (extreme intervals saturate instead of overflowing)."""
-    return math.exp(max(-708.0, min(708.0, x)))
+    """math.exp kept inside the finite floats (extreme intervals saturate instead of overflowing).
+    The bound is the largest float's log: at 708 an interval of trials near 1e308 ended below them."""
+    return math.exp(max(-LOG_MAX, min(LOG_MAX, x)))
 
 
 def t_interval(values: Values, confidence: float = CONFIDENCE) -> tuple[float, float]:
     """Student t confidence interval of the mean (needs n >= 2)."""
-    arr = _array(values)
-    if arr.size < 2:
+    xs = _floats(values)
+    if len(xs) < 2:
         raise ValueError("a confidence interval needs at least two trials")
-    sem = float(np.std(arr, ddof=1)) / math.sqrt(arr.size)
-    half = float(t_quantile(confidence, arr.size - 1)) * sem
-    mean = float(np.mean(arr))
+    half = t_quantile(confidence, len(xs) - 1) * _sd(xs) / math.sqrt(len(xs))
+    mean = _mean(xs)
     return mean - half, mean + half
 
 
@@ -94,38 +130,38 @@ def mean_interval(values: Values, confidence: float = CONFIDENCE) -> tuple[float
     log scale on which claims are judged. Some trial zero and none negative (counts such as
     errors): the Student t interval, truncated at 0. Otherwise the Student t interval.
     """
-    arr = _array(values)
-    if arr.size < 2:
+    xs = _floats(values)
+    if len(xs) < 2:
         raise ValueError("a confidence interval needs at least two trials")
-    mean = float(np.mean(arr))
-    if (arr > 0).all():
-        half = t_quantile(confidence, arr.size - 1) * float(np.std(np.log(arr), ddof=1)) / math.sqrt(arr.size)
+    mean = _mean(xs)
+    if all(x > 0 for x in xs):
+        half = t_quantile(confidence, len(xs) - 1) * _sd([math.log(x) for x in xs]) / math.sqrt(len(xs))
         return exp(math.log(mean) - half), exp(math.log(mean) + half), "multiplicative"
-    low, high = t_interval(arr, confidence)
-    if (arr >= 0).all() and low < 0:
+    low, high = t_interval(xs, confidence)
+    if all(x >= 0 for x in xs) and low < 0:
         return 0.0, high, "t, truncated at 0"
     return low, high, "t"
 
 
 def summarize(values: Values, confidence: float = CONFIDENCE) -> Summary:
     """n, mean, median, sample standard deviation, CV, range and the interval of the mean."""
-    arr = _array(values)
-    mean = float(np.mean(arr))
-    sd = float(np.std(arr, ddof=1)) if arr.size > 1 else None
+    xs = _floats(values)
+    mean = _mean(xs)
+    sd = _sd(xs) if len(xs) > 1 else None
     cv = sd / abs(mean) if sd is not None and mean != 0 else None
     low: float | None = None
     high: float | None = None
     kind: IntervalKind | None = None
-    if arr.size > 1:
-        low, high, kind = mean_interval(arr, confidence)
+    if len(xs) > 1:
+        low, high, kind = mean_interval(xs, confidence)
     return Summary(
-        n=int(arr.size),
+        n=len(xs),
         mean=mean,
-        median=float(np.median(arr)),
+        median=_median(xs),
         sd=sd,
         cv=cv,
-        min=float(arr.min()),
-        max=float(arr.max()),
+        min=min(xs),
+        max=max(xs),
         ci_low=low,
         ci_high=high,
         interval=kind,
@@ -141,17 +177,16 @@ def modified_zscores(values: Values) -> list[float]:
     A deviation within floating-point rounding of the values (1e-12 of the
     largest) counts as zero: 0.01 and 0.010000000000000002 are the same trial.
     """
-    arr = _array(values)
-    median = float(np.median(arr))
-    dev = arr - median
-    rounding = 1e-12 * float(np.max(np.abs(arr)))
-    dev[np.abs(dev) <= rounding] = 0.0
-    mad = float(np.median(np.abs(dev)))
+    xs = _floats(values)
+    median = _median(xs)
+    rounding = 1e-12 * max(abs(x) for x in xs)
+    dev = [0.0 if abs(x - median) <= rounding else x - median for x in xs]
+    mad = _median([abs(d) for d in dev])
     if mad > 0:
-        return [float(z) for z in 0.6745 * dev / mad]
-    mean_ad = float(np.mean(np.abs(dev)))
+        return [0.6745 * d / mad for d in dev]
+    mean_ad = _mean([abs(d) for d in dev])
     if mean_ad > 0:
-        return [float(z) for z in dev / (1.253314 * mean_ad)]
+        return [d / (1.253314 * mean_ad) for d in dev]
     return [0.0 if d == 0 else math.copysign(math.inf, d) for d in dev]
 
 
@@ -199,20 +234,20 @@ def warnings(values: Values, better: str | None) -> list[str]:
     High spread from n >= 2; outliers and a slow first trial only from n >= WARN_FROM_N,
     and only for deviations of at least OUTLIER_MIN (resp. FIRST_TRIAL_WORSE) of the median.
     """
-    arr = _array(values)
+    xs = _floats(values)
     out = []
-    summary = summarize(arr)
+    summary = summarize(xs)
     if summary.cv is not None and summary.cv > CV_WARN:
         out.append(
             f"CV is {summary.cv:.1%}, above {CV_WARN:.0%}: the trials disagree. Run more "
             "trials, pin clocks and close other programs, or report the spread as it is."
         )
-    if arr.size < WARN_FROM_N:
+    if len(xs) < WARN_FROM_N:
         return out
-    median = float(np.median(arr))
+    median = _median(xs)
     outliers = []
-    for trial, (value, z) in enumerate(zip(arr, modified_zscores(arr), strict=True), start=1):
-        deviation = (float(value) - median) / abs(median) if median else math.inf
+    for trial, (value, z) in enumerate(zip(xs, modified_zscores(xs), strict=True), start=1):
+        deviation = (value - median) / abs(median) if median else math.inf
         if abs(z) > OUTLIER_Z and abs(deviation) >= OUTLIER_MIN:
             outliers.append(
                 f"Trial {trial} lies {signed(deviation * 100)} from the median, an outlier: look for "
@@ -223,8 +258,8 @@ def warnings(values: Values, better: str | None) -> list[str]:
     if len(outliers) > MAX_OUTLIERS_LISTED:
         out.append(f"{len(outliers) - MAX_OUTLIERS_LISTED:,} more trials are outliers by the same rule.")
     if better in ("higher", "lower"):
-        rest = float(np.median(arr[1:]))
-        first = float(arr[0])
+        rest = _median(xs[1:])
+        first = xs[0]
         worse = (rest - first) if better == "higher" else (first - rest)
         if rest != 0 and worse / abs(rest) > FIRST_TRIAL_WORSE:
             out.append(

@@ -17,6 +17,7 @@ from ..errors import Problem
 from .common import Repo, check_epoch, docs_dir_of, fail, find_config, mkdocs_yaml, reported, shown, verdict_settings
 
 if TYPE_CHECKING:
+    from ..analysis.audit import Checked
     from ..site.cache import BuildCache
     from ..site.pipeline import Generated
 
@@ -48,9 +49,10 @@ def site_warnings(repo: Path) -> list[Problem]:
     return found
 
 
-def _check(repo: Path, quiet: bool = False, allow_stale: bool = False) -> BuildCache:
-    """Check the publication; the build cache it read, for the build that follows to reuse."""
-    from ..analysis.audit import audit
+def _check(repo: Path, quiet: bool = False, allow_stale: bool = False) -> tuple[BuildCache, Checked]:
+    """Check the publication; the build cache it read and what it found, for the generation
+    that follows to reuse (neither reads the runs again)."""
+    from ..analysis.audit import Checked, audit
     from ..site.cache import BuildCache
 
     docs = docs_dir_of(repo).relative_to(repo.resolve()).as_posix()
@@ -65,7 +67,7 @@ def _check(repo: Path, quiet: bool = False, allow_stale: bool = False) -> BuildC
         fail(checked.errors)
     if not quiet:
         typer.echo(f"{checked.ledger.summary()}: no problems")
-    return cache
+    return cache, Checked(repo.resolve(), docs_dir_of(repo), checked)
 
 
 @app.command()
@@ -101,13 +103,12 @@ ZENSICAL_LIMITS = (
 )
 
 
-def _generate(repo: Path, cache: BuildCache | None = None) -> Generated:
-    from ..site.cache import BuildCache
+def _generate(repo: Path, cache: BuildCache, checked: Checked) -> Generated:
     from ..site.pipeline import generate_site
 
     with reported():
         settings = verdict_settings(repo, None, None)
-        return generate_site(repo.resolve(), docs_dir_of(repo), settings, cache or BuildCache.for_publication(repo))
+        return generate_site(repo.resolve(), docs_dir_of(repo), settings, cache, checked=checked)
 
 
 NoCache = Annotated[
@@ -147,8 +148,7 @@ def generate(repo: Repo = Path("."), no_cache: NoCache = False) -> None:
     """
     with _cache_choice(no_cache):
         find_config(repo)
-        _check(repo, quiet=True, allow_stale=True)
-        typer.echo(_generate(repo).summary())
+        typer.echo(_generate(repo, *_check(repo, quiet=True, allow_stale=True)).summary())
 
 
 def builder_executable(tool: str) -> str | None:
@@ -228,14 +228,14 @@ def _build(repo: Path, strict: bool, site_dir: Path | None, builder: str, verbos
     if builder not in BUILDERS:
         fail(f"--builder {builder!r}: expected one of {', '.join(BUILDERS)}")
     config_file = find_config(repo)
-    cache = _check(repo, quiet=True, allow_stale=not strict)
+    cache, checked = _check(repo, quiet=True, allow_stale=not strict)
     _check_site_dir(repo, site_dir)
     if builder == "properdocs":
         _external_build("properdocs", config_file, strict, site_dir)
         typer.echo("Site built with properdocs (the benchledger plugin ran inside it).")
         return
     if builder == "zensical":
-        _generate(repo, cache)
+        _generate(repo, cache, checked)
         _external_build("zensical", config_file, strict, site_dir)
         if strict:  # zensical runs no plugin, so the plugin's crawl of the built site runs here
             written = mkdocs_yaml(repo)
@@ -256,8 +256,8 @@ def _build(repo: Path, strict: bool, site_dir: Path | None, builder: str, verbos
                 config_file=str(config_file), strict=strict, site_dir=str(site_dir.resolve()) if site_dir else None
             )
             plugin = config.plugins.get("benchledger")
-            if isinstance(plugin, BenchledgerPlugin):  # the runs check just parsed, not read from disk again
-                plugin.cache = cache
+            if isinstance(plugin, BenchledgerPlugin):  # what check just read and found, not read again
+                plugin.cache, plugin.checked = cache, checked
             mkdocs_build(config)
     except MkDocsException as err:
         fail(str(err))

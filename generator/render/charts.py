@@ -213,6 +213,7 @@ class ChartTemplates:
     that draws no new kind of chart never imports Altair)."""
 
     known: dict[str, str] = field(default_factory=dict)  # "<builder> <labels as JSON>" -> its spec
+    compact: dict[str, str] = field(default_factory=dict)  # the same key -> its spec as `spec` writes it
 
     def template(self, builder: Callable[..., Any], *labels: Any) -> str:
         """The Vega-Lite spec of `builder(*labels)` without data."""
@@ -232,15 +233,26 @@ class ChartTemplates:
     ) -> bytes:
         """The chart's Vega-Lite JSON with its rows inlined (the page never fetches data), and the
         axis domain and ticks put in place of DOMAIN_MARK and TICKS_MARK (so one template serves
-        every domain)."""
-        text = self.template(builder, *labels)
+        every domain). Keys sorted, no spaces: the template is written so once, and the rows
+        take the place of a mark."""
+        key = f"{builder.__name__} {json.dumps(labels)}"
+        text = self.compact.get(key)
+        if text is None:
+            template = {**json.loads(self.template(builder, *labels)), "datasets": _ROWS_MARK}
+            text = self.compact[key] = _compact(template)
         if domain is not None:
-            text = text.replace(json.dumps(list(DOMAIN_MARK)), json.dumps(list(domain)))
+            text = text.replace(_compact(list(DOMAIN_MARK)), _compact(list(domain)))
         if ticks is not None:
-            text = text.replace(json.dumps(list(TICKS_MARK)), json.dumps(list(ticks)))
-        out = json.loads(text)
-        out["datasets"] = {DATA: [{k: _finite(v) for k, v in row.items()} for row in rows]}
-        return json.dumps(out, sort_keys=True, separators=(",", ":")).encode()
+            text = text.replace(_compact(list(TICKS_MARK)), _compact(list(ticks)))
+        data = _compact({DATA: [{k: _finite(v) for k, v in row.items()} for row in rows]})
+        return text.replace(_compact(_ROWS_MARK), data, 1).encode()
+
+
+_ROWS_MARK = "benchledger: the chart's rows go here"
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
 # Marks drawn over the page's own background, light or dark (Material's slate): each keeps a

@@ -36,10 +36,12 @@ def _entity(ch: str) -> str:
 
 
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f!-+\-/:-@\[-`{-~]")
+_ENTITIES = {ord(ch): _entity(ch) for ch in map(chr, range(128)) if _UNSAFE.match(ch)}  # for str.translate
 
 
 def _escape(value: str) -> str:
-    return _UNSAFE.sub(lambda m: _entity(m.group()), value)
+    """Every ASCII punctuation and control character of `value` replaced by `_entity`'s choice."""
+    return value.translate(_ENTITIES)
 
 
 def text(value: Any) -> Markup:
@@ -47,7 +49,7 @@ def text(value: Any) -> Markup:
     if isinstance(value, Markup):
         return value
     shown = scalar(value) if not isinstance(value, str) else value
-    return Markup(_escape(" ".join(shown.split("\n"))))
+    return Markup(_escape(shown.replace("\n", " ")))
 
 
 def lines(value: Any) -> Markup:

@@ -1,7 +1,7 @@
 """The build cache: what one build can reuse from the last, in this process (`serve`
 keeps it across rebuilds) and across processes (`benchledger build` after a change).
 
-It holds four things, the first three keyed so that each is used only when it can be re-verified:
+It holds six things, the first five keyed so that each is used only when it can be re-verified:
 
 - parsed runs, by the run folder's name and the sha256 of every file in it (the files
   are read and hashed on every build; only the YAML and CSV parsing is saved);
@@ -11,6 +11,10 @@ It holds four things, the first three keyed so that each is used only when it ca
   modification time, change time and inode. A run's pages are kept only while every
   one of its files still has exactly that stat; a file edited, touched, replaced or
   removed since is rendered again;
+- each claim's evaluation, by everything it was evaluated from (`claims.evaluation_key`: the
+  claim, the verdict settings, its corrections and its runs' digests and receipt states);
+- the links and anchors of each built page, by the sha256 of the page's bytes (the link crawl
+  reads every page again, and parses only those whose bytes changed);
 - the chart templates (`render.charts.ChartTemplates`), which depend only on the code.
 
 It is an object its owner passes to what uses it: the plugin holds one across `serve`
@@ -42,15 +46,19 @@ import re
 import stat
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
+from typing import Any
 
+from ..analysis.claims import Remembered
 from ..analysis.receipts import RunReceipts
 from ..ledger.runs import ParsedRuns
 from ..render.charts import ChartTemplates
 from ..render.ledger_files import Fragments
 from .files import Stamp, stamp
+from .links import Crawled
 from .vega import cache_dir
 
 RenderKey = tuple[str, RunReceipts | None, float]  # run digest, receipt state, confidence
@@ -101,6 +109,15 @@ def _distrusted(path: Path) -> tuple[Path, str] | None:
     return (path, why) if why is not None else None
 
 
+def _read_only(proxy: MappingProxyType[Any, Any]) -> tuple[Callable[..., Any], tuple[dict[Any, Any]]]:
+    """How a read-only mapping is pickled: as the mapping it shows, read-only again when loaded."""
+    return read_only, (dict(proxy),)
+
+
+def read_only(mapping: dict[Any, Any]) -> MappingProxyType[Any, Any]:
+    return MappingProxyType(mapping)
+
+
 @functools.cache
 def code_version() -> str:
     """A hash of every file of the benchledger package: a cache from other code is not used."""
@@ -111,6 +128,9 @@ def code_version() -> str:
     return digest.hexdigest()
 
 
+PARTS = ("parsed", "rendered", "written", "trial_lines", "charts", "evaluations", "crawled")  # as saved, in order
+
+
 @dataclass
 class BuildCache:
     parsed: ParsedRuns = field(default_factory=dict)
@@ -118,6 +138,8 @@ class BuildCache:
     written: dict[str, Stamp] = field(default_factory=dict)  # docs-relative path -> how it was left
     trial_lines: Fragments = field(default_factory=dict)  # each run's lines of ledger/trials.csv
     charts: ChartTemplates = field(default_factory=ChartTemplates)
+    evaluations: Remembered = field(default_factory=dict)  # claim id -> (what it was evaluated from, its evaluation)
+    crawled: Crawled = field(default_factory=dict)  # built page -> (sha256 of its bytes, its links and anchors)
     path: Path | None = None  # where it is saved, for one that persists
 
     def current(self, run_id: str, key: RenderKey, docs: Path) -> bool:
@@ -168,10 +190,11 @@ class BuildCache:
             return cls()
         try:
             with path.open("rb") as fh:
-                version, parsed, rendered, written, trial_lines, templates = pickle.load(fh)  # our own file
-            parts = (parsed, rendered, written, trial_lines, templates)
-            if version == code_version() and all(isinstance(part, dict) for part in parts):
-                return cls(parsed, rendered, written, trial_lines, ChartTemplates(templates), path)
+                version, *parts = pickle.load(fh)  # our own file
+            if version == code_version() and len(parts) == len(PARTS) and all(isinstance(p, dict) for p in parts):
+                saved = dict(zip(PARTS, parts, strict=True))
+                templates = ChartTemplates(saved.pop("charts"))
+                return cls(**saved, charts=templates, path=path)
         except Exception:  # an unreadable cache only makes this build slower
             pass
         return cls(path=path)
@@ -186,8 +209,10 @@ class BuildCache:
             if untrusted(self.path.parent, folder=True):
                 return  # checked when loading; a folder changed since is not written to
             with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as fh:
-                parts = (self.parsed, self.rendered, self.written, self.trial_lines, self.charts.known)
-                pickle.dump((code_version(), *parts), fh, protocol=5)
+                parts = [self.charts.known if name == "charts" else getattr(self, name) for name in PARTS]
+                pickler = pickle.Pickler(fh, protocol=5)
+                pickler.dispatch_table = {MappingProxyType: _read_only}  # a report's lines, inside evaluations
+                pickler.dump((code_version(), *parts))
             tmp.replace(self.path)
             for old in self.path.parent.iterdir():
                 if OURS.match(old.name) and old.stat().st_mtime < time.time() - FORGET_AFTER_S:

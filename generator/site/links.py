@@ -5,6 +5,8 @@ crawl of the built site also catches links written as HTML, which MkDocs never s
 
 from __future__ import annotations
 
+import hashlib
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,9 +35,14 @@ class Broken:
 
 
 @dataclass
-class _Page:
+class Page:
+    """A built page's anchors (id, and name on <a>) and links, in page order."""
+
     ids: set[str]
     links: list[str]
+
+
+Crawled = dict[str, tuple[str, Page]]  # page under the site -> (sha256 of its bytes, what they parse to)
 
 
 def _unentity(value: str) -> str:
@@ -50,8 +57,8 @@ def _unentity(value: str) -> str:
     return _ENTITY.sub(one, value)
 
 
-def _parse(html: str) -> _Page:
-    page = _Page(set(), [])
+def _parse(html: str) -> Page:
+    page = Page(set(), [])
     for tag in _TAG.finditer(_INERT.sub(" ", html)):
         for m in _ATTR.finditer(tag.group()):
             name = m.group(1).lower()
@@ -66,9 +73,10 @@ def _parse(html: str) -> _Page:
     return page
 
 
-def _target(site: Path, page: str, link: str, root: str) -> tuple[str, str] | None:
+def _target(folders: set[str], page: str, link: str, root: str) -> tuple[str, str] | None:
     """The site path and fragment a link points to, or None for a link that leaves the site.
-    `root` is the path the site is served under (site_url's, e.g. /repo/), for links from /."""
+    `folders` are the site's folders; `root` is the path the site is served under (site_url's,
+    e.g. /repo/), for links from /."""
     parts = urlsplit(link)
     if parts.scheme or parts.netloc or link.startswith("//"):
         return None
@@ -88,28 +96,68 @@ def _target(site: Path, page: str, link: str, root: str) -> tuple[str, str] | No
         elif part not in ("", "."):
             joined.append(part)
     resolved = "/".join(joined)
-    if path.endswith("/") or resolved == "" or (site / resolved).is_dir():
+    if path.endswith("/") or resolved == "" or resolved in folders:
         resolved = f"{resolved}/index.html" if resolved else "index.html"
     return resolved, unquote(parts.fragment)
 
 
-def broken_links(site: Path, root: str = "/") -> list[Broken]:
+def _tree(site: Path) -> tuple[list[str], set[str]]:
+    """The site's files and folders, as paths under it (links are not followed into folders)."""
+    files: list[str] = []
+    folders: set[str] = set()
+    for folder, dirs, names in os.walk(site):
+        rel = Path(folder).relative_to(site).as_posix()
+        prefix = "" if rel == "." else rel + "/"
+        folders.update(prefix + d for d in dirs)
+        files.extend(prefix + n for n in names)
+    return files, folders
+
+
+def crawl(site: Path, crawled: Crawled | None = None) -> tuple[dict[str, Page], set[str], set[str]]:
+    """Every HTML page of the site parsed, in path order, with the site's files and folders.
+    With `crawled` (the build cache's), a page whose bytes are unchanged is not parsed again,
+    and what each page parses to is remembered."""
+    files, folders = _tree(site)
+    pages: dict[str, Page] = {}
+    for name in sorted((f for f in files if f.endswith(".html")), key=lambda f: f.split("/")):
+        data = (site / name).read_bytes()
+        digest = hashlib.sha256(data).hexdigest() if crawled is not None else ""
+        known = crawled.get(name) if crawled is not None else None
+        if known is not None and known[0] == digest:
+            pages[name] = known[1]
+            continue
+        pages[name] = _parse(data.decode("utf-8", errors="replace"))
+        if crawled is not None:
+            crawled[name] = (digest, pages[name])
+    if crawled is not None:
+        for gone in set(crawled) - set(pages):
+            del crawled[gone]
+    return pages, set(files), folders
+
+
+def broken_links(site: Path, root: str = "/", crawled: Crawled | None = None) -> list[Broken]:
     """Every internal link of the built site at `site` that names no file or no anchor, in page order;
-    `root` is the path the site is served under (the path of site_url), for links that start with /."""
+    `root` is the path the site is served under (the path of site_url), for links that start with /.
+    `crawled` is the build cache's pages (see `crawl`)."""
     root = root if root.endswith("/") else root + "/"
-    pages: dict[str, _Page] = {}
-    for path in sorted(site.rglob("*.html")):
-        pages[path.relative_to(site).as_posix()] = _parse(path.read_text(encoding="utf-8", errors="replace"))
+    pages, files, folders = crawl(site, crawled)
+    resolved: dict[tuple[str, str], tuple[str, str] | None] = {}  # (page's folder, link) -> its target
     out: list[Broken] = []
     for name, page in pages.items():
+        folder = name.rsplit("/", 1)[0] + "/" if "/" in name else ""
         for link in dict.fromkeys(page.links):
-            found = _target(site, name, link, root)
+            if not link.split("#", 1)[0].split("?", 1)[0]:
+                found = _target(folders, name, link, root)  # to the page itself
+            else:
+                if (folder, link) not in resolved:
+                    resolved[(folder, link)] = _target(folders, name, link, root)
+                found = resolved[(folder, link)]
             if found is None:
                 continue
             target, fragment = found
             if target == "..":
                 out.append(Broken(name, link, "points outside the site"))
-            elif target not in pages and not (site / target).is_file():
+            elif target not in pages and target not in files:
                 out.append(Broken(name, link, f"no file {target}"))
             elif fragment and target in pages and fragment not in pages[target].ids:
                 out.append(Broken(name, link, f"no id {fragment!r} on {target}"))

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..analysis.audit import audit
+from ..analysis.audit import Audit, Checked, audit
 from ..analysis.claims import Evaluation, evaluate_publication
 from ..analysis.comparison import Settings
 from ..analysis.grid_records import Grid
@@ -43,16 +43,28 @@ class Generated:
         )
 
 
-def generate_site(root: Path, docs_dir: Path, settings: Settings, cache: BuildCache) -> Generated:
+def generate_site(
+    root: Path, docs_dir: Path, settings: Settings, cache: BuildCache, *, checked: Checked | None = None
+) -> Generated:
     """Load and check the publication, judge its claims, render its pages and write them into
     docs_dir; raise on any error. Stale receipts do not stop generation: the pages mark them.
-    `cache` is the caller's (`BuildCache.for_publication`, or one the plugin keeps across rebuilds)."""
-    checked = audit(root, docs_dir.relative_to(root).as_posix(), stale_is_error=False, cache=cache.parsed)
+    `cache` is the caller's (`BuildCache.for_publication`, or one the plugin keeps across rebuilds);
+    `checked`, the audit the same command made of the same publication, if any."""
+    if checked is not None and (checked.root, checked.docs) == (root.resolve(), docs_dir.resolve()):
+        checked_audit = checked.audit
+    else:
+        checked_audit = audit(root, docs_dir.relative_to(root).as_posix(), stale_is_error=False, cache=cache.parsed)
+    return _generated(checked_audit, docs_dir, settings, cache)
+
+
+def _generated(checked: Audit, docs_dir: Path, settings: Settings, cache: BuildCache) -> Generated:
     if checked.errors:
         raise BenchledgerError(checked.errors)
     states = {run_id: r.state for run_id, r in checked.receipts.items()}
     reproduced = {run_id: r.reproduction.state for run_id, r in checked.receipts.items() if r.reproduction}
-    evaluations, grids = evaluate_publication(checked.ledger, settings, states, reproduced)
+    evaluations, grids = evaluate_publication(
+        checked.ledger, settings, states, reproduced, remembered=cache.evaluations
+    )
     sweeps = report_sweeps(checked.ledger, settings.confidence)
     judged = Judged(checked.ledger, checked.receipts, evaluations, grids, sweeps)
     outputs = render(judged, settings, cache, docs=docs_dir.resolve())

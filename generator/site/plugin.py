@@ -23,6 +23,7 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import Files, InclusionLevel
 from mkdocs.structure.pages import Page
 
+from ..analysis.audit import Checked
 from ..analysis.comparison import Settings
 from ..errors import BenchledgerError
 from ..ledger.publication import layout_problems, theme_problems
@@ -74,6 +75,7 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
 
     def __init__(self) -> None:
         self.cache: BuildCache | None = None
+        self.checked: Checked | None = None  # the audit `benchledger build` made just before, for one build
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         """Nothing to prepare; its presence keeps this instance alive across rebuilds."""
@@ -89,7 +91,8 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         if overlaps:  # before MkDocs empties the site folder
             raise PluginError("benchledger found problems:\n" + "\n".join(map(str, overlaps)))
         try:
-            generated = generate_site(self.root, docs_dir, self.settings, self.cache)
+            checked, self.checked = self.checked, None  # a later rebuild (serve) reads the runs again
+            generated = generate_site(self.root, docs_dir, self.settings, self.cache, checked=checked)
         except BenchledgerError as err:
             raise PluginError("benchledger found problems:\n" + str(err)) from None
         ledger, self.evaluations = generated.ledger, generated.evaluations
@@ -123,8 +126,11 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         `build --strict` fails naming the page and the target."""
         self.restore_epoch()
         root = urlsplit(config.site_url or "/").path or "/"
-        for broken in broken_links(Path(config.site_dir), root):
+        crawled = self.cache.crawled if self.cache is not None else None
+        for broken in broken_links(Path(config.site_dir), root, crawled):
             log.warning("benchledger: %s", broken)
+        if self.cache is not None:
+            self.cache.save()  # with the pages just crawled
 
     def on_build_error(self, *, error: Exception) -> None:
         self.restore_epoch()
