@@ -168,7 +168,10 @@ def test_a_build_evaluates_again_only_the_claims_whose_inputs_changed(
 
 
 def test_build_reads_each_run_once(two_runs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """`benchledger build` hands the publication `check` just read to the plugin's generation."""
+    """`benchledger build` hands the publication `check` just read to the plugin's generation;
+    the objects the plugin froze out of the garbage collector's walks are unfrozen after it."""
+    import gc
+
     from typer.testing import CliRunner
 
     from generator.analysis import audit
@@ -181,3 +184,4 @@ def test_build_reads_each_run_once(two_runs: Path, tmp_path: Path, monkeypatch: 
     result = CliRunner().invoke(app, ["build", "--repo", str(two_runs), "--strict"])
     assert result.exit_code == 0, result.output
     assert len(loads) == 1 and (two_runs / "site" / "runs" / FIRST / "index.html").is_file()
+    assert gc.get_freeze_count() == 0

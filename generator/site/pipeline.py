@@ -44,20 +44,31 @@ class Generated:
 
 
 def generate_site(
-    root: Path, docs_dir: Path, settings: Settings, cache: BuildCache, *, checked: Checked | None = None
+    root: Path,
+    docs_dir: Path,
+    settings: Settings,
+    cache: BuildCache,
+    *,
+    checked: Checked | None = None,
+    save: bool = True,
 ) -> Generated:
     """Load and check the publication, judge its claims, render its pages and write them into
     docs_dir; raise on any error. Stale receipts do not stop generation: the pages mark them.
     `cache` is the caller's (`BuildCache.for_publication`, or one the plugin keeps across rebuilds);
-    `checked`, the audit the same command made of the same publication, if any."""
+    `checked`, the audit the same command made of the same publication, if any. The cache is
+    saved unless `save` is False (the plugin saves it once, after its crawl of the built site)."""
     if checked is not None and (checked.root, checked.docs) == (root.resolve(), docs_dir.resolve()):
         checked_audit = checked.audit
     else:
         checked_audit = audit(root, docs_dir.relative_to(root).as_posix(), stale_is_error=False, cache=cache.parsed)
-    return _generated(checked_audit, docs_dir, settings, cache)
+    generated = _generated(checked_audit, docs_dir, settings, cache)
+    if save:
+        cache.save()
+    return generated
 
 
 def _generated(checked: Audit, docs_dir: Path, settings: Settings, cache: BuildCache) -> Generated:
+    """Judge, render and write a publication whose audit is `checked` (raise on its errors)."""
     if checked.errors:
         raise BenchledgerError(checked.errors)
     states = {run_id: r.state for run_id, r in checked.receipts.items()}
@@ -71,7 +82,6 @@ def _generated(checked: Audit, docs_dir: Path, settings: Settings, cache: BuildC
     cache.prune(set(checked.ledger.runs))
     kept = cache.kept(outputs)
     written = write(docs_dir, outputs, cache.written, kept)
-    cache.save()
     reused = sum(1 for run_id in checked.ledger.runs if f"{RUNS_DIR}/{run_id}/index.md" in kept)
     return Generated(checked.ledger, evaluations, written, grids, checked.receipts, reused, sweeps)
 
