@@ -185,3 +185,31 @@ def test_build_reads_each_run_once(two_runs: Path, tmp_path: Path, monkeypatch: 
     assert result.exit_code == 0, result.output
     assert len(loads) == 1 and (two_runs / "site" / "runs" / FIRST / "index.html").is_file()
     assert gc.get_freeze_count() == 0
+
+
+def test_a_build_that_fails_after_rendering_saves_no_cache(
+    two_runs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found in review: a build that failed while writing pages saved a cache remembering pages
+    it never wrote, and the next build kept the run's old page beside claims on its new data."""
+    from typer.testing import CliRunner
+
+    from generator.cli import app
+    from generator.errors import BenchledgerError, Problem
+    from generator.site import pipeline
+
+    cache = tmp_path / "cache"
+    generate(two_runs, cache=cache)
+    results = two_runs / "runs" / FIRST / "results.csv"
+    results.write_text(results.read_text().replace("1,8,104.1,", "1,8,140.1,"))
+
+    def refuse(*_: object, **__: object) -> None:
+        raise BenchledgerError([Problem(file="site_src", message="the disk is full")])
+
+    monkeypatch.setenv("BENCHLEDGER_BUILD_CACHE", str(cache))
+    monkeypatch.setattr(pipeline, "write", refuse)
+    result = CliRunner().invoke(app, ["build", "--repo", str(two_runs)])
+    assert result.exit_code == 1 and "the disk is full" in result.output
+    monkeypatch.undo()
+    assert generate(two_runs, cache=cache).endswith("1 of 2 runs rendered")
+    assert "140.1" in (two_runs / "site_src" / "runs" / FIRST / "index.md").read_text()

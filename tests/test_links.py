@@ -203,3 +203,22 @@ def test_the_crawl_parses_again_only_the_pages_whose_bytes_changed(
         "index.html: broken link to b/#top (no file b/index.html)",
     ]
     assert sorted(crawled) == ["a/index.html", "index.html"] and len(parsed) == 4
+
+
+def test_a_link_to_the_page_itself_is_resolved_per_page_and_linked_folders_are_followed(tmp_path: Path) -> None:
+    """Found in review: a link with no path but leading whitespace (" #x", which browsers and
+    urlsplit read as #x) was resolved once per folder, so a page's own anchor was looked up on its
+    neighbour; and a linked folder's files were not found."""
+    site = tmp_path / "site"
+    write_tree(
+        site,
+        {
+            "r/a.html": '<a href=" #x">x</a>',
+            "r/b.html": '<h2 id="x">X</h2><a href=" #x">x</a>',
+            "real/index.html": '<h1 id="p">P</h1>',
+            "real/p.html": '<h1 id="p">P</h1>',
+            "index.html": '<a href="alias/p.html#p">p</a><a href="alias/">a</a><a href="alias">b</a>',
+        },
+    )
+    (site / "alias").symlink_to(site / "real", target_is_directory=True)
+    assert [str(b) for b in broken_links(site)] == ["r/a.html: broken link to  #x (no id 'x' on r/a.html)"]

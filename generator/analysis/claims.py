@@ -204,7 +204,8 @@ def evaluation_key(
     fixes: Mapping[str, tuple[str, ...]],
     reproduced: Mapping[str, str],
 ) -> tuple[object, ...]:
-    """Everything `evaluate` reads for this claim but its report: the claim as written, the
+    """Everything `evaluate` reads for this claim but its report: the claim as written (its JSON,
+    so a value's type counts: `at: {x: 1}` and `at: {x: true}` select different rows), the
     verdict settings, the claim's corrections, and each of its runs' digest (every byte of its
     files), receipt state and reproduction. Equal keys give equal evaluations, for the same code
     (the build cache is dropped when benchledger's code changes)."""
@@ -212,7 +213,7 @@ def evaluation_key(
     held = tuple(
         (r, ledger.runs[r].digest if r in ledger.runs else None, states.get(r), reproduced.get(r)) for r in runs
     )
-    return (claim, settings, fixes.get(claim.id, ()), held)
+    return (claim.model_dump_json(), settings, fixes.get(claim.id, ()), held)  # JSON: 1, 1.0 and true differ
 
 
 def evaluate_all(
@@ -234,7 +235,7 @@ def evaluate_all(
         key = evaluation_key(claim, ledger, settings, states=states or {}, fixes=fixes, reproduced=reproduced or {})
         known = remembered.get(claim.id)
         if known is not None and known[0] == key:
-            out[claim.id] = replace(known[1], report=report)
+            out[claim.id] = replace(known[1], report=report, claim=claim)
             continue
         out[claim.id] = evaluate(report, claim, ledger, settings, states=states, fixes=fixes, reproduced=reproduced)
         remembered[claim.id] = (key, out[claim.id])

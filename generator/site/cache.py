@@ -40,6 +40,7 @@ import contextlib
 import functools
 import gc
 import hashlib
+import importlib.metadata
 import logging
 import os
 import pickle
@@ -64,6 +65,8 @@ from .vega import cache_dir
 
 RenderKey = tuple[str, RunReceipts | None, float]  # run digest, receipt state, confidence
 PACKAGE = Path(__file__).resolve().parents[1]
+# Libraries whose version can change a cached value: statistics, charts, templates, parsing.
+OUTPUT_LIBRARIES = ("numpy", "scipy", "statsmodels", "altair", "jinja2", "markupsafe", "pydantic", "pyyaml")
 NO_CACHE = "BENCHLEDGER_NO_CACHE"
 FORGET_AFTER_S = 30 * 86400
 PREFIX = "benchledger-build-"
@@ -134,8 +137,12 @@ def read_only(mapping: dict[Any, Any]) -> MappingProxyType[Any, Any]:
 
 @functools.cache
 def code_version() -> str:
-    """A hash of every file of the benchledger package: a cache from other code is not used."""
+    """A hash of every file of the benchledger package, of Python's version and of the versions
+    of the libraries that compute or write what the cache holds: a cache from other code is not used."""
     digest = hashlib.sha256(sys.version.encode())
+    for library in OUTPUT_LIBRARIES:
+        with contextlib.suppress(importlib.metadata.PackageNotFoundError):
+            digest.update(f"{library} {importlib.metadata.version(library)}\0".encode())
     for path in sorted(PACKAGE.rglob("*")):
         if path.is_file() and "__pycache__" not in path.parts:
             digest.update(path.relative_to(PACKAGE).as_posix().encode() + b"\0" + path.read_bytes())

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -73,10 +74,10 @@ def _parse(html: str) -> Page:
     return page
 
 
-def _target(folders: set[str], page: str, link: str, root: str) -> tuple[str, str] | None:
+def _target(is_folder: Callable[[str], bool], page: str, link: str, root: str) -> tuple[str, str] | None:
     """The site path and fragment a link points to, or None for a link that leaves the site.
-    `folders` are the site's folders; `root` is the path the site is served under (site_url's,
-    e.g. /repo/), for links from /."""
+    `is_folder` tells a folder of the site; `root` is the path the site is served under
+    (site_url's, e.g. /repo/), for links from /."""
     parts = urlsplit(link)
     if parts.scheme or parts.netloc or link.startswith("//"):
         return None
@@ -96,20 +97,29 @@ def _target(folders: set[str], page: str, link: str, root: str) -> tuple[str, st
         elif part not in ("", "."):
             joined.append(part)
     resolved = "/".join(joined)
-    if path.endswith("/") or resolved == "" or resolved in folders:
+    if path.endswith("/") or resolved == "" or is_folder(resolved):
         resolved = f"{resolved}/index.html" if resolved else "index.html"
     return resolved, unquote(parts.fragment)
 
 
 def _tree(site: Path) -> tuple[list[str], set[str]]:
-    """The site's files and folders, as paths under it (links are not followed into folders)."""
+    """The site's files and folders, as paths under it. Links are followed to tell a file from a
+    folder (a dangling one is neither), not into folders: what lies inside a linked folder is
+    asked of the file system (`broken_links`), as a crawl of the old kind did."""
     files: list[str] = []
     folders: set[str] = set()
-    for folder, dirs, names in os.walk(site):
-        rel = Path(folder).relative_to(site).as_posix()
-        prefix = "" if rel == "." else rel + "/"
-        folders.update(prefix + d for d in dirs)
-        files.extend(prefix + n for n in names)
+    todo = [("", str(site))]
+    while todo:
+        prefix, folder = todo.pop()
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                rel = prefix + entry.name
+                if entry.is_dir():
+                    folders.add(rel)
+                    if not entry.is_symlink():
+                        todo.append((rel + "/", entry.path))
+                elif entry.is_file():
+                    files.append(rel)
     return files, folders
 
 
@@ -126,7 +136,8 @@ def crawl(site: Path, crawled: Crawled | None = None) -> tuple[dict[str, Page], 
         if known is not None and known[0] == digest:
             pages[name] = known[1]
             continue
-        pages[name] = _parse(data.decode("utf-8", errors="replace"))
+        text = data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")  # as read_text
+        pages[name] = _parse(text)
         if crawled is not None:
             crawled[name] = (digest, pages[name])
     if crawled is not None:
@@ -141,23 +152,26 @@ def broken_links(site: Path, root: str = "/", crawled: Crawled | None = None) ->
     `crawled` is the build cache's pages (see `crawl`)."""
     root = root if root.endswith("/") else root + "/"
     pages, files, folders = crawl(site, crawled)
-    resolved: dict[tuple[str, str], tuple[str, str] | None] = {}  # (page's folder, link) -> its target
+
+    def is_folder(rel: str) -> bool:  # a folder inside a linked one is asked of the file system
+        return rel in folders or (rel not in files and (site / rel).is_dir())
+
+    resolved: dict[tuple[str, str], tuple[str, str] | None] = {}  # (page's folder, or the page, link) -> target
     out: list[Broken] = []
     for name, page in pages.items():
         folder = name.rsplit("/", 1)[0] + "/" if "/" in name else ""
         for link in dict.fromkeys(page.links):
-            if not link.split("#", 1)[0].split("?", 1)[0]:
-                found = _target(folders, name, link, root)  # to the page itself
-            else:
-                if (folder, link) not in resolved:
-                    resolved[(folder, link)] = _target(folders, name, link, root)
-                found = resolved[(folder, link)]
+            # a link with no path (#x, ?q, " #x") is to the page itself: resolved per page, not per folder
+            key = (folder if urlsplit(link).path else name, link)
+            if key not in resolved:
+                resolved[key] = _target(is_folder, name, link, root)
+            found = resolved[key]
             if found is None:
                 continue
             target, fragment = found
             if target == "..":
                 out.append(Broken(name, link, "points outside the site"))
-            elif target not in pages and target not in files:
+            elif target not in pages and target not in files and not (site / target).is_file():
                 out.append(Broken(name, link, f"no file {target}"))
             elif fragment and target in pages and fragment not in pages[target].ids:
                 out.append(Broken(name, link, f"no id {fragment!r} on {target}"))

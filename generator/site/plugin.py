@@ -138,10 +138,9 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
             self.cache.save()  # once per build, with the pages just crawled
 
     def on_build_error(self, *, error: Exception) -> None:
+        """The cache is not saved: a generation cut short may have remembered pages it never wrote."""
         gc.unfreeze()
         self.restore_epoch()
-        if self.cache is not None:
-            self.cache.save()  # what was generated stays valid
 
     def restore_epoch(self) -> None:
         """SOURCE_DATE_EPOCH goes back to the user's value (or none): a later build or subprocess
