@@ -294,7 +294,7 @@ def test_split_keeps_every_request_once() -> None:
 
 def test_the_runner_writes_exactly_the_client_figures_a_rerun_leaves_unjudged() -> None:
     from generator.format.models import CLIENT_FIGURES
-    from generator.runner.main import CLIENT_METRICS
+    from generator.runner.run_yaml import CLIENT_METRICS
 
     assert set(CLIENT_METRICS) == CLIENT_FIGURES
 

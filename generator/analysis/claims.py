@@ -239,8 +239,9 @@ def evaluate_all(
             continue
         out[claim.id] = evaluate(report, claim, ledger, settings, states=states, fixes=fixes, reproduced=reproduced)
         remembered[claim.id] = (key, out[claim.id])
-    for gone in set(remembered or ()) - set(out):
-        del remembered[gone]  # type: ignore[union-attr]
+    if remembered is not None:
+        for gone in set(remembered) - set(out):
+            del remembered[gone]
     return out
 
 

@@ -70,39 +70,27 @@ def side(
     rows = run.results.select(values_at, excluded=restore)
     left_out = () if restore else tuple(_excluded(run.results.excluded_at(values_at), metric))
     label = label_of(run, values_at)
-    repetitions = run.meta.trial_unit == "repetition"
+    pooled: stats.RateSummary | None = None
+    published: tuple[float, int] | None = None
     if metric in run.meta.rates:
         trials, pooled = rate_trials(rows, run.meta.rates[metric], confidence)
         values = pooled.per_trial
-        summary = stats.summarize(values, confidence) if values and not run.reported else None
-        pooled_or_none = None if run.reported else pooled
-        return Side(
-            run=run.id,
-            label=label,
-            values=values,
-            trials=trials,
-            reported=run.reported,
-            summary=summary,
-            pooled=pooled_or_none,
-            excluded=left_out,
-            repetitions=repetitions,
-            is_rate=True,
-        )
-    kept = [r for r in rows if metric in r.values]
-    values = tuple(r.values[metric] for r in kept)
-    summary = stats.summarize(values, confidence) if values and not run.reported else None
-    published = kept[0].spread.get(metric) if run.reported and len(kept) == 1 else None
-    trials = tuple(r.trial for r in kept)
+    else:
+        kept = [r for r in rows if metric in r.values]
+        values, trials = tuple(r.values[metric] for r in kept), tuple(r.trial for r in kept)
+        published = kept[0].spread.get(metric) if run.reported and len(kept) == 1 else None
     return Side(
         run=run.id,
         label=label,
         values=values,
         trials=trials,
         reported=run.reported,
-        summary=summary,
+        summary=stats.summarize(values, confidence) if values and not run.reported else None,
         published=published,
+        pooled=None if run.reported else pooled,
         excluded=left_out,
-        repetitions=repetitions,
+        repetitions=run.meta.trial_unit == "repetition",
+        is_rate=metric in run.meta.rates,
     )
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import math
+import statistics
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -45,9 +46,9 @@ def _floats(values: Values, what: str = "values") -> list[float]:
 
 
 def _mean(xs: list[float]) -> float:
-    """The mean, from the correctly rounded sum (`math.fsum`)."""
+    """The mean, from the correctly rounded sum (`statistics.fmean`)."""
     try:
-        return math.fsum(xs) / len(xs)
+        return statistics.fmean(xs)
     except OverflowError:  # the sum leaves the floats (values near 1e308): sum the shares
         return math.fsum(x / len(xs) for x in xs)
 
@@ -60,11 +61,6 @@ def _sd(xs: list[float]) -> float:
         return scale * _sd([x / scale for x in xs])
     mean = _mean(xs)
     return math.sqrt(math.fsum((x - mean) * (x - mean) for x in xs) / (len(xs) - 1))
-
-
-def _median(xs: list[float]) -> float:
-    ordered, mid = sorted(xs), len(xs) // 2
-    return ordered[mid] if len(xs) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
 
 
 def _array(values: Values, what: str = "values") -> np.ndarray:
@@ -157,7 +153,7 @@ def summarize(values: Values, confidence: float = CONFIDENCE) -> Summary:
     return Summary(
         n=len(xs),
         mean=mean,
-        median=_median(xs),
+        median=statistics.median(xs),
         sd=sd,
         cv=cv,
         min=min(xs),
@@ -178,10 +174,10 @@ def modified_zscores(values: Values) -> list[float]:
     largest) counts as zero: 0.01 and 0.010000000000000002 are the same trial.
     """
     xs = _floats(values)
-    median = _median(xs)
+    median = statistics.median(xs)
     rounding = 1e-12 * max(abs(x) for x in xs)
     dev = [0.0 if abs(x - median) <= rounding else x - median for x in xs]
-    mad = _median([abs(d) for d in dev])
+    mad = statistics.median([abs(d) for d in dev])
     if mad > 0:
         return [0.6745 * d / mad for d in dev]
     mean_ad = _mean([abs(d) for d in dev])
@@ -244,7 +240,7 @@ def warnings(values: Values, better: str | None) -> list[str]:
         )
     if len(xs) < WARN_FROM_N:
         return out
-    median = _median(xs)
+    median = statistics.median(xs)
     outliers = []
     for trial, (value, z) in enumerate(zip(xs, modified_zscores(xs), strict=True), start=1):
         deviation = (value - median) / abs(median) if median else math.inf
@@ -258,7 +254,7 @@ def warnings(values: Values, better: str | None) -> list[str]:
     if len(outliers) > MAX_OUTLIERS_LISTED:
         out.append(f"{len(outliers) - MAX_OUTLIERS_LISTED:,} more trials are outliers by the same rule.")
     if better in ("higher", "lower"):
-        rest = _median(xs[1:])
+        rest = statistics.median(xs[1:])
         first = xs[0]
         worse = (rest - first) if better == "higher" else (first - rest)
         if rest != 0 and worse / abs(rest) > FIRST_TRIAL_WORSE:

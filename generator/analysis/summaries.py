@@ -103,33 +103,20 @@ def summarize_run(run: Run, confidence: float = CONFIDENCE) -> RunSummary:
                 continue
             trials = tuple(r.trial for r in kept)
             left_out = tuple((r.trial, r.values[name], r.excluded or "") for r in excluded if name in r.values)
-            if run.reported:
-                published = kept[0].spread.get(name) if len(kept) == 1 else None
-                metrics.append(
-                    MetricAt(
-                        at=at,
-                        label=label,
-                        metric=name,
-                        trials=trials,
-                        values=values,
-                        summary=None,
-                        warnings=(),
-                        published=published,
-                    )
+            reported = run.reported  # a figure a source gave: no summary, no warnings, its published spread
+            metrics.append(
+                MetricAt(
+                    at=at,
+                    label=label,
+                    metric=name,
+                    trials=trials,
+                    values=values,
+                    summary=None if reported else summarize(values, confidence),
+                    warnings=() if reported else tuple(warnings(values, metric.better)),
+                    published=kept[0].spread.get(name) if reported and len(kept) == 1 else None,
+                    excluded=() if reported else left_out,
                 )
-            else:
-                metrics.append(
-                    MetricAt(
-                        at=at,
-                        label=label,
-                        metric=name,
-                        trials=trials,
-                        values=values,
-                        summary=summarize(values, confidence),
-                        warnings=tuple(warnings(values, metric.better)),
-                        excluded=left_out,
-                    )
-                )
+            )
         if not run.reported:
             for name, rate in meta.rates.items():
                 rates.append(RateAt(at, label, name, rate_trials(rows, rate, confidence)[1]))

@@ -55,10 +55,11 @@ def _check(repo: Path, quiet: bool = False, allow_stale: bool = False) -> tuple[
     from ..analysis.audit import Checked, audit
     from ..site.cache import BuildCache
 
-    docs = docs_dir_of(repo).relative_to(repo.resolve()).as_posix()
+    docs = docs_dir_of(repo)
     verdict_settings(repo, None, None)  # the plugin's settings, read as the build will read them
     cache = BuildCache.for_publication(repo)
-    checked = audit(repo, docs, stale_is_error=not allow_stale, cache=cache.parsed)
+    rel = docs.relative_to(repo.resolve()).as_posix()
+    checked = audit(repo, rel, stale_is_error=not allow_stale, cache=cache.parsed)
     for problem in [*site_warnings(repo), *checked.problems]:
         if problem.severity == "warning":
             typer.echo(f"Warning: {shown(str(problem))}", err=True)
@@ -67,7 +68,7 @@ def _check(repo: Path, quiet: bool = False, allow_stale: bool = False) -> tuple[
         fail(checked.errors)
     if not quiet:
         typer.echo(f"{checked.ledger.summary()}: no problems")
-    return cache, Checked(repo.resolve(), docs_dir_of(repo), checked)
+    return cache, Checked(repo.resolve(), docs, checked)
 
 
 @app.command()
