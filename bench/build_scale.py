@@ -5,17 +5,19 @@ conditions x 3 metrics) in a temporary folder and prints, in one run:
 
 - `benchledger build` time (check + generate + MkDocs build),
 - plain `mkdocs build` time of the same already-generated pages (plugin off),
-- their ratio (target <= 1.3), for the first build, for a second one with nothing changed
-  (`again`, target <= 1.1: the build cache reuses every page) and for one after one run's
-  results.csv changed (`changed`, target <= 1.1, against plain MkDocs of the changed pages);
-  each `benchledger build` is a new process, and both builders use the same Markdown
-  extensions (those the plugin needs) and the same search plugin. `again` and `changed` are
-  each measured --repeat times (3), each benchledger build followed by a plain MkDocs build of
-  the same pages, and the median ratio is printed: in wall time, in CPU time (user + system)
-  and in user time alone. System time is mostly the file system's work of emptying the site
-  folder and writing 13,000 files, which both builders do alike and which moves by seconds
-  between identical builds on a shared machine; user time is the builders' own work and holds
-  steady within a few percent,
+- their ratio (target <= 1.3), for the first build (a new copy of the publication and an
+  empty build cache each time), for a second one with nothing changed (`again`, target <= 1.1:
+  the build cache reuses every page) and for one after one run's results.csv changed
+  (`changed`, target <= 1.1, against plain MkDocs of the changed pages); each `benchledger
+  build` is a new process, and both builders use the same Markdown extensions (those the plugin
+  needs) and the same search plugin. Each is measured --repeat times (3), each benchledger
+  build followed by a plain MkDocs build of the same pages, and the median ratio is printed:
+  in wall time, in CPU time (user + system) and in user time alone. System time is mostly the
+  file system's work of emptying the site folder and writing 13,000 files, which both builders
+  do alike and which moves by seconds between identical builds on a shared machine. User time
+  is the builders' own work, but on a shared 2-core machine it too moves by 10-20% between
+  identical builds: hence the medians. benchledger's Python bytecode is compiled first, as an
+  installed package has it,
 - time per run (flat means linear growth),
 - the site size and the largest page,
 - the weight of one run page (its HTML plus its chart JSON, without the shared
@@ -41,6 +43,7 @@ claim's page draws both sides across the concurrency sweep) and ten sweep charts
 from __future__ import annotations
 
 import argparse
+import compileall
 import os
 import random
 import statistics
@@ -146,10 +149,10 @@ class Timing:
         return self.user + self.system
 
 
-def timed(cmd: list[str], cwd: Path) -> Timing:
+def timed(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> Timing:
     """Run one command to its end (it must succeed) and measure it with wait4."""
     start = time.perf_counter()
-    child = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    child = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     _, status, usage = os.wait4(child.pid, 0)
     child.returncode = os.waitstatus_to_exitcode(status)
     if child.returncode != 0:
@@ -243,23 +246,42 @@ def rebuild(root: Path) -> tuple[float, float, int]:
     return regenerate, time.perf_counter() - start, len(report.written)
 
 
+class Builds:
+    """`benchledger build` and plain `mkdocs build` of one publication, each in a new process;
+    `cache`, the build cache folder the first uses (a fresh one makes a cold build)."""
+
+    def __init__(self, root: Path, cache: str) -> None:
+        self.root, self.env = root, {**os.environ, "BENCHLEDGER_BUILD_CACHE": cache}
+
+    def ours(self) -> Timing:
+        (self.root / "mkdocs.yml").write_text(MKDOCS.format(plugin=", benchledger"))
+        return timed([sys.executable, "-m", "generator.cli", "build", "--repo", str(self.root)], self.root, self.env)
+
+    def plain(self) -> Timing:
+        (self.root / "mkdocs.yml").write_text(MKDOCS.format(plugin=""))  # same pages, same extensions, plugin off
+        return timed([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(self.root / "mkdocs.yml")], self.root)
+
+
+def first_builds(runs: int, tmp: Path, repeat: int) -> tuple[Builds, list[tuple[Timing, Timing]]]:
+    """`repeat` first builds, each of a new copy of the publication with an empty build cache,
+    each followed by plain MkDocs of the pages it generated; the first copy's builders (whose
+    cache is $BENCHLEDGER_BUILD_CACHE, which the later in-process measures use)."""
+    made: list[tuple[Builds, tuple[Timing, Timing]]] = []
+    for k in range(repeat):
+        root = tmp / f"pub-{runs}" / str(k)
+        make_publication(root, runs)
+        cache = os.environ["BENCHLEDGER_BUILD_CACHE"] if k == 0 else tempfile.mkdtemp(prefix="benchledger-bench-")
+        builds = Builds(root, cache)
+        made.append((builds, (builds.ours(), builds.plain())))
+    return made[0][0], [pair for _, pair in made]
+
+
 def measure(runs: int, tmp: Path, repeat: int) -> dict[str, object]:
     """Each `benchledger build` in a new process, against plain MkDocs of the same pages."""
-    root = tmp / f"pub-{runs}"
-    make_publication(root, runs)
-    build = [sys.executable, "-m", "generator.cli", "build", "--repo", str(root)]
-    plain_build = [sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(root / "mkdocs.yml")]
-
-    def ours() -> Timing:
-        (root / "mkdocs.yml").write_text(MKDOCS.format(plugin=", benchledger"))
-        return timed(build, root)
-
-    def plain() -> Timing:
-        (root / "mkdocs.yml").write_text(MKDOCS.format(plugin=""))  # same pages, same extensions, plugin off
-        return timed(plain_build, root)
-
-    first = ours()
-    first_pair = (first, plain())
+    builds, firsts = first_builds(runs, tmp, repeat)
+    root, ours, plain = builds.root, builds.ours, builds.plain
+    first_pair = firsts[0]
+    first = first_pair[0]
     size, largest, name = site_stats(root / "site")
     weight = page_weight(root / "site", sorted(p.name for p in (root / "runs").iterdir())[0])
     again = [(ours(), plain()) for _ in range(repeat)]
@@ -271,7 +293,7 @@ def measure(runs: int, tmp: Path, repeat: int) -> dict[str, object]:
         "runs": runs,
         "benchledger": first.wall,
         "mkdocs": first_pair[1].wall,
-        "ratio": Ratios.of([first_pair]),
+        "ratio": Ratios.of(firsts),
         "again": Ratios.of(again),
         "changed": Ratios.of(changed),
         "per_run_ms": 1000 * first.wall / runs,
@@ -287,8 +309,12 @@ def measure(runs: int, tmp: Path, repeat: int) -> dict[str, object]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="10,100,1000")
-    parser.add_argument("--repeat", type=int, default=3, help="paired builds per ratio of `again` and `changed`")
+    parser.add_argument("--repeat", type=int, default=3, help="paired builds per ratio (first, again, changed)")
     args = parser.parse_args()
+    # As an installed package has it: Python's bytecode written (PYTHONDONTWRITEBYTECODE=1 would
+    # otherwise have every build compile benchledger's sources, a third of a second, which a
+    # user's first import does once), as the site-packages MkDocs runs from already have.
+    compileall.compile_dir(str(Path(__file__).resolve().parents[1] / "generator"), quiet=1)
     os.environ["BENCHLEDGER_BUILD_CACHE"] = tempfile.mkdtemp(prefix="benchledger-bench-cache-")
     print(
         f"{'runs':>6} {'benchledger s':>14} {'mkdocs s':>9} {'ratio':>6} {'again':>6} {'changed':>7} {'ms/run':>7} "
@@ -307,7 +333,7 @@ def main() -> None:
                 f"  {r['largest']}",
                 flush=True,
             )
-            print(f"{'':>6} first build: {ratio}; again (median of {args.repeat}): {again}; changed: {changed}")
+            print(f"{'':>6} medians of {args.repeat}: first build: {ratio}; again: {again}; changed: {changed}")
         regenerate, imports, rendered, plain = second_build(last["root"])  # type: ignore[arg-type]
         print(
             f"\nsecond build after one run changed ({last['runs']} runs, a new process): benchledger "

@@ -9,6 +9,7 @@ import pickle
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -185,6 +186,46 @@ def test_build_reads_each_run_once(two_runs: Path, tmp_path: Path, monkeypatch: 
     assert result.exit_code == 0, result.output
     assert len(loads) == 1 and (two_runs / "site" / "runs" / FIRST / "index.html").is_file()
     assert gc.get_freeze_count() == 0
+
+
+def test_the_collector_is_relaxed_only_while_benchledger_works(
+    two_runs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While benchledger reads and renders, young collections run every 50,000 allocations; MkDocs
+    builds the pages with the thresholds the process had, and they are the same after the build.
+    A collector turned off (threshold 0) stays off."""
+    import gc
+
+    from typer.testing import CliRunner
+
+    from generator.cli import app
+    from generator.site import pipeline
+    from generator.site.collector import RELAXED, relaxed
+    from generator.site.plugin import BenchledgerPlugin
+
+    seen: dict[str, int] = {}
+    generated, on_page = pipeline._generated, BenchledgerPlugin.on_page_markdown
+
+    def generating(*args: Any, **kwargs: Any) -> Any:
+        seen["generating"] = gc.get_threshold()[0]
+        return generated(*args, **kwargs)
+
+    def page(self: BenchledgerPlugin, markdown: str, /, **kwargs: Any) -> str:
+        seen["mkdocs"] = gc.get_threshold()[0]
+        return on_page(self, markdown, **kwargs)
+
+    monkeypatch.setattr(pipeline, "_generated", generating)
+    monkeypatch.setattr(BenchledgerPlugin, "on_page_markdown", page)
+    monkeypatch.setenv("BENCHLEDGER_BUILD_CACHE", str(tmp_path / "cache"))
+    before = gc.get_threshold()
+    assert CliRunner().invoke(app, ["build", "--repo", str(two_runs)]).exit_code == 0
+    assert seen == {"generating": RELAXED, "mkdocs": before[0]} and gc.get_threshold() == before
+    try:
+        gc.set_threshold(0)
+        with relaxed():
+            assert gc.get_threshold()[0] == 0
+    finally:
+        gc.set_threshold(*before)
 
 
 def test_a_build_that_fails_after_rendering_saves_no_cache(

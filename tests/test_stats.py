@@ -159,3 +159,14 @@ def test_trials_near_the_largest_float_summarize_without_overflow() -> None:
     assert found.ci_low is not None and found.ci_high is not None
     assert found.ci_low < found.mean < found.ci_high  # at a bound of 708, the interval lay below every trial
     assert stats.warnings([1e308, -1e308, 1e308, -1e308, 1e308], "higher")[0].startswith("CV is")
+
+
+def test_a_remembered_summary_is_one_of_the_same_trials() -> None:
+    """Summaries are remembered by their trials' exact values: 0.0 and -0.0 are equal as floats,
+    so a trial set holding a zero is never answered with another's summary."""
+    first = stats.summarize([0.0, 2.0, 4.0])
+    negative = stats.summarize([-0.0, 2.0, 4.0])
+    assert math.copysign(1, first.min) == 1 and math.copysign(1, negative.min) == -1
+    again = stats.summarize((3.0, 5.0, 7.5))
+    assert stats.summarize([3.0, 5.0, 7.5]) is again  # a list and a tuple of the same trials
+    assert stats.summarize([3.0, 5.0, 7.5], 0.9) != again  # another level, another interval

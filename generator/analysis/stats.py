@@ -45,7 +45,7 @@ def _floats(values: Values, what: str = "values") -> list[float]:
     return out
 
 
-def _mean(xs: list[float]) -> float:
+def _mean(xs: Sequence[float]) -> float:
     """The mean, from the correctly rounded sum (`statistics.fmean`)."""
     try:
         return statistics.fmean(xs)
@@ -53,7 +53,7 @@ def _mean(xs: list[float]) -> float:
         return math.fsum(x / len(xs) for x in xs)
 
 
-def _sd(xs: list[float]) -> float:
+def _sd(xs: Sequence[float]) -> float:
     """The sample standard deviation (n - 1 in the denominator; needs n >= 2). Values beyond
     1e150 are scaled first, so their squares stay inside the floats."""
     scale = max(abs(x) for x in xs)
@@ -140,8 +140,17 @@ def mean_interval(values: Values, confidence: float = CONFIDENCE) -> tuple[float
 
 
 def summarize(values: Values, confidence: float = CONFIDENCE) -> Summary:
-    """n, mean, median, sample standard deviation, CV, range and the interval of the mean."""
-    xs = _floats(values)
+    """n, mean, median, sample standard deviation, CV, range and the interval of the mean.
+
+    A run's page, its sweep, its comparisons and its claims summarize the same trials several
+    times, so summaries are remembered by their exact values: equal floats other than zero are
+    the same bits, so a trial set holding a zero (0.0 == -0.0) is summarized afresh."""
+    xs = tuple(_floats(values))
+    return _summarize(xs, confidence) if 0.0 not in xs else _summarize.__wrapped__(xs, confidence)
+
+
+@functools.lru_cache(maxsize=4096)
+def _summarize(xs: tuple[float, ...], confidence: float) -> Summary:
     mean = _mean(xs)
     sd = _sd(xs) if len(xs) > 1 else None
     cv = sd / abs(mean) if sd is not None and mean != 0 else None

@@ -6,6 +6,7 @@ site) reads these records and never the files again.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,15 +45,24 @@ class Results:
 
     def condition_values(self) -> list[tuple[str, ...]]:
         """Distinct condition tuples, numbers in numeric order."""
-        seen = {row.at for row in self.rows}
-        return sorted(seen, key=lambda at: tuple(condition_key(v) for v in at))
+        return list(self._by_condition)
+
+    @functools.cached_property
+    def _by_condition(self) -> dict[tuple[str, ...], tuple[Row, ...]]:
+        """Each condition tuple's rows in trial order, conditions in `condition_values` order:
+        a run's page, sweeps, comparisons and claims ask for them thousands of times."""
+        at_rows: dict[tuple[str, ...], list[Row]] = {}
+        for row in self.rows:
+            at_rows.setdefault(row.at, []).append(row)
+        ordered = sorted(at_rows, key=lambda at: tuple(condition_key(v) for v in at))
+        return {at: tuple(sorted(at_rows[at], key=lambda r: r.trial or 0)) for at in ordered}
 
     def matching(self, at: Mapping[str, object]) -> list[tuple[str, ...]]:
         """Condition tuples whose values agree with every `at` entry (8 matches '8.0')."""
         index = {name: i for i, name in enumerate(self.conditions)}
         return [
             values
-            for values in self.condition_values()
+            for values in self._by_condition
             if all(name in index and same_condition(want, values[index[name]]) for name, want in at.items())
         ]
 
@@ -62,8 +72,7 @@ class Results:
 
     def select(self, at: tuple[str, ...], excluded: bool = False) -> list[Row]:
         """Rows at one condition tuple, in trial order; excluded rows only when asked."""
-        rows = (r for r in self.rows if r.at == at and (excluded or r.excluded is None))
-        return sorted(rows, key=lambda r: r.trial or 0)
+        return [r for r in self._by_condition.get(at, ()) if excluded or r.excluded is None]
 
     def excluded_at(self, at: tuple[str, ...]) -> list[Row]:
         """The excluded rows at one condition tuple, in trial order."""

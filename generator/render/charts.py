@@ -241,11 +241,14 @@ class ChartTemplates:
             template = {**json.loads(self.template(builder, *labels)), "datasets": _ROWS_MARK}
             text = self.compact[key] = _compact(template)
         if domain is not None:
-            text = text.replace(_compact(list(DOMAIN_MARK)), _compact(list(domain)))
+            text = text.replace(_DOMAIN_TEXT, _compact(list(domain)))
         if ticks is not None:
-            text = text.replace(_compact(list(TICKS_MARK)), _compact(list(ticks)))
-        data = _compact({DATA: [{k: _finite(v) for k, v in row.items()} for row in rows]})
-        return text.replace(_compact(_ROWS_MARK), data, 1).encode()
+            text = text.replace(_TICKS_TEXT, _compact(list(ticks)))
+        try:
+            data = json.dumps({DATA: rows}, sort_keys=True, separators=(",", ":"), allow_nan=False)
+        except ValueError:  # a non-finite number: drawn as missing
+            data = _compact({DATA: [{k: _finite(v) for k, v in row.items()} for row in rows]})
+        return text.replace(_ROWS_TEXT, data, 1).encode()
 
 
 _ROWS_MARK = "benchledger: the chart's rows go here"
@@ -253,6 +256,9 @@ _ROWS_MARK = "benchledger: the chart's rows go here"
 
 def _compact(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+_ROWS_TEXT, _DOMAIN_TEXT, _TICKS_TEXT = _compact(_ROWS_MARK), _compact(list(DOMAIN_MARK)), _compact(list(TICKS_MARK))
 
 
 # Marks drawn over the page's own background, light or dark (Material's slate): each keeps a

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import gc
 import hashlib
 import importlib.metadata
 import logging
@@ -48,7 +47,7 @@ import re
 import stat
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -59,6 +58,7 @@ from ..analysis.receipts import RunReceipts
 from ..ledger.runs import ParsedRuns
 from ..render.charts import ChartTemplates
 from ..render.ledger_files import Fragments
+from .collector import paused
 from .files import Stamp, stamp
 from .links import Crawled
 from .vega import cache_dir
@@ -111,19 +111,6 @@ def _distrusted(path: Path) -> tuple[Path, str] | None:
         return path.parent, why
     why = untrusted(path, folder=False) if path.exists() or path.is_symlink() else None
     return (path, why) if why is not None else None
-
-
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The garbage collector off while a cache is unpickled: its objects are all alive, and
-    collections walking them as they are made cost a third of the load."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def _read_only(proxy: MappingProxyType[Any, Any]) -> tuple[Callable[..., Any], tuple[dict[Any, Any]]]:
@@ -210,7 +197,7 @@ class BuildCache:
             )
             return cls()
         try:
-            with path.open("rb") as fh, _collector_paused():
+            with path.open("rb") as fh, paused():
                 version, *parts = pickle.load(fh)  # our own file
             if version == code_version() and len(parts) == len(PARTS) and all(isinstance(p, dict) for p in parts):
                 saved = dict(zip(PARTS, parts, strict=True))

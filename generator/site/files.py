@@ -149,7 +149,7 @@ def write(
     docs = Path(docs_dir).resolve()
     inside = Confined(docs)
     previous = read_list(docs, inside)
-    targets = _targets(docs, outputs, inside, previous, stamps)
+    targets, absent = _targets(docs, outputs, inside, previous, stamps)
     report = WriteReport(unchanged=len(kept := set(kept) - set(outputs)))
     current = set(outputs) | kept
     if not previous >= current:
@@ -158,7 +158,7 @@ def write(
     for rel, target in targets.items():
         data = outputs[rel]
         sha = hashlib.sha256(data).digest()
-        if _unchanged(target, rel, data, sha, stamps):
+        if rel not in absent and _unchanged(target, rel, data, sha, stamps):
             report.unchanged += 1
             continue
         if target.parent not in folders:
@@ -184,17 +184,24 @@ def write(
 
 def _targets(
     docs: Path, outputs: Mapping[str, bytes], inside: Confined, previous: set[str], stamps: Stamps
-) -> dict[str, Path]:
-    """Where each output goes; every conflict with a file benchledger did not write, at once.
-    A file is benchledger's when listed, when the build cache's stamp of its own write still
-    matches it exactly, or when `_adoptable`."""
-    targets, conflicts = {}, []
+) -> tuple[dict[str, Path], set[str]]:
+    """Where each output goes, and which of them hold nothing yet; every conflict with a file
+    benchledger did not write, at once. A file is benchledger's when listed, when the build
+    cache's stamp of its own write still matches it exactly, or when `_adoptable`."""
+    targets, conflicts, absent = {}, [], set()
     for rel in sorted(outputs):
         try:
             target = targets[rel] = inside(rel)
         except ValueError as err:
             conflicts.append(Problem(file=f"{docs.name}/{rel}", message=f"cannot be written: {err}"))
             continue
+        try:
+            os.lstat(target)
+        except FileNotFoundError:  # nothing there, not even a link: nothing to protect (a first build)
+            absent.add(rel)
+            continue
+        except OSError:
+            pass  # asked again below, where a file that cannot be read is refused
         known = stamps.get(rel)
         ours = known is not None and stamp(target, known[0]) == known and not target.is_symlink()
         listed = rel in previous or ours or _adoptable(target, outputs[rel])
@@ -208,7 +215,7 @@ def _targets(
             )
     if conflicts:
         raise BenchledgerError(conflicts)
-    return targets
+    return targets, absent
 
 
 def _remember(path: Path, rel: str, sha: bytes, stamps: Stamps) -> None:

@@ -20,6 +20,7 @@ from ..render.ledger_files import ledger_outputs
 from ..render.outputs import claim_outputs, index_outputs, run_outputs
 from ..render.sweeps import ReportSweep, report_sweep_outputs, report_sweeps
 from .cache import BuildCache
+from .collector import relaxed
 from .files import WriteReport, write
 from .vega import vega_bundle
 
@@ -57,11 +58,13 @@ def generate_site(
     `cache` is the caller's (`BuildCache.for_publication`, or one the plugin keeps across rebuilds);
     `checked`, the audit the same command made of the same publication, if any. The cache is
     saved unless `save` is False (the plugin saves it once, after its crawl of the built site)."""
-    if checked is not None and (checked.root, checked.docs) == (root.resolve(), docs_dir.resolve()):
-        checked_audit = checked.audit
-    else:
-        checked_audit = audit(root, docs_dir.relative_to(root).as_posix(), stale_is_error=False, cache=cache.parsed)
-    generated = _generated(checked_audit, docs_dir, settings, cache)
+    with relaxed():
+        if checked is not None and (checked.root, checked.docs) == (root.resolve(), docs_dir.resolve()):
+            checked_audit = checked.audit
+        else:
+            rel = docs_dir.relative_to(root).as_posix()
+            checked_audit = audit(root, rel, stale_is_error=False, cache=cache.parsed)
+        generated = _generated(checked_audit, docs_dir, settings, cache)
     if save:
         cache.save()
     return generated
