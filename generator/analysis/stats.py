@@ -144,12 +144,13 @@ def summarize(values: Values, confidence: float = CONFIDENCE) -> Summary:
 
     A run's page, its sweep, its comparisons and its claims summarize the same trials several
     times, so summaries are remembered by their exact values: equal floats other than zero are
-    the same bits, so a trial set holding a zero (0.0 == -0.0) is summarized afresh."""
+    the same bits, so a trial set holding a zero (0.0 == -0.0) is summarized afresh. The last
+    1,024 are kept (a run's are asked for together): a few MB, at most 80 at 10,000 trials each."""
     xs = tuple(_floats(values))
     return _summarize(xs, confidence) if 0.0 not in xs else _summarize.__wrapped__(xs, confidence)
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=1024)
 def _summarize(xs: tuple[float, ...], confidence: float) -> Summary:
     mean = _mean(xs)
     sd = _sd(xs) if len(xs) > 1 else None
