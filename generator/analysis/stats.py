@@ -145,7 +145,7 @@ def summarize(values: Values, confidence: float = CONFIDENCE) -> Summary:
     A run's page, its sweep, its comparisons and its claims summarize the same trials several
     times, so summaries are remembered by their exact values: equal floats other than zero are
     the same bits, so a trial set holding a zero (0.0 == -0.0) is summarized afresh. The last
-    1,024 are kept (a run's are asked for together): a few MB, at most 80 at 10,000 trials each."""
+    1,024 are kept (a run's are asked for together): a few MB, at most 80 MB at 10,000 trials each."""
     xs = tuple(_floats(values))
     return _summarize(xs, confidence) if 0.0 not in xs else _summarize.__wrapped__(xs, confidence)
 

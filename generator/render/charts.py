@@ -217,7 +217,7 @@ class ChartTemplates:
 
     def template(self, builder: Callable[..., Any], *labels: Any) -> str:
         """The Vega-Lite spec of `builder(*labels)` without data."""
-        key = f"{builder.__name__} {json.dumps(labels)}"
+        key = _key(builder, labels)
         known = self.known.get(key)
         if known is None:
             known = self.known[key] = json.dumps(builder(*labels).to_dict(validate=True))
@@ -235,7 +235,7 @@ class ChartTemplates:
         axis domain and ticks put in place of DOMAIN_MARK and TICKS_MARK (so one template serves
         every domain). Keys sorted, no spaces: the template is written so once, and the rows
         take the place of a mark."""
-        key = f"{builder.__name__} {json.dumps(labels)}"
+        key = _key(builder, labels)
         text = self.compact.get(key)
         if text is None:
             template = {**json.loads(self.template(builder, *labels)), "datasets": _ROWS_MARK}
@@ -249,6 +249,11 @@ class ChartTemplates:
         except ValueError:  # a non-finite number: drawn as missing
             data = _compact({DATA: [{k: _finite(v) for k, v in row.items()} for row in rows]})
         return text.replace(_ROWS_TEXT, data, 1).encode()
+
+
+def _key(builder: Callable[..., Any], labels: tuple[Any, ...]) -> str:
+    """A chart template's key: its builder and labels (`ChartTemplates.known` and `.compact`)."""
+    return f"{builder.__name__} {json.dumps(labels)}"
 
 
 _ROWS_MARK = "benchledger: the chart's rows go here"
