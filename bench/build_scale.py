@@ -31,7 +31,7 @@ conditions x 3 metrics) in a temporary folder and prints, in one run:
   - a plain MkDocs build of the same pages, which a second build also pays, reported apart;
   - the rebuild as `serve` does it in one process: regeneration and MkDocs' dirty rebuild.
 
-The build caches go to a temporary folder, not the user's.
+The build caches go to the same temporary folder as the publications, not the user's; all of it is removed at the end.
 
 Each publication also carries a report with one claim per ten runs (100 at 1,000 runs; each
 claim's page draws both sides across the concurrency sweep) and ten sweep charts of four runs.
@@ -207,11 +207,14 @@ print(time.perf_counter() - imported, imported - start, len(generated.ledger.run
 """
 
 
-def second_build(root: Path) -> tuple[float, float, int, float]:
-    """After one run changed: a new process's regeneration, its imports, the runs it rendered,
-    and a plain MkDocs build of the same pages."""
+def second_build(builds: Builds) -> tuple[float, float, int, float]:
+    """After one run changed: a new process's regeneration (with the builds' cache), its
+    imports, the runs it rendered, and a plain MkDocs build of the same pages."""
+    root = builds.root
     change_one_run(root)
-    done = subprocess.run([sys.executable, "-c", SECOND, str(root)], capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", SECOND, str(root)], capture_output=True, text=True, check=True, env=builds.env
+    )
     regenerate, imports, rendered = done.stdout.split()
     (root / "mkdocs.yml").write_text(MKDOCS.format(plugin=""))
     plain = timed([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(root / "mkdocs.yml")], root).wall
@@ -262,26 +265,23 @@ class Builds:
         return timed([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(self.root / "mkdocs.yml")], self.root)
 
 
-def first_builds(runs: int, tmp: Path, repeat: int) -> tuple[Builds, list[tuple[Timing, Timing]]]:
-    """`repeat` first builds, each of a new copy of the publication with an empty build cache,
-    each followed by plain MkDocs of the pages it generated; the first copy's builders (whose
-    cache is $BENCHLEDGER_BUILD_CACHE, which the later in-process measures use)."""
-    made: list[tuple[Builds, tuple[Timing, Timing]]] = []
+def first_builds(runs: int, tmp: Path, repeat: int) -> list[tuple[Builds, tuple[Timing, Timing]]]:
+    """`repeat` first builds, each of a new copy of the publication with an empty build cache
+    of its own (both inside `tmp`), each followed by plain MkDocs of the pages it generated."""
+    made = []
     for k in range(repeat):
         root = tmp / f"pub-{runs}" / str(k)
         make_publication(root, runs)
-        cache = os.environ["BENCHLEDGER_BUILD_CACHE"] if k == 0 else tempfile.mkdtemp(prefix="benchledger-bench-")
-        builds = Builds(root, cache)
+        builds = Builds(root, str(tmp / f"pub-{runs}" / f"cache-{k}"))
         made.append((builds, (builds.ours(), builds.plain())))
-    return made[0][0], [pair for _, pair in made]
+    return made
 
 
 def measure(runs: int, tmp: Path, repeat: int) -> dict[str, object]:
     """Each `benchledger build` in a new process, against plain MkDocs of the same pages."""
-    builds, firsts = first_builds(runs, tmp, repeat)
-    root, ours, plain = builds.root, builds.ours, builds.plain
-    first_pair = firsts[0]
-    first = first_pair[0]
+    made = first_builds(runs, tmp, repeat)
+    builds, first_pair = made[0]  # the later builds are of the first copy, with its cache
+    root, ours, plain, first = builds.root, builds.ours, builds.plain, first_pair[0]
     size, largest, name = site_stats(root / "site")
     weight = page_weight(root / "site", sorted(p.name for p in (root / "runs").iterdir())[0])
     again = [(ours(), plain()) for _ in range(repeat)]
@@ -293,7 +293,7 @@ def measure(runs: int, tmp: Path, repeat: int) -> dict[str, object]:
         "runs": runs,
         "benchledger": first.wall,
         "mkdocs": first_pair[1].wall,
-        "ratio": Ratios.of(firsts),
+        "ratio": Ratios.of([pair for _, pair in made]),
         "again": Ratios.of(again),
         "changed": Ratios.of(changed),
         "per_run_ms": 1000 * first.wall / runs,
@@ -303,6 +303,7 @@ def measure(runs: int, tmp: Path, repeat: int) -> dict[str, object]:
         "largest": name,
         "run_page_kb": weight,
         "root": root,
+        "builds": builds,
     }
 
 
@@ -315,7 +316,6 @@ def main() -> None:
     # otherwise have every build compile benchledger's sources, a third of a second, which a
     # user's first import does once), as the site-packages MkDocs runs from already have.
     compileall.compile_dir(str(Path(__file__).resolve().parents[1] / "generator"), quiet=1)
-    os.environ["BENCHLEDGER_BUILD_CACHE"] = tempfile.mkdtemp(prefix="benchledger-bench-cache-")
     print(
         f"{'runs':>6} {'benchledger s':>14} {'mkdocs s':>9} {'ratio':>6} {'again':>6} {'changed':>7} {'ms/run':>7} "
         f"{'peak MB':>8} {'site MB':>8} {'run page KB':>11} {'largest KB':>10}  largest page"
@@ -334,7 +334,7 @@ def main() -> None:
                 flush=True,
             )
             print(f"{'':>6} medians of {args.repeat}: first build: {ratio}; again: {again}; changed: {changed}")
-        regenerate, imports, rendered, plain = second_build(last["root"])  # type: ignore[arg-type]
+        regenerate, imports, rendered, plain = second_build(last["builds"])  # type: ignore[arg-type]
         print(
             f"\nsecond build after one run changed ({last['runs']} runs, a new process): benchledger "
             f"regeneration {regenerate:.2f} s ({rendered} run rendered; start-up {imports:.2f} s), "
