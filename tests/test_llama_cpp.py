@@ -28,6 +28,10 @@ pytestmark = pytest.mark.skipif(
     reason="llama-server not built: run `python bench/engines/llama_cpp.py build` (about 6 minutes)",
 )
 QUIET = Console(quiet=True)
+WIDE = (
+    "--margin",
+    "60%",
+)  # a shared 2-core VM: see test_a_rerun_against_the_test_bed_does_not_differ_and_another_draft_does
 
 
 @pytest.fixture(scope="module")
@@ -128,10 +132,16 @@ def test_killing_the_server_mid_run_keeps_completed_trials(
     assert "Missing trials: concurrency=1: trials 3-4." in notes
 
 
-def test_a_rerun_against_the_test_bed_agrees_and_another_draft_does_not(tmp_path: Path, models: Path) -> None:
-    """A committed test-bed run is rerun against the same server: its throughput agrees. Against
-    a server with a draft, the recorded environment differs (refused until allowed), and the
-    rerun is not reproduced, with tokens_per_second among the figures that differ."""
+def test_a_rerun_against_the_test_bed_does_not_differ_and_another_draft_does(tmp_path: Path, models: Path) -> None:
+    """A committed test-bed run is rerun against the same server: its throughput does not differ.
+    Against a server with a draft, the recorded environment differs (refused until allowed), and
+    the rerun is not reproduced, with tokens_per_second among the figures that differ.
+
+    Both reruns are judged at one margin, ±60%, set by the verifier as on any shared machine: a
+    2-core VM's speed moves between minutes by more than the noise inside one run. Measured for
+    the same server, minutes apart: tokens_per_second ratios 0.81-1.44 in eleven reruns here, 0.69
+    once in CI, each with a tight interval (the default margin, twice the in-run CV, called two of
+    them "differs"). The drafted server costs about 3x, far outside ±60%."""
     from typer.testing import CliRunner
 
     from generator.cli import app
@@ -150,13 +160,14 @@ def test_a_rerun_against_the_test_bed_agrees_and_another_draft_does_not(tmp_path
         args += ["--max-tokens", "128", "--requests", "16", "--id", run_id, "--out", str(pub / "runs")]
         code, out = cli(*args)
         assert code == 0, out
-        code, out = cli("rerun", run_id, "--by", "Ana", "--repo", str(pub), "--date", "2026-11-30", "--yes")
+        code, out = cli("rerun", run_id, "--by", "Ana", "--repo", str(pub), "--date", "2026-11-30", "--yes", *WIDE)
         assert code == 0, out
     (first,) = (pub / "runs" / run_id / "receipts").glob("*.yaml")
     same = yaml.safe_load(first.read_text())["rerun"]
     status = {f["metric"]: f["status"] for f in same["figures"]}
-    # Same server, minutes apart: throughput never differs (measured: agrees in 4 of 5 tries on a
-    # 2-core VM, unsettled once); latency percentiles of a few requests may stay unsettled.
+    assert {f["margin"] for f in same["figures"]} == {0.6}
+    # Same server, minutes apart: throughput does not differ at the machine's margin; latency
+    # percentiles of a few requests may stay unsettled.
     assert status["tokens_per_second"] != "differs", same["figures"]
     assert "errors" not in status and "client_lag_p99_s" not in status  # zero errors twice, and the client, go unjudged
     assert same["differences"] == []
@@ -165,7 +176,7 @@ def test_a_rerun_against_the_test_bed_agrees_and_another_draft_does_not(tmp_path
     # n_max 12 with the noisy draft costs about 3x in throughput on the test bed (runs/2026-11-29-testbed-*),
     # far beyond any noise margin; n_max 2 costs about 1.6x, which a noisy machine can hide.
     with engine.LlamaServer(BIN, target, draft, n_max=12, threads=2) as server:
-        rerun = ["rerun", run_id, "--by", "Ana", "--repo", str(pub), "--base-url", server.base_url, "--yes"]
+        rerun = ["rerun", run_id, "--by", "Ana", "--repo", str(pub), "--base-url", server.base_url, "--yes", *WIDE]
         code, out = cli(*rerun)
         assert code == 1 and "server.llama_cpp_props.slots.speculative: differs: False in the run" in out, out
         code, out = cli(*rerun, "--allow-difference", "server", "--date", "2026-11-30")
@@ -174,5 +185,6 @@ def test_a_rerun_against_the_test_bed_agrees_and_another_draft_does_not(tmp_path
     other = yaml.safe_load((pub / "runs" / run_id / "receipts" / "2026-11-30-rerun-ana.yaml").read_text())["rerun"]
     differs = [f for f in other["figures"] if f["status"] == "differs"]
     assert "tokens_per_second" in {f["metric"] for f in differs}, other["figures"]
+    assert {f["margin"] for f in other["figures"]} == {0.6}
     assert other["allowed_differences"] == ["server"]
     assert "server.llama_cpp_props.slots.speculative" in {d["key"] for d in other["differences"]}

@@ -263,3 +263,65 @@ def test_a_run_that_recorded_local_paths_is_rerun_without_a_difference(tmp_path:
     assert receipt(root)["rerun"]["differences"] == []  # type: ignore[index]
     (kept,) = (root / "runs" / RUN / "receipts").glob("*/run.yaml")
     assert yaml.safe_load(kept.read_text())["setup"] == {"model": "m.gguf"} and str(tmp_path) not in kept.read_text()
+
+
+def simulated(ratio: float, cv: float, trials: int, margin: float | None = None, draws: int = 2000) -> dict[str, float]:
+    """How often the default rule (or a verifier's margin) says each status, when the rerun's
+    true mean is `ratio` times the original's and both sides' trials are log-normal with `cv`."""
+    import numpy as np
+
+    from generator.analysis.reproduction import figure
+
+    rng = np.random.default_rng(20261201)
+    sigma = float(np.sqrt(np.log1p(cv**2)))
+    counts = dict.fromkeys(("agrees", "differs", "unsettled"), 0)
+    for _ in range(draws):
+        a = 100 * np.exp(rng.normal(0, sigma, trials))
+        b = 100 * ratio * np.exp(rng.normal(0, sigma, trials))
+        counts[figure("x", {}, a.tolist(), b.tolist(), margin).status] += 1
+    return {status: n / draws for status, n in counts.items()}
+
+
+def test_agreement_never_gets_easier_with_noisier_trials() -> None:
+    """Seeded simulation, 2,000 draws a case, five trials a side. A faithful rerun agrees less
+    often as the figure gets noisier (93% at CV 2%, 6% at 5%, at most 0.1% from 10%), and a true 10%
+    change never agrees at any noise (a margin of twice the CV would have let it agree at CV 30%).
+    Twenty trials settle the 5% case (85%)."""
+    same = [simulated(1.0, cv, 5)["agrees"] for cv in (0.02, 0.05, 0.1, 0.2, 0.4)]
+    assert same == sorted(same, reverse=True) and same[0] >= 0.9 and same[1] <= 0.1 and max(same[2:]) <= 0.001
+    assert all(simulated(1.1, cv, 5)["agrees"] == 0 for cv in (0.02, 0.1, 0.3, 0.6))
+    assert simulated(1.0, 0.05, 20)["agrees"] >= 0.8
+
+
+def test_a_faithful_rerun_is_rarely_called_different_and_a_halving_is() -> None:
+    """The band of a difference widens with the noise, so a faithful rerun differs in at most
+    0.2% of draws at any CV from 2% to 60%; a halving at CV 5% differs every time, and at CV 30%
+    in about a fifth of draws (unsettled otherwise, never agrees)."""
+    assert all(simulated(1.0, cv, 5)["differs"] <= 0.002 for cv in (0.02, 0.05, 0.1, 0.3, 0.6))
+    assert simulated(0.5, 0.05, 5)["differs"] == 1.0
+    noisy = simulated(0.5, 0.3, 5)
+    assert 0.15 <= noisy["differs"] <= 0.3 and noisy["agrees"] == 0
+
+
+def test_drift_between_sessions_is_what_the_rule_cannot_know() -> None:
+    """A machine 30% slower on the day of the rerun, trials steady inside each session (CV 5%):
+    the default rule calls the faithful rerun different (the methods page says so); a verifier's
+    margin of 60% for that machine lets it agree, and still catches a 3x slowdown."""
+    assert simulated(0.7, 0.05, 5)["differs"] >= 0.99
+    assert simulated(0.7, 0.05, 5, margin=0.6)["agrees"] >= 0.9
+    assert simulated(1 / 3, 0.1, 5, margin=0.6)["differs"] == 1.0
+
+
+def test_the_methods_page_states_the_rerun_rule_from_the_code(monkeypatch: pytest.MonkeyPatch) -> None:
+    from generator.analysis import reproduction as rule
+    from generator.analysis.comparison import Settings
+    from generator.render.methods_page import methods_page
+
+    page = html.unescape(methods_page(Settings()))
+    assert "where the margin is ±5% however\nnoisy the figure" in page
+    assert "with d the larger of ±5% and\n2 times the larger per-trial CV" in page
+    assert "`client_lag_p99_s`" in page and "95% interval and its 90% equivalence interval" in page
+    monkeypatch.setattr(rule, "MIN_MARGIN", 0.1)
+    monkeypatch.setattr(rule, "NOISE_MULTIPLE", 3.0)
+    page = html.unescape(methods_page(Settings()))
+    assert "where the margin is ±10% however" in page and "with d the larger of ±10% and\n3 times" in page

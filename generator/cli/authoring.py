@@ -57,7 +57,10 @@ def rerun(
     trials: Annotated[int | None, typer.Option(help="Trials per condition.", show_default="the recorded")] = None,
     margin: Annotated[
         str | None,
-        typer.Option(help='Agreement margin, e.g. "5%".', show_default="max(5%, twice the noise band)"),
+        typer.Option(
+            help='One margin for agreement and difference, e.g. "20%" on a machine whose speed drifts.',
+            show_default="agrees within 5%, differs beyond max(5%, twice the noise band)",
+        ),
     ] = None,
     allow_difference: Annotated[
         list[str] | None,
@@ -78,12 +81,13 @@ def rerun(
     Start the same server first (the manifest says how it was built and started). The rerun
     is measured in a temporary folder; every metric at every condition is compared with the
     original by the equivalence test: agrees (the 90% interval of rerun / original lies
-    within [1/(1+margin), 1+margin]), differs (the 95% interval lies outside), unsettled
-    otherwise. If a
-    recorded key of the environment differs and is not allowed with --allow-difference,
-    nothing is written. Otherwise runs/<id>/receipts/<date>-rerun-<name>.yaml is written with
-    the agreement table, and the new trials are kept beside it; the run then shows as
-    reproduced, partly reproduced or not reproduced. Exits 0 whatever the outcome.
+    within [1/(1+margin), 1+margin], margin 5% unless set), differs (the 95% interval lies
+    wholly beyond the band of a difference: the margin, or twice the noise band when that is
+    wider), unsettled otherwise: more trials would tell. If a recorded key of the environment
+    differs and is not allowed with --allow-difference, nothing is written. Otherwise
+    runs/<id>/receipts/<date>-rerun-<name>.yaml is written with the agreement table, and the
+    new trials are kept beside it; the run then shows as reproduced, partly reproduced or not
+    reproduced. Exits 0 whatever the outcome.
     """
     from ..authoring.rerun import Request
     from ..authoring.rerun import rerun as do_rerun
@@ -111,11 +115,17 @@ def _say(done: Rerun) -> None:
     for f in done.figures:
         interval = f"[{f.low:.3f}, {f.high:.3f}]" if f.low is not None and f.high is not None else "no interval"
         ratio = f"{f.ratio:.3f}" if f.ratio is not None else "–"
-        typer.echo(f"  {f.status:9}  {f.label}: rerun/original {ratio} {interval}, margin ±{f.margin:.1%}")
+        typer.echo(f"  {f.status:9}  {f.label}: rerun/original {ratio} {interval}, {f.bands}")
     for key, old, new in done.differences:
         typer.echo(f"  allowed difference {key}: {old!r} -> {new!r}")
     agree = sum(f.status == "agrees" for f in done.figures)
     typer.echo(f"{done.state}: {agree} of {len(done.figures)} figures agree.")
+    unsettled = sum(f.status == "unsettled" for f in done.figures)
+    if unsettled:
+        typer.echo(
+            f"{unsettled} unsettled: their intervals are too wide to show agreement within the margin;"
+            " more trials (--trials) narrow them."
+        )
     for path in done.written:
         typer.echo(f"wrote {path}")
     typer.echo("Commit the receipt and the folder beside it.")

@@ -268,6 +268,9 @@ class RerunFigure(_Record):
     low: float | None = None
     high: float | None = None
     margin: float = Field(ge=0, description="Agreement means the ratio lies within 1 +- margin.")
+    differs_margin: float | None = Field(
+        None, ge=0, description="A difference means the interval lies wholly beyond 1 +- this (absent: margin)."
+    )
     status: Literal["agrees", "differs", "unsettled"]
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from ..analysis import grid_verdict, power, stats, verdicts
+from ..analysis import grid_verdict, power, reproduction, stats, verdicts
 from ..analysis.comparison import Settings
 from ..format.front_matter import MAX_FACTORS
+from ..format.models import CLIENT_FIGURES
 from . import text as t
 from .templating import generated_mark, render
 
@@ -45,4 +46,9 @@ def methods_page(settings: Settings) -> str:
         power=f"{power.POWER:.0%}",
         draws=f"{power.DRAWS:,}",
         most=f"{power.MOST:,}",
+        client_figures=Markup(", ".join(f"`{name}`" for name in sorted(CLIENT_FIGURES))),
+        rerun_confidence=t.level(stats.CONFIDENCE),
+        rerun_tost=t.level(verdicts.tost_level(stats.CONFIDENCE)),
+        min_margin=f"{reproduction.MIN_MARGIN:.0%}",
+        noise_multiple=f"{reproduction.NOISE_MULTIPLE:g}",
     )

@@ -12,10 +12,12 @@ from typing import Any
 import yaml
 from markupsafe import Markup
 
+from ..analysis import stats
 from ..analysis.receipts import RunReceipts
 from ..analysis.reproduction import Figure
 from ..analysis.stats import Summary
 from ..analysis.summaries import MetricAt, RunSummary, label_of
+from ..analysis.verdicts import tost_level
 from ..format.keys import flatten
 from ..format.models import Runner
 from ..ledger.records import Run
@@ -152,6 +154,8 @@ def run_page(
         receipt_state=state_badge(receipts.kind, receipts.shown),
         compare=Markup(f"../../compare/?a={t.path_url(run.id)}"),  # raw HTML: the built page's URL
         rerun=receipts.reproduction,
+        rerun_confidence=t.level(stats.CONFIDENCE),
+        rerun_tost=t.level(tost_level(stats.CONFIDENCE)),
         headline=headline(run, summary),
         **_described(run),
         **_formats({name: m.unit for name, m in run.meta.metrics.items()}),
@@ -353,11 +357,11 @@ def copyable(argv: Sequence[str]) -> list[str]:
 
 
 def _figure_line(f: Figure) -> str:
-    """One figure of a rerun: its status, and rerun / original with its interval and margin."""
+    """One figure of a rerun: its status, and rerun / original with its interval and bands."""
     if f.ratio is None:
         return f"{f.label}: {f.status} (no interval: the rerun did not measure it, or too few trials)"
     interval = f"[{t.number(f.low)}, {t.number(f.high)}]" if f.low is not None else ""
-    return f"{f.label}: {f.status}, rerun / original {t.number(f.ratio)} {interval}, margin ±{f.margin:.1%}"
+    return f"{f.label}: {f.status}, rerun / original {t.number(f.ratio)} {interval}, {f.bands}"
 
 
 MAX_CARDS = 8
