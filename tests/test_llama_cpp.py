@@ -133,15 +133,16 @@ def test_killing_the_server_mid_run_keeps_completed_trials(
 
 
 def test_a_rerun_against_the_test_bed_does_not_differ_and_another_draft_does(tmp_path: Path, models: Path) -> None:
-    """A committed test-bed run is rerun against the same server: its throughput does not differ.
-    Against a server with a draft, the recorded environment differs (refused until allowed), and
-    the rerun is not reproduced, with tokens_per_second among the figures that differ.
+    """A committed test-bed run is rerun against the same server: its throughput does not differ
+    at the margin a verifier sets for this machine. Against a server with a draft, the recorded
+    environment differs (refused until allowed), and under the default rule the rerun is not
+    reproduced, with tokens_per_second among the figures that differ.
 
-    Both reruns are judged at one margin, ±60%, set by the verifier as on any shared machine: a
-    2-core VM's speed moves between minutes by more than the noise inside one run. Measured for
-    the same server, minutes apart: tokens_per_second ratios 0.81-1.44 in eleven reruns here, 0.69
-    once in CI, each with a tight interval (the default margin, twice the in-run CV, called two of
-    them "differs"). The drafted server costs about 3x, far outside ±60%."""
+    The same-server rerun is judged at ±60%, as on any shared machine: a 2-core VM's speed moves
+    between minutes by more than the noise inside one run. Measured for the same server, minutes
+    apart: tokens_per_second ratios 0.81-1.44 in eleven reruns here and 0.69 once in CI, each
+    with a tight interval (at the default ±5%, most read "differs"). The drafted server costs
+    2.5x at concurrency 1 and 4x at 4 (runs/2026-11-29-testbed-nmax12 against -nodraft)."""
     from typer.testing import CliRunner
 
     from generator.cli import app
@@ -176,7 +177,7 @@ def test_a_rerun_against_the_test_bed_does_not_differ_and_another_draft_does(tmp
     # n_max 12 with the noisy draft costs about 3x in throughput on the test bed (runs/2026-11-29-testbed-*),
     # far beyond any noise margin; n_max 2 costs about 1.6x, which a noisy machine can hide.
     with engine.LlamaServer(BIN, target, draft, n_max=12, threads=2) as server:
-        rerun = ["rerun", run_id, "--by", "Ana", "--repo", str(pub), "--base-url", server.base_url, "--yes", *WIDE]
+        rerun = ["rerun", run_id, "--by", "Ana", "--repo", str(pub), "--base-url", server.base_url, "--yes"]
         code, out = cli(*rerun)
         assert code == 1 and "server.llama_cpp_props.slots.speculative: differs: False in the run" in out, out
         code, out = cli(*rerun, "--allow-difference", "server", "--date", "2026-11-30")
@@ -185,6 +186,6 @@ def test_a_rerun_against_the_test_bed_does_not_differ_and_another_draft_does(tmp
     other = yaml.safe_load((pub / "runs" / run_id / "receipts" / "2026-11-30-rerun-ana.yaml").read_text())["rerun"]
     differs = [f for f in other["figures"] if f["status"] == "differs"]
     assert "tokens_per_second" in {f["metric"] for f in differs}, other["figures"]
-    assert {f["margin"] for f in other["figures"]} == {0.6}
+    assert {f["margin"] for f in other["figures"]} == {0.05}
     assert other["allowed_differences"] == ["server"]
     assert "server.llama_cpp_props.slots.speculative" in {d["key"] for d in other["differences"]}

@@ -97,6 +97,7 @@ class Reproduced:
     verifier: str
     date: dt.date
     figures: tuple[Figure, ...]
+    margin: float | None = None  # the verifier's --margin; None: the default
 
     @property
     def short(self) -> tuple[Figure, ...]:
@@ -231,7 +232,7 @@ def _reproduced(run: Run, statuses: Sequence[ReceiptStatus]) -> Reproduced | Non
         except BenchledgerError:
             continue  # unreadable kept trials reproduce nothing; check reports them
         found = tuple(figures(run, rerun, record.margin))
-        return Reproduced(reproduction(found), status.name, status.verifier, status.date, found)
+        return Reproduced(reproduction(found), status.name, status.verifier, status.date, found, record.margin)
     return None
 
 

@@ -306,7 +306,7 @@ def _figure(f: Figure) -> dict[str, Any]:
         value = getattr(f, key)
         if value is not None:
             out[key] = round(value, 6)
-    return out | {"margin": round(f.margin, 6), "differs_margin": round(f.differs_margin, 6), "status": f.status}
+    return out | {"margin": round(f.margin, 6), "status": f.status}
 
 
 def _write(folder: Path, target: Path, receipt: dict[str, Any], kept: dict[str, bytes], key: Path | None) -> list[Path]:

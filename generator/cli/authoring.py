@@ -58,8 +58,8 @@ def rerun(
     margin: Annotated[
         str | None,
         typer.Option(
-            help='One margin for agreement and difference, e.g. "20%" on a machine whose speed drifts.',
-            show_default="agrees within 5%, differs beyond max(5%, twice the noise band)",
+            help='Agreement margin, e.g. "20%" on a machine whose speed you know drifts between sessions.',
+            show_default="5%",
         ),
     ] = None,
     allow_difference: Annotated[
@@ -81,10 +81,10 @@ def rerun(
     Start the same server first (the manifest says how it was built and started). The rerun
     is measured in a temporary folder; every metric at every condition is compared with the
     original by the equivalence test: agrees (the 90% interval of rerun / original lies
-    within [1/(1+margin), 1+margin], margin 5% unless set), differs (the 95% interval lies
-    wholly beyond the band of a difference: the margin, or twice the noise band when that is
-    wider), unsettled otherwise: more trials would tell. If a recorded key of the environment
-    differs and is not allowed with --allow-difference, nothing is written. Otherwise
+    within [1/(1+margin), 1+margin]), differs (the interval lies wholly outside that band, at
+    95% for all the run's figures together), unsettled otherwise: more trials would tell. If a
+    recorded key of the environment differs and is not allowed with --allow-difference,
+    nothing is written. Otherwise
     runs/<id>/receipts/<date>-rerun-<name>.yaml is written with the agreement table, and the
     new trials are kept beside it; the run then shows as reproduced, partly reproduced or not
     reproduced. Exits 0 whatever the outcome.
@@ -112,10 +112,14 @@ def rerun(
 
 def _say(done: Rerun) -> None:
     """Each figure's agreement, the differences allowed, the outcome and the files written."""
+    if done.figures:
+        count, level = len(done.figures), done.figures[0].level
+        together = 1 - (1 - level) * count  # Bonferroni: the level the figures share
+        typer.echo(f"Intervals at {level:.2%} each, {together:.0%} for the {count} figures together:")
     for f in done.figures:
         interval = f"[{f.low:.3f}, {f.high:.3f}]" if f.low is not None and f.high is not None else "no interval"
         ratio = f"{f.ratio:.3f}" if f.ratio is not None else "–"
-        typer.echo(f"  {f.status:9}  {f.label}: rerun/original {ratio} {interval}, {f.bands}")
+        typer.echo(f"  {f.status:9}  {f.label}: rerun/original {ratio} {interval}, margin ±{f.margin:.1%}")
     for key, old, new in done.differences:
         typer.echo(f"  allowed difference {key}: {old!r} -> {new!r}")
     agree = sum(f.status == "agrees" for f in done.figures)
@@ -123,8 +127,8 @@ def _say(done: Rerun) -> None:
     unsettled = sum(f.status == "unsettled" for f in done.figures)
     if unsettled:
         typer.echo(
-            f"{unsettled} unsettled: their intervals are too wide to show agreement within the margin;"
-            " more trials (--trials) narrow them."
+            f"{unsettled} unsettled: more trials (--trials) narrow an interval until it lies inside the"
+            " margin or wholly outside it."
         )
     for path in done.written:
         typer.echo(f"wrote {path}")

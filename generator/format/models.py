@@ -265,12 +265,9 @@ class RerunFigure(_Record):
     metric: Name
     at: dict[str, Scalar] = Field(default_factory=dict)
     ratio: float | None = Field(None, description="Rerun / original (geometric means).")
-    low: float | None = None
+    low: float | None = Field(None, description="The interval, simultaneous over the rerun's figures.")
     high: float | None = None
-    margin: float = Field(ge=0, description="Agreement means the ratio lies within 1 +- margin.")
-    differs_margin: float | None = Field(
-        None, ge=0, description="A difference means the interval lies wholly beyond 1 +- this (absent: margin)."
-    )
+    margin: float = Field(ge=0, description="Agrees: the 90% interval inside [1/(1+margin), 1+margin].")
     status: Literal["agrees", "differs", "unsettled"]
 
 

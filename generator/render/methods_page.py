@@ -47,8 +47,8 @@ def methods_page(settings: Settings) -> str:
         draws=f"{power.DRAWS:,}",
         most=f"{power.MOST:,}",
         client_figures=Markup(", ".join(f"`{name}`" for name in sorted(CLIENT_FIGURES))),
-        rerun_confidence=t.level(stats.CONFIDENCE),
         rerun_tost=t.level(verdicts.tost_level(stats.CONFIDENCE)),
-        min_margin=f"{reproduction.MIN_MARGIN:.0%}",
-        noise_multiple=f"{reproduction.NOISE_MULTIPLE:g}",
+        rerun_margin=f"{reproduction.MARGIN:.0%}",
+        rerun_alpha=f"{1 - stats.CONFIDENCE:.3g}",
+        rerun_alpha_percent=t.level(1 - stats.CONFIDENCE),
     )

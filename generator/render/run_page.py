@@ -13,8 +13,8 @@ import yaml
 from markupsafe import Markup
 
 from ..analysis import stats
-from ..analysis.receipts import RunReceipts
-from ..analysis.reproduction import Figure
+from ..analysis.receipts import Reproduced, RunReceipts
+from ..analysis.reproduction import MARGIN, Figure
 from ..analysis.stats import Summary
 from ..analysis.summaries import MetricAt, RunSummary, label_of
 from ..analysis.verdicts import tost_level
@@ -154,8 +154,7 @@ def run_page(
         receipt_state=state_badge(receipts.kind, receipts.shown),
         compare=Markup(f"../../compare/?a={t.path_url(run.id)}"),  # raw HTML: the built page's URL
         rerun=receipts.reproduction,
-        rerun_confidence=t.level(stats.CONFIDENCE),
-        rerun_tost=t.level(tost_level(stats.CONFIDENCE)),
+        **_rerun_rule(receipts.reproduction),
         headline=headline(run, summary),
         **_described(run),
         **_formats({name: m.unit for name, m in run.meta.metrics.items()}),
@@ -356,12 +355,26 @@ def copyable(argv: Sequence[str]) -> list[str]:
     return out
 
 
+def _rerun_rule(rerun: Reproduced | None) -> dict[str, str]:
+    """The numbers the run page's sentence on a rerun's rule states: margin and levels."""
+    if rerun is None:
+        return {}
+    margin = f"±{MARGIN:.1%}" if rerun.margin is None else f"±{rerun.margin:.1%}, set by the verifier"
+    level = rerun.figures[0].level if rerun.figures else stats.CONFIDENCE
+    return {
+        "rerun_margin": margin,
+        "rerun_level": t.level(level),
+        "rerun_confidence": t.level(stats.CONFIDENCE),
+        "rerun_tost": t.level(tost_level(stats.CONFIDENCE)),
+    }
+
+
 def _figure_line(f: Figure) -> str:
-    """One figure of a rerun: its status, and rerun / original with its interval and bands."""
+    """One figure of a rerun: its status, and rerun / original with its interval and margin."""
     if f.ratio is None:
         return f"{f.label}: {f.status} (no interval: the rerun did not measure it, or too few trials)"
     interval = f"[{t.number(f.low)}, {t.number(f.high)}]" if f.low is not None else ""
-    return f"{f.label}: {f.status}, rerun / original {t.number(f.ratio)} {interval}, {f.bands}"
+    return f"{f.label}: {f.status}, rerun / original {t.number(f.ratio)} {interval}, margin ±{f.margin:.1%}"
 
 
 MAX_CARDS = 8
