@@ -342,3 +342,33 @@ def test_the_methods_page_states_the_rerun_rule_from_the_code(monkeypatch: pytes
     monkeypatch.setattr(rule, "MARGIN", 0.1)
     monkeypatch.setattr(stats, "CONFIDENCE", 0.99)
     assert "The margin is ±10% unless" in page() and "1 − 0.01 / k" in page() and "at most 1%" in page()
+
+
+def test_a_rate_the_rerun_did_not_measure_never_agrees(tmp_path: Path) -> None:
+    """The original accepted no draft tokens (acceptance 0 in every trial) and the rerun has no
+    draft columns: the rate says nothing and is left out, as a metric zero both times is (it used
+    to agree; with the columns gone, `rerun` and the build stopped with a ValueError). Had the original
+    accepted some, the rate is unsettled (not measured again), never agreeing."""
+
+    def run(rows: str, folder: str, header: str) -> Path:
+        plain = {"metrics": {"tokens_per_second": {"unit": "tok/s", "better": "higher"}}, "rates": {}}
+        files = measured_run("2026-09-01-a", **({} if "draft" in header else plain))
+        files.pop("runs/2026-09-01-a/requests.csv")
+        files["runs/2026-09-01-a/results.csv"] = header + rows
+        return write_tree(tmp_path / folder, publication(files))
+
+    drafts = "trial,concurrency,tokens_per_second,draft_tokens,draft_accepted\n"
+    plain = "trial,concurrency,tokens_per_second\n"
+    rerun = load(run("".join(f"{i},1,{30 + i / 100}\n" for i in range(1, 6)), "b", plain)).runs["2026-09-01-a"]
+    none_accepted = "".join(f"{i},1,{30 + i / 100},2000,0\n" for i in range(1, 6))
+    found = figures(load(run(none_accepted, "a", drafts)).runs["2026-09-01-a"], rerun.results)
+    assert [(f.metric, f.status) for f in found] == [("tokens_per_second", "agrees"), ("draft_tokens", "unsettled")]
+    some_accepted = "".join(f"{i},1,{30 + i / 100},2000,{1400 + i}\n" for i in range(1, 6))
+    found = figures(load(run(some_accepted, "c", drafts)).runs["2026-09-01-a"], rerun.results)
+    assert [(f.metric, f.status) for f in found] == [
+        ("tokens_per_second", "agrees"),
+        ("draft_tokens", "unsettled"),
+        ("draft_accepted", "unsettled"),
+        ("acceptance", "unsettled"),
+    ]
+    assert reproduction(found) == "partly reproduced"

@@ -81,9 +81,10 @@ def _sides(original: Run, rerun: Results) -> Iterator[tuple[str, Mapping[str, ob
         for name, rate in original.meta.rates.items():
             parts = (rate.numerator, rate.denominator)
             _, mine = rate_trials(mine_rows, rate)
-            _, its = rate_trials([r for r in their_rows if all(k in r.values for k in parts)], rate)
-            if mine.per_trial and any(v != 0 for v in (*mine.per_trial, *its.per_trial)):
-                yield name, where, list(mine.per_trial), list(its.per_trial)
+            counted = [r for r in their_rows if all(k in r.values for k in parts)]
+            its = list(rate_trials(counted, rate)[1].per_trial) if counted else []  # none: not measured again
+            if mine.per_trial and any(v != 0 for v in (*mine.per_trial, *its)):
+                yield name, where, list(mine.per_trial), its
 
 
 def figure(
