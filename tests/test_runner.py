@@ -422,3 +422,32 @@ def test_path_reduction_keeps_sentences_and_catches_other_users_homes_and_file_u
     meta = yaml.safe_load((tmp_path / "2026-11-29-words" / "run.yaml").read_text())
     assert meta["title"] == "/tmp/ cleanup makes decode 2x faster"
     assert meta["setup"] == {"a": "m.gguf", "b": "m.gguf", "c": "m.gguf", "d": "/v1/completions"}
+
+
+def test_ctrl_c_stops_and_reaps_the_measured_command(tmp_path: Path) -> None:
+    """A Ctrl-C while a command is measured kills it and collects its exit at once: nothing keeps
+    running after the runner, and no zombie is left for the garbage collector to warn about
+    (subprocess.run gave the child only a quarter second and left it unreaped)."""
+    import os
+    import signal
+    import time
+
+    from generator.runner.command import execute
+
+    pid_file = tmp_path / "pid"
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    signal.setitimer(signal.ITIMER_REAL, 0.5)
+    start = time.perf_counter()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            execute(["sh", "-c", f'echo $$ > "{pid_file}"; exec sleep 30'], [], timeout=None)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert time.perf_counter() - start < 5
+    with pytest.raises(ProcessLookupError):  # gone, and reaped: a zombie would still answer
+        os.kill(int(pid_file.read_text()), 0)

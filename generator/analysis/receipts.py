@@ -88,7 +88,7 @@ class ReceiptStatus:
         return "; ".join(parts) + " since it was written"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Reproduced:
     """The newest good rerun receipt's verdict, recomputed from the trials it kept."""
 
@@ -98,11 +98,17 @@ class Reproduced:
     date: dt.date
     figures: tuple[Figure, ...]
     margin: float | None = None  # the verifier's --margin; None: the default
+    stated: tuple[int, int] = (0, 0)  # figures agreeing, and figures, in the receipt's own table
 
     @property
     def short(self) -> tuple[Figure, ...]:
         """The figures that did not agree."""
         return tuple(f for f in self.figures if f.status != "agrees")
+
+    @property
+    def agreeing(self) -> tuple[int, int]:
+        """Figures agreeing, and figures, as recomputed."""
+        return sum(f.status == "agrees" for f in self.figures), len(self.figures)
 
 
 @dataclass(frozen=True)
@@ -232,7 +238,16 @@ def _reproduced(run: Run, statuses: Sequence[ReceiptStatus]) -> Reproduced | Non
         except BenchledgerError:
             continue  # unreadable kept trials reproduce nothing; check reports them
         found = tuple(figures(run, rerun, record.margin))
-        return Reproduced(reproduction(found), status.name, status.verifier, status.date, found, record.margin)
+        stated = (sum(f.status == "agrees" for f in record.figures), len(record.figures))
+        return Reproduced(
+            state=reproduction(found),
+            receipt=status.name,
+            verifier=status.verifier,
+            date=status.date,
+            figures=found,
+            margin=record.margin,
+            stated=stated,
+        )
     return None
 
 

@@ -114,16 +114,25 @@ def execute(command: list[str], found: list[Extractor], timeout: float | None) -
     read with replacement characters (the figures are still parsed)."""
     start = time.perf_counter()
     try:
-        done = subprocess.run(command, capture_output=True, timeout=timeout)
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     except (FileNotFoundError, PermissionError, OSError) as err:
         raise BenchledgerError(Problem(file=command[0], message=f"cannot be started ({err.strerror or err})")) from None
-    except subprocess.TimeoutExpired:
-        return Execution(time.perf_counter() - start, -1, {}, f"timed out after {timeout} s")
+    with process:
+        try:
+            out, errors = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+            return Execution(time.perf_counter() - start, -1, {}, f"timed out after {timeout} s")
+        except BaseException:  # Ctrl-C: the command is stopped and reaped, never left behind
+            process.kill()
+            process.wait()
+            raise
     wall = time.perf_counter() - start
-    stdout = done.stdout.decode("utf-8", errors="replace")
-    stderr = done.stderr.decode("utf-8", errors="replace")[-500:]
-    if done.returncode != 0:
-        return Execution(wall, done.returncode, {}, f"exit code {done.returncode}", stderr)
+    stdout = out.decode("utf-8", errors="replace")
+    stderr = errors.decode("utf-8", errors="replace")[-500:]
+    if process.returncode != 0:
+        return Execution(wall, process.returncode, {}, f"exit code {process.returncode}", stderr)
     values = {}
     for extractor in found:
         try:
