@@ -268,7 +268,14 @@ def test_a_run_that_recorded_local_paths_is_rerun_without_a_difference(tmp_path:
 
 
 def simulated(
-    ratio: float, cv: float, trials: int, *, margin: float | None = None, figures_: int = 1, draws: int = 2000
+    ratio: float,
+    cv: float,
+    trials: int,
+    *,
+    margin: float | None = None,
+    figures_: int = 1,
+    draws: int = 2000,
+    rerun_trials: int | None = None,
 ) -> dict[str, float]:
     """How often each status is said of one figure of a run with `figures_` figures, when the
     rerun's true mean is `ratio` times the original's and both sides' trials are log-normal
@@ -283,7 +290,7 @@ def simulated(
 
     def status(true: float) -> str:
         a = 100 * np.exp(rng.normal(0, sigma, trials))
-        b = 100 * true * np.exp(rng.normal(0, sigma, trials))
+        b = 100 * true * np.exp(rng.normal(0, sigma, rerun_trials or trials))
         return figure("x", {}, a.tolist(), b.tolist(), margin=margin, level=level).status
 
     counts = dict.fromkeys(("agrees", "differs", "unsettled"), 0)
@@ -303,6 +310,14 @@ def test_agreement_never_gets_easier_with_noisier_trials() -> None:
     assert same == sorted(same, reverse=True) and same[0] >= 0.9 and same[1] <= 0.1 and max(same[2:]) <= 0.001
     assert all(simulated(1.1, cv, 5)["agrees"] == 0 for cv in (0.02, 0.1, 0.3, 0.6))
     assert simulated(1.0, 0.05, 20)["agrees"] >= 0.8
+
+
+def test_a_long_rerun_of_a_short_noisy_run_still_rarely_agrees() -> None:
+    """What the methods page says of --trials: the original's five trials at CV 5% stay fixed,
+    so twenty rerun trials agree in about one draw in five (21%) and a hundred in 28%, against
+    84% with twenty a side."""
+    assert 0.15 <= simulated(1.0, 0.05, 5, rerun_trials=20)["agrees"] <= 0.25
+    assert simulated(1.0, 0.05, 5, rerun_trials=100, draws=1000)["agrees"] <= 0.35
 
 
 def test_a_faithful_rerun_shows_a_difference_at_most_one_time_in_twenty() -> None:
@@ -388,6 +403,30 @@ def test_a_receipt_table_that_disagrees_with_the_kept_trials_is_named_and_overru
     page = " ".join(page_text(pub, f"runs/{RUN}/index.html").split())
     assert "Rerun: reproduced, by Ana" in page
     assert (
-        "2 of 2 figures agree, recomputed from the trials the rerun kept (the receipt's own table says 1 of 2;"
-        " the page trusts only the recomputation)."
+        "2 of 2 figures agree, recomputed from the trials the rerun kept (the receipt's own table says 1 of 2"
+        " figures agree, and differs from the recomputation in 1; the page trusts only the recomputation)."
     ) in page
+    swapped = data["rerun"]["figures"]  # the same count, another figure: still named
+    swapped[0]["status"], swapped[1]["status"] = "agrees", "differs"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    assert cli("build", "--strict", "--repo", str(pub))[0] == 0
+    page = " ".join(page_text(pub, f"runs/{RUN}/index.html").split())
+    assert "(the receipt's own table says 1 of 2 figures agree, and differs from the recomputation in 1;" in page
+    data["rerun"]["figures"] = []
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    assert cli("build", "--strict", "--repo", str(pub))[0] == 0
+    page = " ".join(page_text(pub, f"runs/{RUN}/index.html").split())
+    assert "(the receipt's own table has no figures; the page trusts only the recomputation)" in page
+
+
+@pytest.mark.parametrize("margin", [0, 50, -0.1])
+def test_a_receipt_margin_outside_the_clis_range_is_refused(pub: Path, margin: float) -> None:
+    """An edited margin: 50 would make every figure agree on the page; check names it."""
+    assert cli("rerun", RUN, "--by", "Ana", "--repo", str(pub), "--yes")[0] == 0
+    (path,) = (pub / "runs" / RUN / "receipts").glob("*.yaml")
+    data = yaml.safe_load(path.read_text())
+    data["rerun"]["margin"] = margin
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    code, out = cli("check", "--repo", str(pub))
+    assert code == 1 and "Traceback" not in out
+    assert "rerun.margin" in out and path.name in out, out

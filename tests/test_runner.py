@@ -451,3 +451,15 @@ def test_ctrl_c_stops_and_reaps_the_measured_command(tmp_path: Path) -> None:
     assert time.perf_counter() - start < 5
     with pytest.raises(ProcessLookupError):  # gone, and reaped: a zombie would still answer
         os.kill(int(pid_file.read_text()), 0)
+
+
+def test_a_timeout_holds_when_the_command_leaves_a_child_holding_its_output() -> None:
+    """The command is killed at its timeout even when a process it started keeps the output pipe
+    open (reading the pipe to its end would wait for that child)."""
+    import time
+
+    from generator.runner.command import execute
+
+    start = time.perf_counter()
+    done = execute(["sh", "-c", "sleep 3 & sleep 4"], [], timeout=0.3)
+    assert time.perf_counter() - start < 2 and done.error == "timed out after 0.3 s"

@@ -28,7 +28,7 @@ from ..ledger.records import Ledger, Receipt, Results, Run
 from ..ledger.runs import decode
 from ..ledger.tables import parse_results
 from ..ledger.yamlio import load_model
-from .reproduction import Figure, Reproduction, figures, reproduction
+from .reproduction import Figure, Reproduction, figure_label, figures, reproduction
 from .signatures import Signer, check_signature, parse_allowed_signers
 
 RunState = Literal["unverified", "verified", "dual-verified", "stale"]
@@ -98,7 +98,7 @@ class Reproduced:
     date: dt.date
     figures: tuple[Figure, ...]
     margin: float | None = None  # the verifier's --margin; None: the default
-    stated: tuple[int, int] = (0, 0)  # figures agreeing, and figures, in the receipt's own table
+    stated: tuple[tuple[str, str], ...] = ()  # (figure, status) as the receipt's own table has them
 
     @property
     def short(self) -> tuple[Figure, ...]:
@@ -109,6 +109,20 @@ class Reproduced:
     def agreeing(self) -> tuple[int, int]:
         """Figures agreeing, and figures, as recomputed."""
         return sum(f.status == "agrees" for f in self.figures), len(self.figures)
+
+    @property
+    def table_note(self) -> str | None:
+        """What the receipt's own table says, when it is not what the kept trials say now (the
+        rule changed since it was written, or the table was edited); None when they agree."""
+        now = {f.label: f.status for f in self.figures}
+        said = dict(self.stated)
+        if said == now:
+            return None
+        if not said:
+            return "has no figures"
+        apart = sum(said.get(label) != now.get(label) for label in {*said, *now})
+        agree = sum(status == "agrees" for status in said.values())
+        return f"says {agree} of {len(said)} figures agree, and differs from the recomputation in {apart}"
 
 
 @dataclass(frozen=True)
@@ -238,7 +252,7 @@ def _reproduced(run: Run, statuses: Sequence[ReceiptStatus]) -> Reproduced | Non
         except BenchledgerError:
             continue  # unreadable kept trials reproduce nothing; check reports them
         found = tuple(figures(run, rerun, record.margin))
-        stated = (sum(f.status == "agrees" for f in record.figures), len(record.figures))
+        stated = tuple((figure_label(f.metric, f.at), f.status) for f in record.figures)
         return Reproduced(
             state=reproduction(found),
             receipt=status.name,

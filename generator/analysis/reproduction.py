@@ -10,7 +10,7 @@ trials widen the intervals, which leaves a figure unsettled until more trials na
 (a threshold never gets easier to pass with noisier data). The Bonferroni intervals keep the
 chance that a faithful rerun shows any difference at all at 1 - CONFIDENCE, however many
 figures the run has. A run is reproduced when every figure agrees, not reproduced when any
-figure differs (or the rerun measured none of its figures), and partly reproduced otherwise.
+figure differs or there is no figure to judge, and partly reproduced otherwise.
 
 The site recomputes these figures from the trials the rerun kept (hash-checked), never from
 the table a receipt states.
@@ -32,6 +32,7 @@ from .verdicts import tost_level
 Status = Literal["agrees", "differs", "unsettled"]
 Reproduction = Literal["reproduced", "partly reproduced", "not reproduced"]
 MARGIN = 0.05  # a rerun agrees within 5% unless the verifier sets another margin
+NO_RATIO = "no ratio: a zero on one side, not measured again, or fewer than two trials a side"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -47,7 +48,17 @@ class Figure:
 
     @property
     def label(self) -> str:
-        return f"{self.metric} at {condition_label(self.at.items())}"
+        return figure_label(self.metric, self.at)
+
+    @property
+    def settles(self) -> bool:
+        """Whether more trials can settle it: not when it has no ratio (a zero on one side, not
+        measured again, or fewer than two trials on the original's side)."""
+        return self.ratio is not None
+
+
+def figure_label(metric: str, at: Mapping[str, object]) -> str:
+    return f"{metric} at {condition_label(at.items())}"
 
 
 def figures(original: Run, rerun: Results, margin: float | None = None) -> list[Figure]:

@@ -79,12 +79,12 @@ def rerun(
     your rights: read it first.
 
     Start the same server first (the manifest says how it was built and started). The rerun
-    is measured in a temporary folder; every metric at every condition is compared with the
-    original by the equivalence test: agrees (the 90% interval of rerun / original lies
+    is measured in a temporary folder; every metric and rate at every condition is compared
+    with the original by the equivalence test: agrees (the 90% interval of rerun / original lies
     within [1/(1+margin), 1+margin]), differs (the interval lies wholly outside that band, at
-    95% for all the run's figures together), unsettled otherwise: more trials would tell. If a
-    recorded key of the environment differs and is not allowed with --allow-difference,
-    nothing is written. Otherwise
+    95% for all the run's figures together), unsettled otherwise (the site's methods page says
+    what more trials can settle). If a recorded key of the environment differs and is not
+    allowed with --allow-difference, nothing is written. Otherwise
     runs/<id>/receipts/<date>-rerun-<name>.yaml is written with the agreement table, and the
     new trials are kept beside it; the run then shows as reproduced, partly reproduced or not
     reproduced. Exits 0 whatever the outcome.
@@ -112,24 +112,35 @@ def rerun(
 
 def _say(done: Rerun) -> None:
     """Each figure's agreement, the differences allowed, the outcome and the files written."""
+    from ..analysis.reproduction import NO_RATIO
+    from ..analysis.stats import CONFIDENCE
+    from ..format.signed import level
+
     if done.figures:
-        count, level = len(done.figures), done.figures[0].level
-        together = 1 - (1 - level) * count  # Bonferroni: the level the figures share
-        typer.echo(f"Intervals at {level:.2%} each, {together:.0%} for the {count} figures together:")
+        count = len(done.figures)
+        typer.echo(f"Intervals at {level(done.figures[0].level)} each, {level(CONFIDENCE)} for the {count} together:")
     for f in done.figures:
-        interval = f"[{f.low:.3f}, {f.high:.3f}]" if f.low is not None and f.high is not None else "no interval"
-        ratio = f"{f.ratio:.3f}" if f.ratio is not None else "–"
-        typer.echo(f"  {f.status:9}  {f.label}: rerun/original {ratio} {interval}, margin ±{f.margin:.1%}")
+        if f.ratio is None or f.low is None or f.high is None:
+            typer.echo(f"  {f.status:9}  {f.label}: {NO_RATIO}")
+            continue
+        interval = f"[{f.low:.3f}, {f.high:.3f}]"
+        typer.echo(f"  {f.status:9}  {f.label}: rerun/original {f.ratio:.3f} {interval}, margin ±{f.margin:.1%}")
     for key, old, new in done.differences:
         typer.echo(f"  allowed difference {key}: {old!r} -> {new!r}")
     agree = sum(f.status == "agrees" for f in done.figures)
-    typer.echo(f"{done.state}: {agree} of {len(done.figures)} figures agree.")
-    unsettled = sum(f.status == "unsettled" for f in done.figures)
+    if done.figures:
+        typer.echo(f"{done.state}: {agree} of {len(done.figures)} figures agree.")
+    else:
+        typer.echo(f"{done.state}: no figure to judge (no condition in common, or every figure zero both times).")
+    unsettled = sum(f.status == "unsettled" and f.settles for f in done.figures)
     if unsettled:
         typer.echo(
-            f"{unsettled} unsettled: more trials (--trials) narrow an interval until it lies inside the"
-            " margin or wholly outside it."
+            f"{unsettled} unsettled: an interval reaches across the margin's edge. More trials (--trials) narrow"
+            " the rerun's side only; the original's trials are fixed, so a run with few noisy trials may"
+            " never show agreement within the margin."
         )
+    if stuck := sum(not f.settles for f in done.figures):
+        typer.echo(f"{stuck} with no ratio: more trials will not settle them.")
     for path in done.written:
         typer.echo(f"wrote {path}")
     typer.echo("Commit the receipt and the folder beside it.")

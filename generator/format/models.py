@@ -275,7 +275,9 @@ class Rerun(_Record):
     """What `benchledger rerun` kept: the new trials beside the receipt, and how they compared."""
 
     files: FileHashes = Field(description="The kept files (receipts/<name>/...) and their hashes.")
-    margin: float | None = Field(None, ge=0, description="The margin set by --margin; none: the default rule.")
+    margin: float | None = Field(
+        None, gt=0, lt=1, description="The margin set by --margin, between 0 and 1; none: the default, 5%."
+    )
     allowed_differences: list[str] = Field(default_factory=list, description="Keys --allow-difference accepted.")
     differences: list[Difference] = Field(default_factory=list, description="Recorded keys that differed.")
     figures: list[RerunFigure] = Field(default_factory=list, description="The agreement table, as computed then.")

@@ -14,7 +14,7 @@ from markupsafe import Markup
 
 from ..analysis import stats
 from ..analysis.receipts import Reproduced, RunReceipts
-from ..analysis.reproduction import MARGIN, Figure
+from ..analysis.reproduction import MARGIN, NO_RATIO, Figure
 from ..analysis.stats import Summary
 from ..analysis.summaries import MetricAt, RunSummary, label_of
 from ..analysis.verdicts import tost_level
@@ -372,7 +372,7 @@ def _rerun_rule(rerun: Reproduced | None) -> dict[str, str]:
 def _figure_line(f: Figure) -> str:
     """One figure of a rerun: its status, and rerun / original with its interval and margin."""
     if f.ratio is None:
-        return f"{f.label}: {f.status} (no interval: the rerun did not measure it, or too few trials)"
+        return f"{f.label}: {f.status} ({NO_RATIO})"
     interval = f"[{t.number(f.low)}, {t.number(f.high)}]" if f.low is not None else ""
     return f"{f.label}: {f.status}, rerun / original {t.number(f.ratio)} {interval}, margin ±{f.margin:.1%}"
 

@@ -122,7 +122,7 @@ def execute(command: list[str], found: list[Extractor], timeout: float | None) -
             out, errors = process.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
             process.kill()
-            process.communicate()
+            process.wait()  # not communicate(): a child it started may hold the pipes open
             return Execution(time.perf_counter() - start, -1, {}, f"timed out after {timeout} s")
         except BaseException:  # Ctrl-C: the command is stopped and reaped, never left behind
             process.kill()
