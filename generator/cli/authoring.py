@@ -57,10 +57,7 @@ def rerun(
     trials: Annotated[int | None, typer.Option(help="Trials per condition.", show_default="the recorded")] = None,
     margin: Annotated[
         str | None,
-        typer.Option(
-            help='Agreement margin, e.g. "20%" on a machine whose speed you know drifts between sessions.',
-            show_default="5%",
-        ),
+        typer.Option(help='Agreement margin, e.g. "20%" where speed drifts between sessions.', show_default="5%"),
     ] = None,
     allow_difference: Annotated[
         list[str] | None,
