@@ -96,9 +96,9 @@ def test_every_page_of_a_paged_runs_index_links_the_trials_and_compare(
     were escaped (..&#47;../) and so pointed under runs/."""
     import functools
 
-    from generator.render import run_page
+    from generator.render import runs_index
 
-    monkeypatch.setattr(run_page, "runs_index", functools.partial(run_page.runs_index, per_page=1))
+    monkeypatch.setattr(runs_index, "runs_index", functools.partial(runs_index.runs_index, per_page=1))
     root = write_tree(tmp_path / "pub", publication(measured_run("2026-09-01-a"), measured_run("2026-09-02-b")))
     result = CliRunner().invoke(app, ["build", "--strict", "--repo", str(root), "--no-cache"])
     assert result.exit_code == 0, result.output

@@ -16,7 +16,7 @@ from ..analysis.receipts import RunReceipts
 from ..analysis.stats import CONFIDENCE
 from ..analysis.summaries import MetricAt, RateAt, label_of, summarize_run
 from ..ledger.records import Ledger, Run
-from . import attribution_pages, claim_pages, methods_page, run_page, sweeps, verdict_text
+from . import attribution_pages, claim_pages, methods_page, run_page, runs_index, sweeps, verdict_text
 from . import charts as ch
 from . import text as t
 from .compare_page import COMPARE, RUN_DATA, run_data
@@ -301,5 +301,5 @@ def _forest_rows(comparisons: list[Evaluation]) -> list[dict[str, object]]:
 def index_outputs(ledger: Ledger, receipts: Mapping[str, RunReceipts]) -> dict[str, bytes]:
     """The runs index."""
     states = {run_id: (r.kind, r.shown) for run_id, r in receipts.items()}
-    pages = run_page.runs_index(list(ledger.runs.values()), states)
+    pages = runs_index.runs_index(list(ledger.runs.values()), states)
     return {f"{RUNS}/{path}": text.encode() for path, text in pages.items()}

@@ -255,66 +255,6 @@ def state_badge(state: str, label: str | None = None) -> Markup:
     return Markup(f'<span class="bl-receipt bl-receipt--{slug}">{t.text(label or state)}</span>')
 
 
-PER_PAGE = 500  # runs per index page: 10,000 runs stay far under 500 KB a page
-PAGES = "_pages"  # runs/_pages/<n>.md: no run id starts with "_"
-
-
-def runs_index(
-    runs: Sequence[Run], states: Mapping[str, tuple[str, str]] | None = None, per_page: int = PER_PAGE
-) -> dict[str, str]:
-    """The runs index, newest first, PER_PAGE runs a page: runs/index.md, then runs/_pages/2.md,
-    3.md, ...; each page links every other. Keys are paths under runs/."""
-    ordered = sorted(runs, key=lambda r: (r.meta.date, r.id), reverse=True)
-    chunks = [ordered[i : i + per_page] for i in range(0, len(ordered), per_page)] or [[]]
-    out = {}
-    for number, chunk in enumerate(chunks, start=1):
-        up = "" if number == 1 else "../"  # from the page's source, for Markdown links
-        site_up = "" if number == 1 else "../../"  # from its URL (runs/_pages/<n>/), for raw HTML
-        rows = [_index_row(run, states, site_up) for run in chunk]
-        pager = _pager(number, len(chunks), len(ordered), per_page, up)
-        path = "index.md" if number == 1 else f"{PAGES}/{number}.md"
-        table = blocks.table(INDEX_COLUMNS, rows, right=[3])
-        out[path] = render(
-            "runs_index.md.j2", mark=Markup(generated_mark("runs/")), table=table, pager=pager, up=up, runs=len(rows)
-        )
-    return out
-
-
-INDEX_COLUMNS = ("Run", "Receipts", "Source", "Trials", "Date", "Benchmark", "Title", "Setup", "Conditions")
-
-
-def _index_row(run: Run, states: Mapping[str, tuple[str, str]] | None, up: str) -> tuple[object, ...]:
-    """A run's row of the index; `up` climbs from the index page's URL to runs/."""
-    meta = run.meta
-    setup = "; ".join(f"{k}={t.scalar(v)}" for k, v in flatten(meta.setup).items())
-    return (
-        t.link(run.id, f"{up}{t.path_url(run.id)}/"),
-        state_badge(*(states or {}).get(run.id, ("unverified", "unverified"))),
-        source_text(run),
-        run.results.trials if not run.reported else "not reported",
-        meta.date,
-        meta.benchmark,
-        meta.title,
-        setup or "–",
-        ", ".join(label_of(run, at) for at in run.results.condition_values()),
-    )
-
-
-def _pager(number: int, pages: int, total: int, per_page: int, up: str) -> Markup | None:
-    """'Runs 501–1,000 of 2,345 · page 1 · **2** · 3 · next' (None on a single page)."""
-    if pages == 1:
-        return None
-
-    def href(n: int) -> str:
-        return f"{up}index.md" if n == 1 else f"{up}{PAGES}/{n}.md"
-
-    first, last = (number - 1) * per_page + 1, min(number * per_page, total)
-    links = [f"**{n}**" if n == number else f"[{n}]({href(n)})" for n in range(1, pages + 1)]
-    if number < pages:
-        links.append(f"[next]({href(number + 1)})")
-    return Markup(f"Runs {first:,}–{last:,} of {total:,} · page " + " · ".join(links))
-
-
 def reproduce(runner: Runner | None) -> dict[str, Any] | None:
     """The recorded runner invocation as a command to copy, and what it ran against."""
     if runner is None or not runner.invocation:
