@@ -158,7 +158,11 @@ def test_the_grid_page_links_the_claim_it_takes_apart(tmp_path: Path) -> None:
     pages = generate(root)
     grid_page = pages["claims/the-grid/index.md"].decode()
     assert "misattributed" in grid_page
-    assert "The gain is credited to A &#40;a0 → a1&#41;&#58; &#43;27.7&#37;" in grid_page
+    # the factor by its name, its levels in a plain sentence ("credited to A (a0 → a1)" before)
+    sentence = (
+        "The gain comes from A&#58; setting it to a1 instead of a0 changes tokens&#95;per&#95;second by &#43;27.7&#37;"
+    )
+    assert sentence in grid_page and "credited to A &#40;a0 → a1&#41;" not in grid_page
     assert "../b-did-it/index.md" in grid_page
     claim_page = pages["claims/b-did-it/index.md"].decode()
     assert "## Taken apart by a grid" in claim_page and "../the-grid/index.md" in claim_page
@@ -293,9 +297,9 @@ def test_the_claim_orients_the_grid_whatever_the_order_of_its_runs(tmp_path: Pat
         assert kernel is not None and vocab is not None
         assert (round(kernel.ratio, 4), round(vocab.ratio, 4), round(grid.gain or 0, 4)) == (1.177, 1.0167, 1.1967)
         assert grid.reason == (
-            "the publisher credits vocab, whose effect, +1.7% [-0.2%, +3.6%], cannot account for the gain "
-            "(its interval lies short of an even share (+9.4%) of the +19.7% gain); kernel has a real and clearly "
-            "larger effect, +17.7% [+15.5%, +20.0%]"
+            "the publisher credits vocab, but the effect of vocab, +1.7% [-0.2%, +3.6%], cannot account for the "
+            "gain: even its interval falls short of +9.4%, what it would give if the 2 factors that changed shared "
+            "the gain of +19.7% equally. The effect of kernel is real and clearly larger, +17.7% [+15.5%, +20.0%]"
         )
         assert (grid.trials_needed, grid.unsettled) == (None, None)  # decided: 6 trials a cell are enough
     assert grids[0] == grids[1].__class__(**{**grids[1].__dict__, "attribution": grids[0].attribution})

@@ -25,6 +25,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
+from generator.analysis.reproduction import STATES as REPRODUCTION_STATES
 from generator.cli import app
 from helpers import MANIFEST, RESULTS, measured_run, publication, write_tree
 
@@ -302,7 +303,10 @@ def test_an_attribution_grid_page_draws_its_effects_and_cells(browser: Any, tmp_
         watched.page.goto(f"{url}/claims/the-grid/")
         assert watched.charts_drawn() == 2
         text = watched.page.inner_text("article")
-        assert "misattributed" in text and "The gain is credited to A (a0 → a1): +27.7%" in text
+        assert (
+            "misattributed" in text
+            and "The gain comes from A: setting it to a1 instead of a0 changes tokens_per_second by +27.7%" in text
+        )
         lines = watched.page.eval_on_selector_all(
             "div.bl-chart svg path[aria-roledescription='line mark']", "n => n.length"
         )
@@ -548,10 +552,15 @@ PALETTES = ("default", "slate")
 
 
 @pytest.fixture(scope="module")
-def example(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def example_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from builders import build_example
 
-    with served(build_example(tmp_path_factory.mktemp("example") / "pub")) as url:
+    return build_example(tmp_path_factory.mktemp("example") / "pub")
+
+
+@pytest.fixture(scope="module")
+def example(example_site: Path) -> Iterator[str]:
+    with served(example_site) as url:
         yield url
 
 
@@ -673,9 +682,78 @@ def test_the_runs_index_shows_receipts_and_source_without_scrolling_at_1280(brow
     watched.page.close()
 
 
+# Every table on every page, every folded section open: the table against its own box (Material
+# makes a table an inline-block that scrolls), against the scroll wrapper around it (Material's
+# .md-typeset__scrollwrap, compare.js's .bl-scroll), against the container that wrapper sits in
+# (its content box: Material lets the wrapper bleed into the padding, never the table), against
+# every box between it and the article that clips or scrolls, and against the article's column.
+OVERFLOW = """() => {
+  document.querySelectorAll('article details').forEach(d => { d.open = true; });
+  const article = document.querySelector('article');
+  const inner = n => { const r = n.getBoundingClientRect(), s = getComputedStyle(n);
+    return [r.left + n.clientLeft + parseFloat(s.paddingLeft), r.left + n.clientLeft + n.clientWidth - parseFloat(s.paddingRight)]; };
+  const headings = [...article.querySelectorAll('h1, h2, h3, summary')];
+  const name = (t, i) => {
+    const before = headings.filter(h => h.compareDocumentPosition(t) & Node.DOCUMENT_POSITION_FOLLOWING).pop();
+    const heads = [...t.querySelectorAll('th')].map(h => h.textContent.trim()).join(' | ').slice(0, 60);
+    return `table ${i + 1} under "${before ? before.textContent.replace('¶', '').trim().slice(0, 50) : ''}" [${heads}]`;
+  };
+  const box = n => n.tagName.toLowerCase() + (n.className ? '.' + String(n.className).trim().split(/ +/).join('.') : '');
+  return [...article.querySelectorAll('table')].map((t, i) => {
+    if (t.offsetParent === null) { return ''; }
+    const found = [], r = t.getBoundingClientRect();
+    const wide = (n, what) => { const [left, right] = inner(n);
+      if (r.right > right + 1 || r.left < left - 1) { found.push(`${Math.round(r.width)} px > ${what} ${box(n)} ${Math.round(right - left)} px`); } };
+    if (t.scrollWidth > t.clientWidth + 1) { found.push(`scrollWidth ${t.scrollWidth} > its clientWidth ${t.clientWidth}`); }
+    const wrap = t.closest('.md-typeset__scrollwrap, .bl-scroll');
+    if (wrap && wrap.scrollWidth > wrap.clientWidth + 1) { found.push(`${box(wrap)} scrollWidth ${wrap.scrollWidth} > clientWidth ${wrap.clientWidth}`); }
+    wide((wrap || t).parentElement, 'container');
+    for (let n = (wrap || t).parentElement.parentElement; n && article.contains(n) && n !== article; n = n.parentElement) {
+      if (getComputedStyle(n).overflowX !== 'visible') { wide(n, 'clipping box'); } }
+    wide(article, 'column');
+    return found.length ? `${name(t, i)}: ${found.join('; ')}` : '';
+  }).filter(line => line);
+}"""
+WRAPPED = (
+    "() => [...document.querySelectorAll('article table:not([class])')].every(t => t.closest('.md-typeset__table'))"
+)
+
+
+def pages_of(site: Path) -> list[str]:
+    """Every page of a built site as a path under its root (directory URLs), and the compare
+    page with two runs picked (alone, it is a form with no table)."""
+    pages = sorted(p.relative_to(site).as_posix().removesuffix("index.html") for p in site.rglob("*.html"))
+    return [*pages, READ["compare"]]
+
+
+def test_no_table_on_any_page_is_wider_than_its_column_at_1280_or_390(browser: Any, example_site: Path) -> None:
+    """1280 x 900 and 390 x 844, every page of the example site: no table scrolls sideways in
+    Material's wrapper, none is cut off by its column, none overflows its own box."""
+    paths = pages_of(example_site)
+    assert len(paths) >= 40  # the crawl found the site
+    with served(example_site) as url:
+        offending = [found for size in ((1280, 900), (390, 844)) for found in overflowing(browser, url, paths, size)]
+    assert offending == [], f"{len(offending)} overflowing:\n" + "\n".join(offending)
+
+
+def overflowing(browser: Any, url: str, paths: list[str], size: tuple[int, int]) -> list[str]:
+    """What OVERFLOW finds on each page at one viewport size, one browser page for them all."""
+    page = browser.new_page(viewport={"width": size[0], "height": size[1]})
+    page.route("**/assets/benchledger/{vega,charts}.js", lambda route: route.abort())  # a chart has its own box
+    found: list[str] = []
+    for path in paths:
+        page.goto(f"{url}/{path}", wait_until="domcontentloaded")
+        page.wait_for_function(WRAPPED)
+        if path.startswith("compare/?"):
+            page.wait_for_selector("table[data-bl-table='figures']")
+        found += [f"{size[0]}px /{path}: {line}" for line in page.evaluate(OVERFLOW)]
+    page.close()
+    return found
+
+
 CLAIM_VERDICTS = ["no trial data", "contradicted", "overstated", "supported", "within noise", "inconclusive"]
 GRID_VERDICTS = ["interacts", "misattributed", "supported", "inconclusive", "no trial data"]
-STATES = ["unverified", "verified", "dual-verified", "stale", "reproduced", "partly reproduced", "not reproduced",
+STATES = ["unverified", "verified", "dual-verified", "stale", *REPRODUCTION_STATES,
           "signed", "unsigned", "badly signed", "expired"]  # fmt: skip
 EVERY_LABEL = """(names) => {
   const p = document.createElement('p');
@@ -726,7 +804,7 @@ def test_the_compare_page_knows_no_run_named_after_an_object_property(browser: A
 
 def test_the_compare_page_reads_two_reported_figures_as_diff_prints_them(browser: Any, example: str) -> None:
     """A reported run has one figure a source gave per condition, not trials: its count reads
-    "reported" (never "1"), B / A is the figures' ratio marked as reported, and the interval
+    "trials not reported" (never "1" or "reported / reported"), B / A is the figures' ratio marked as reported, and the interval
     cell says why there is none, in the page's words and diff's alike."""
     a, b = "2026-09-06-bailey-spark-full-vocab", "2026-09-06-bailey-spark-shortlist-16k"
     repo = Path(__file__).resolve().parents[1]  # the example publication the page was built from
@@ -740,7 +818,7 @@ def test_the_compare_page_reads_two_reported_figures_as_diff_prints_them(browser
     rows = watched.page.eval_on_selector_all(
         "table[data-bl-table='figures'] tbody tr", "rows => rows.map(r => [...r.cells].map(c => c.textContent))"
     )
-    expected = ["tokens_per_second", "concurrency=8", "reported / reported", "+19.0% (as reported)"]
+    expected = ["tokens_per_second", "concurrency=8", "trials not reported", "+19.0% (as reported)"]
     assert rows == [[*expected, "no interval: A and B are reported, not trials", "–"]]
     printed = CliRunner().invoke(app, ["diff", a, b, "--repo", str(repo)], env={"COLUMNS": "400"}).stdout
     assert " │ ".join([*expected, "no interval: A and B are reported, not trials"]) in printed

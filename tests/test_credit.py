@@ -38,14 +38,16 @@ def test_the_misattributed_credit_shows_on_the_card_the_ledger_and_the_front_pag
     pages, front = _example()
     card = pages["claims/grid-threads-credit/index.md"].decode()
     assert f'data-bl-headline="misattributed">{SUPPORTED} · {MISATTRIBUTED}</span>' in card
-    assert "The grid credits draft, not threads" in card
-    assert '<a href="../grid-who-earned-it/">grid grid&#45;who&#45;earned&#45;it</a>' in card
+    assert "The grid credits the gain to draft, not to threads (the grid " in card
+    grid = "Which of the two changes earned the gain at concurrency 4, the second thread or turning the draft off&#63;"
+    assert f'<a href="../grid-who-earned-it/">{grid}</a>' in card  # the grid's title links it, not its id
+    assert "grid grid&#45;who&#45;earned&#45;it" not in card
     assert '<li class="bl-card bl-card--misattributed">' in card  # the card is coloured by the grid
 
     ledger = pages["claims/index.md"].decode()
     row = _row(ledger, "grid-threads-credit")
     assert f"{SUPPORTED} · {MISATTRIBUTED}" in row
-    assert "credit misattributed by grid grid&#45;who&#45;earned&#45;it" in row
+    assert f"credit misattributed by the grid “{grid}”" in row and "by grid grid" not in row
     assert 'data-bl-verdict="misattributed">misattributed (1)</button>' in ledger
     # a supported claim without a grid keeps its badge alone
     assert f'data-bl-headline="supported">{SUPPORTED}</span>' in _row(ledger, "testbed-throughput-nmax2-vs-nmax12")
@@ -70,7 +72,7 @@ def test_the_front_page_counts_each_run_once() -> None:
     (line,) = [p for p in front.split("\n\n") if p.startswith("**Runs**")]
     counts = [int(n) for n in re.findall(r"(\d+) [a-z]", line.split("(all runs)")[0])]
     assert sum(counts) == 18  # the runs index lists 18 runs
-    assert line.startswith("**Runs**: 1 partly reproduced, 17 unverified")  # a tool's rerun verifies nothing
+    assert line.startswith("**Runs**: 1 rerun unsettled, 17 unverified")  # a tool's rerun verifies nothing
 
 
 METRICS = {"tokens_per_second": {"unit": "tok/s", "better": "higher"}}

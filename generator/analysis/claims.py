@@ -19,8 +19,10 @@ from ..ledger.references import shared_conditions
 from .attribution import attribute_all
 from .comparison import ClaimComparison, Comparison, Confound, Settings, Side, compare, side, unit_of
 from .credit import CreditCheck, check_credit
+from .findings import Correction, correction_of
 from .grid_records import Grid
 from .receipts import RunState
+from .reproduction import Outcome
 from .verdicts import Verdict
 
 # Verdicts that credit the claim's change with a gain: a grid that finds the credit wrong
@@ -43,9 +45,11 @@ class Evaluation:
     unit: str | None = None
     corrected_by: tuple[str, ...] = ()
     receipts: tuple[tuple[str, RunState], ...] = ()  # (run id, its receipt state)
-    reproduced: tuple[tuple[str, str], ...] = ()  # (run id, reproduced / partly / not), for rerun runs
+    reproduced: tuple[tuple[str, Outcome], ...] = ()  # (run id, its rerun's outcome), for rerun runs
     sources: tuple[tuple[str, str], ...] = ()  # (run id, who measured it: "measured here", "republished from X")
     credits: tuple[CreditCheck, ...] = ()  # what attribution grids holding both runs say of the credit
+    corrections: tuple[Correction, ...] = ()  # what each correction of this claim found (`with_corrections`)
+    correction: Correction | None = None  # a correction: what it found of the claim it corrects
 
     @property
     def overruled(self) -> CreditCheck | None:
@@ -80,20 +84,26 @@ class Evaluation:
         if self.confounds:
             out.append("unmatched conditions")
         if self.corrected_by:
-            out.append("corrected")
+            found = list(dict.fromkeys(c.finding for c in self.corrections if c.finding is not None))
+            out.append(f"corrected ({', '.join(found)})" if found else "corrected")
+        if any(c.disagreement for c in (*self.corrections, self.correction) if c is not None):
+            out.append("finding not borne out")
         if self.verdict == "no trial data":
             out.append("no trial data")
         if self.verdict == "supported" and any(c.understated for c in self.conditions):
             out.append("understated")
-        out += [f"credit {c.verdict} by grid {c.grid}" for c in self.credits if c.verdict != "supported"]
+        out += [f"credit {c.verdict} by the grid “{c.statement}”" for c in self.credits if c.verdict != "supported"]
         out += self.comparison.flags if self.comparison else []
         states = {state for _, state in self.receipts}
         if "stale" in states:
             out.append("stale run")
         if "unverified" in states:
             out.append("unverified run")
-        if any(state == "not reproduced" for _, state in self.reproduced):
+        reruns = {found.state for _, found in self.reproduced}
+        if "not reproduced" in reruns:
             out.append("run not reproduced")
+        if "rerun unsettled" in reruns:  # neither reproduced nor not: no figure settled either way
+            out.append("rerun unsettled")
         if any(words.startswith("republished from") for _, words in self.sources):
             out.append("republished run")
         return out
@@ -131,7 +141,7 @@ def evaluate(
     *,
     states: Mapping[str, RunState] | None = None,
     fixes: Mapping[str, tuple[str, ...]] | None = None,
-    reproduced: Mapping[str, str] | None = None,
+    reproduced: Mapping[str, Outcome] | None = None,
 ) -> Evaluation:
     """The verdict and everything shown beside it, for one claim. `states` holds each run's
     receipt state (unverified when absent); `fixes` is `corrections(ledger)`, when known."""
@@ -202,7 +212,7 @@ def evaluation_key(
     *,
     states: Mapping[str, RunState],
     fixes: Mapping[str, tuple[str, ...]],
-    reproduced: Mapping[str, str],
+    reproduced: Mapping[str, Outcome],
 ) -> tuple[object, ...]:
     """Everything `evaluate` reads for this claim but its report: the claim as written (its JSON,
     so a value's type counts: `at: {x: 1}` and `at: {x: true}` select different rows), the
@@ -213,14 +223,24 @@ def evaluation_key(
     held = tuple(
         (r, ledger.runs[r].digest if r in ledger.runs else None, states.get(r), reproduced.get(r)) for r in runs
     )
-    return (claim.model_dump_json(), settings, fixes.get(claim.id, ()), held)  # JSON: 1, 1.0 and true differ
+    by_id = {c.id: c for _, c in ledger.claims}
+    fixed = tuple(_written(by_id[i], ledger) for i in fixes.get(claim.id, ()) if i in by_id)
+    corrected = _written(by_id[claim.corrects], ledger) if claim.corrects in by_id else None
+    return (claim.model_dump_json(), settings, fixed, corrected, held)  # JSON: 1, 1.0 and true differ
+
+
+def _written(claim: Claim, ledger: Ledger) -> tuple[object, ...]:
+    """A related claim as written (its finding and cause too) and its runs' digests: what a
+    claim's corrections (and the claim a correction corrects) bring to its page."""
+    runs = (claim.baseline, claim.candidate, claim.run)
+    return (claim.model_dump_json(), tuple(ledger.runs[r].digest for r in runs if r is not None and r in ledger.runs))
 
 
 def evaluate_all(
     ledger: Ledger,
     settings: Settings,
     states: Mapping[str, RunState] | None = None,
-    reproduced: Mapping[str, str] | None = None,
+    reproduced: Mapping[str, Outcome] | None = None,
     *,
     remembered: Remembered | None = None,
 ) -> dict[str, Evaluation]:
@@ -249,7 +269,7 @@ def evaluate_publication(
     ledger: Ledger,
     settings: Settings,
     states: Mapping[str, RunState] | None = None,
-    reproduced: Mapping[str, str] | None = None,
+    reproduced: Mapping[str, Outcome] | None = None,
     *,
     remembered: Remembered | None = None,
 ) -> tuple[dict[str, Evaluation], tuple[Grid, ...]]:
@@ -258,7 +278,26 @@ def evaluate_publication(
     `remembered` is the build cache's (see `evaluate_all`)."""
     grids = tuple(attribute_all(ledger, settings))
     evaluations = evaluate_all(ledger, settings, states, reproduced, remembered=remembered)
-    return with_credits(evaluations, grids), grids
+    return with_corrections(with_credits(evaluations, grids), ledger, settings), grids
+
+
+def with_corrections(
+    evaluations: Mapping[str, Evaluation], ledger: Ledger, settings: Settings
+) -> dict[str, Evaluation]:
+    """Each correction with what it found of the claim it corrects (`findings.correction_of`),
+    and each corrected claim with its corrections' findings, in the order `corrected_by` lists them."""
+    found: dict[str, Correction] = {}
+    for claim_id, ev in evaluations.items():
+        original = evaluations.get(ev.claim.corrects or "")
+        if original is not None:
+            found[claim_id] = correction_of(original.claim, ev.claim, ledger, settings)
+    out = {}
+    for claim_id, ev in evaluations.items():
+        mine = tuple(found[i] for i in ev.corrected_by if i in found)
+        out[claim_id] = (
+            replace(ev, corrections=mine, correction=found.get(claim_id)) if mine or claim_id in found else ev
+        )
+    return out
 
 
 def with_credits(evaluations: Mapping[str, Evaluation], grids: tuple[Grid, ...]) -> dict[str, Evaluation]:

@@ -28,7 +28,7 @@ class CreditCheck:
     verdict: GridVerdict  # the grid's verdict on this claim's credit
     credited: tuple[str, ...]  # the grid's factors the claim credits (through `varies`)
     earned: str | None  # the factor the grid credits, if any
-    sentence: str  # in words, e.g. "the grid credits draft, not threads"
+    sentence: str  # in words, e.g. "the grid credits the gain to draft, not to threads"
 
     @property
     def overrules(self) -> bool:
@@ -78,19 +78,23 @@ def _judged(grid: Grid, credited: tuple[str, ...]) -> tuple[GridVerdict, str]:
     """The grid's own verdict when it judges the factor the claim credits; otherwise the same
     question asked of the grid's effects: which factor earned the gain."""
     names = " and ".join(credited) or "none of the grid's factors"
-    if grid.verdict in ("no trial data", "interacts"):
-        words = "has too few trials to tell" if grid.verdict == "no trial data" else "finds the factors interact"
-        return grid.verdict, f"the grid {words}: the credit to {names} cannot be separated"
+    if grid.verdict == "no trial data":
+        return grid.verdict, f"the grid has too few trials to tell how much of the gain {names} earned"
+    if grid.verdict == "interacts":
+        return grid.verdict, f"the grid finds its factors interact, so the gain cannot be credited to {names} alone"
     if credited == (grid.attribution.credits,) and grid.verdict != "supported":
         return grid.verdict, _sentence(grid.verdict, grid.earned, names)
     if grid.earned is None:
-        return "inconclusive", f"the grid credits no single factor, so the credit to {names} is not established"
+        return (
+            "inconclusive",
+            f"the grid credits the gain to no single factor, so the credit to {names} is not established",
+        )
     if grid.earned in credited:
-        return "supported", f"the grid also credits {grid.earned}"
-    return "misattributed", f"the grid credits {grid.earned}, not {names}"
+        return "supported", f"the grid also credits the gain to {grid.earned}"
+    return "misattributed", f"the grid credits the gain to {grid.earned}, not to {names}"
 
 
 def _sentence(verdict: GridVerdict, earned: str | None, names: str) -> str:
     if verdict == "misattributed" and earned is not None:
-        return f"the grid credits {earned}, not {names}"
+        return f"the grid credits the gain to {earned}, not to {names}"
     return f"the grid cannot tell whether {names} earned the gain"

@@ -193,15 +193,19 @@ def _misattributed(grid: Grid, rule: Rule, gain: int, credited: str) -> Grid | N
     if not others:  # the rule's arrays and the effects' own verdicts agree; this guards rounding only
         return None
     earned = max(others, key=lambda e: e.size)
+    gained = _pct(grid.gain or 1.0)
     whole = (
-        f"the whole {_pct(grid.gain or 1.0)} gain"
+        f"the whole gain of {gained}"
         if rule.shared_by == 1
-        else (f"an even share ({_pct(share)}) of the {_pct(grid.gain or 1.0)} gain")
+        else f"{_pct(share)}, what it would give if the {rule.shared_by} factors that changed shared the gain "
+        f"of {gained} equally"
     )
-    why = f"its interval lies short of {whole}" if short else f"its interval lies below that of {earned.factors[0]}"
+    why = (
+        f"even its interval falls short of {whole}" if short else f"its interval lies below that of {earned.factors[0]}"
+    )
     reason = (
-        f"the publisher credits {credited}, whose effect, {_interval(mine)}, cannot account for the gain ({why}); "
-        f"{earned.factors[0]} has a real and clearly larger effect, {_interval(earned)}"
+        f"the publisher credits {credited}, but the effect of {credited}, {_interval(mine)}, cannot account for "
+        f"the gain: {why}. The effect of {earned.factors[0]} is real and clearly larger, {_interval(earned)}"
     )
     return replace(grid, verdict="misattributed", earned=earned.factors[0], reason=reason)
 

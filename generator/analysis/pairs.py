@@ -52,8 +52,9 @@ def _point_ratio(a: tuple[float, ...], b: tuple[float, ...]) -> float | None:
 
 
 def n_shown(n: int, reported: bool) -> str:
-    """A side's count of trials, or that it is a reported figure (compare.js's count())."""
-    return "reported" if reported else str(n)
+    """A side's count of trials, or that its figure was reported without trials (compare.js's
+    count(), render.text.n_pair)."""
+    return "not reported" if reported else str(n)
 
 
 def no_interval(reported_a: bool, reported_b: bool) -> str:

@@ -37,9 +37,22 @@ def diff(
             fail(f"run {ref!r} does not exist; give a run id (the folder name under runs/)")
     found = side_by_side(ledger.runs[baseline], ledger.runs[candidate])
     if as_json:
-        typer.echo(json.dumps(found, indent=2, default=str))
+        typer.echo(json.dumps(_in_range(found), indent=2, default=str))
     else:
         _print(found)
+
+
+RATIOS = ("ratio", "ci_low", "ci_high", "point_ratio")
+
+
+def _in_range(found: dict[str, Any]) -> dict[str, Any]:
+    """The JSON's ratios, a ratio or bound out of range (past 1e300 or below 1e-300) as null."""
+    from ..format.signed import in_range
+
+    def kept(value: Any) -> Any:
+        return value if value is None or in_range(value) else None
+
+    return found | {"figures": [f | {k: kept(f[k]) for k in RATIOS} for f in found["figures"]]}
 
 
 def _print(found: dict[str, Any]) -> None:
@@ -48,6 +61,7 @@ def _print(found: dict[str, Any]) -> None:
     from rich.table import Table
 
     from ..analysis.pairs import n_shown, no_interval
+    from ..analysis.stats import IDENTICAL_SIDES
     from ..analysis.wording import pct
     from ..format.conditions import condition_label
 
@@ -74,8 +88,10 @@ def _print(found: dict[str, Any]) -> None:
             ratio = f"{pct(f['point_ratio'])} (as reported)"
         reported = (f["reported_baseline"], f["reported_candidate"])
         interval = f"[{pct(f['ci_low'])}, {pct(f['ci_high'])}]" if f["ci_low"] is not None else no_interval(*reported)
+        interval = IDENTICAL_SIDES if f["ci_low"] is not None and f["ci_low"] == f["ci_high"] else interval
         label = condition_label(f["at"].items())
         count = f"{n_shown(f['n_baseline'], reported[0])} / {n_shown(f['n_candidate'], reported[1])}"
+        count = "trials not reported" if all(reported) else count  # as the pages write it (text.n_pair)
         cells = (f["metric"], label, count, ratio, interval)
         table.add_row(*(escape(shown(str(c))) for c in cells))
     console.print(table)

@@ -9,12 +9,16 @@ from dataclasses import dataclass
 from markupsafe import Markup
 
 from ..analysis.claims import Evaluation
-from ..analysis.comparison import Settings, Side
+from ..analysis.comparison import Comparison, Settings, Side
+from ..analysis.records import RATE_EXACT
+from ..analysis.stats import IDENTICAL, IDENTICAL_SIDES, RateSummary
 from ..format.signed import level as level_of
-from . import blocks
+from ..format.signed import points, times
+from . import blocks, rate_text
 from . import text as t
+from .finding_text import check_text, corrected_line, finding_text, unrecorded_lines
 from .templating import generated_mark, render
-from .verdict_text import credit_lines, effect, flags, interval_text, verdict_badges
+from .verdict_text import credit_lines, effect, flag_pills, interval_text, proportions, verdict_badges
 
 CLAIMS = "claims"
 
@@ -28,8 +32,8 @@ def claims_index(evaluations: Mapping[str, Evaluation], grids_panel: str = "") -
             t.link(ev.claim.statement, f"{t.path_url(ev.claim.id)}/"),
             verdict_badges(ev),
             effect(ev),
-            ev.claim.claimed or "–",
-            flags(ev),
+            t.claimed(ev.claim.claimed),
+            flag_pills(ev.flags) or "–",
         )
         for ev in ordered
     ]
@@ -73,9 +77,11 @@ def side_figures(label: str, s: Side | None, unit: str | None, level: str) -> li
         return [(label, f"{s.run}: {figure}{u}, trials not reported")]
     if s.summary is None:
         return [(label, f"{s.run}: no trials at {s.label}")]
+    if s.rate is not None:
+        return _rate_figures(label, s, s.rate, level)
     ci = ""
     if s.summary.constant:
-        ci = " (every trial identical: no run-to-run variation was measured; deterministic workload?)"
+        ci = f" ({IDENTICAL}: no run-to-run variation was measured; a deterministic workload?)"
     elif s.summary.ci_low is not None:
         ci = f" [{shown(s.summary.ci_low)}, {shown(s.summary.ci_high)}]"
     mean = "mean of per-trial rates" if s.is_rate else "mean"
@@ -83,11 +89,22 @@ def side_figures(label: str, s: Side | None, unit: str | None, level: str) -> li
     if s.excluded:
         left_out = ", ".join(f"trial {trial} ({reason})" for trial, _, reason in s.excluded)
         out.append((f"{label}, excluded", left_out))
-    if s.pooled is not None and s.pooled.pooled is not None:
-        p = s.pooled
-        wilson = f"Wilson {level} {t.percent(p.wilson_low)} – {t.percent(p.wilson_high)}"
-        caveat = "tokens counted as independent, so narrower than the per-trial interval, which is the one judged"
-        out.append((f"{label}, pooled", f"{t.percent(p.pooled)} of {t.number(p.attempts)} ({wilson}; {caveat})"))
+    return out
+
+
+def _rate_figures(label: str, s: Side, rate: RateSummary, level: str) -> list[tuple[str, str]]:
+    """A measured rate's side: the mean of its trials' rates with the t interval over them (the
+    trial is the unit), and the summed counts as context only."""
+    shown = rate_text.mean_interval(rate)
+    if rate.ci_low is not None:
+        shown += f" ({level}, t over the trials)"
+    out = [(label, f"{s.run}: mean of per-trial rates {shown}, n = {rate.n} trials")]
+    if s.excluded:
+        left_out = ", ".join(f"trial {trial} ({reason})" for trial, _, reason in s.excluded)
+        out.append((f"{label}, excluded", left_out))
+    denominator = s.counted[1] if s.counted else "attempts"
+    context = f"{rate_text.counts(rate, denominator)} (context: the interval counts trials, not {denominator})"
+    out.append((f"{label}, counts", context))
     return out
 
 
@@ -100,7 +117,9 @@ def comparison_figures(ev: Evaluation, level: str) -> list[tuple[str, str]]:
         where = f" at {c.label}" if len(cmp.conditions) > 1 else ""
         figures += side_figures(f"Baseline{where}", c.baseline, cmp.unit, level)
         figures += side_figures(f"Candidate{where}", c.candidate, cmp.unit, level)
-        measured = interval_text(c, simultaneous=bool(where), unit=cmp.unit) + (f" ({c.verdict})" if where else "")
+        measured = t.minus(interval_text(c, simultaneous=bool(where), unit=cmp.unit)) + (
+            f" ({c.verdict})" if where else ""
+        )
         said = "Reported" if c.baseline.reported or c.candidate.reported else "Measured"
         figures.append((f"{said}{where}", measured))
         if c.trials_needed:
@@ -113,7 +132,7 @@ def comparison_figures(ev: Evaluation, level: str) -> list[tuple[str, str]]:
         if c.mann_whitney_p is not None:
             figures.append((f"Mann–Whitney p (cross-check){where}", f"{c.mann_whitney_p:.3g}"))
     kind = f" ({cmp.claimed.kind})" if cmp.claimed else " (direction: the metric's better)"
-    figures.append(("Claimed", (ev.claim.claimed or "–") + kind))
+    figures.append(("Claimed", t.claimed(ev.claim.claimed) + kind))
     if cmp.margin is not None:
         figures.append(("Equivalence margin", f"±{cmp.margin:.1%}"))
     bands = [(c.label, c.band) for c in cmp.conditions if c.band is not None]
@@ -137,7 +156,7 @@ def card(ev: Evaluation, role: Markup | str, level: str) -> dict[str, object]:
     if ev.receipts:
         figures.append(("Receipts", " · ".join(f"{run}: {state}" for run, state in ev.receipts)))
     if ev.reproduced:
-        figures.append(("Rerun", " · ".join(f"{run}: {state}" for run, state in ev.reproduced)))
+        figures.append(("Rerun", " · ".join(f"{run}: {found.words}" for run, found in ev.reproduced)))
     # Raw HTML is not rewritten by MkDocs: these hrefs assume directory URLs (the default).
     links = [str(t.link("report", t.path_url(f"../../reports/{ev.report.slug}") + "/"))]
     for run in (c.baseline, c.candidate, c.run):
@@ -148,14 +167,15 @@ def card(ev: Evaluation, role: Markup | str, level: str) -> dict[str, object]:
     return {
         "slug": ev.headline.replace(" ", "-"),
         "role": role,
+        "findings": findings(ev, "../"),
         "date": c.date,
         "id": c.id,
         "statement": t.lines(c.statement),
         "badge": verdict_badges(ev),
         "credits": credit_lines(ev, "../"),
-        "flags": ev.flags,
+        "flags": flag_pills(ev.flags),
         "figures": figures,
-        "reason": ev.reason,
+        "reason": t.minus(ev.reason),
         "links": Markup(" · ".join(links)),
     }
 
@@ -201,6 +221,28 @@ FOREST_COLUMNS = (
 )
 
 
+def _interval(low: float | None, high: float | None) -> str:
+    """A ratio's interval in the table beside the forest plot; one of no width is not printed."""
+    if low is None or high is None:
+        return "none"
+    return IDENTICAL_SIDES if low == high else f"[{t.number(low)}, {t.number(high)}]"
+
+
+def _ratio_cells(c: Comparison, unit: str | None) -> tuple[str, str]:
+    """The Ratio and Interval cells: a metric's ratio and its interval; a rate's difference in
+    percentage points first, then its ratio labelled as one ("+39.0 pp (ratio 2.386x)"), and the
+    ratio's interval ("[2.101x, 2.710x]"), or why it has none."""
+    both = proportions(c, unit)
+    if both is None or c.ratio is None:
+        return (t.number(c.ratio) if c.ratio is not None else "–"), _interval(c.ci_low, c.ci_high)
+    ratio = f"{points(both[1] - both[0])} (ratio {times(c.ratio)})"
+    if c.ci_low is None or c.ci_high is None:
+        return ratio, "none"
+    if (c.baseline.constant and c.candidate.constant) or c.ci_low == c.ci_high:
+        return ratio, RATE_EXACT
+    return ratio, f"[{times(c.ci_low)}, {times(c.ci_high)}]"
+
+
 def forest_rows(chain: Sequence[Evaluation]) -> list[dict[str, str]]:
     """The table beside the forest plot: one row per claim and condition."""
     out = []
@@ -211,13 +253,33 @@ def forest_rows(chain: Sequence[Evaluation]) -> list[dict[str, str]]:
                     "id": ev.claim.id,
                     "at": c.label,
                     "verdict": c.verdict,
-                    "ratio": t.number(c.ratio) if c.ratio is not None else "–",
-                    "interval": f"[{t.number(c.ci_low)}, {t.number(c.ci_high)}]" if c.ci_low is not None else "none",
+                    **dict(zip(("ratio", "interval"), _ratio_cells(c, ev.unit), strict=True)),
                     "level": level_of(c.confidence),
                     "band": f"±{c.band:.1%}" if c.band is not None else "–",
-                    "n": f"{c.baseline.n} / {c.candidate.n}",
+                    "n": t.n_pair(*(None if s.reported else s.n for s in (c.baseline, c.candidate))),
                 }
             )
+    return out
+
+
+def findings(ev: Evaluation, up: str) -> list[Markup]:
+    """What a claim's corrections found of it, and for a correction what it found (with whether
+    its runs bear that out), one line each (`up` climbs from the page to the claims folder)."""
+    out = [corrected_line(c, ev.claim.claimed, up) for c in ev.corrections]
+    own = ev.correction
+    if own is not None and own.finding is not None:
+        corrected = t.link(own.corrects, f"{up}{t.path_url(own.corrects)}/")
+        check = check_text(own)
+        out.append(
+            Markup("<strong>Finds ")
+            + t.text(own.finding)
+            + Markup("</strong> of ")
+            + corrected
+            + Markup(": ")
+            + t.text(finding_text(own, None))
+            + Markup(". ")
+            + t.text(check)
+        )
     return out
 
 
@@ -228,10 +290,14 @@ def claim_page(
     settings: Settings,
     grids: Sequence[Markup] = (),
     sweep: SweepBlock | None = None,
+    *,
+    focus: str | None = None,
 ) -> str:
     """The claim and its corrections side by side, with the forest plot, the sweep of both sides,
-    trials, confounds, limits."""
+    trials, confounds, limits. `focus` is the claim whose page this is (the chain's original by
+    default): its statement is the page's headline, so a correction's page reads as the correction."""
     first = chain[0]
+    shown = next((ev for ev in chain if ev.claim.id == focus), first)
     roles = ["Original claim"] + [Markup("Correction of ") + t.text(ev.claim.corrects or "") for ev in chain[1:]]
     intro = (
         "The claim and its correction, side by side: the correction stands beside the original, "
@@ -239,6 +305,10 @@ def claim_page(
         if len(chain) > 1
         else "This claim has no correction."
     )
+    if shown is not first:
+        intro = (
+            f"A correction of the claim “{first.claim.statement}”, shown beside it: the original is never edited away."
+        )
     rows = forest_rows(chain)
     trials = [
         TrialsBlock(ev.claim.id, trial_specs[ev.claim.id], trials_table(ev))
@@ -252,8 +322,9 @@ def claim_page(
     return render(
         "claim.md.j2",
         mark=Markup(generated_mark("the reports' front matter")),
-        title=first.claim.statement,
+        title=shown.claim.statement,
         intro=intro,
+        lead=findings(first, "../"),
         cards=[card(ev, role, t.level(settings.confidence)) for ev, role in zip(chain, roles, strict=True)],
         forest=forest if rows else None,
         forest_table=blocks.table(FOREST_COLUMNS, [list(row.values()) for row in rows], right=[3]),
@@ -274,6 +345,7 @@ def _confounds(ev: Evaluation) -> dict[str, object]:
         "id": ev.claim.id,
         "rows": ev.confounds,
         "compared": ev.comparison.compared if ev.comparison else (),
+        "unrecorded": unrecorded_lines(ev.corrections, ev.comparison.unrecorded if ev.comparison else ()),
         "varies": ", ".join(ev.claim.varies) or "nothing",
         "baseline": ev.claim.baseline,
         "candidate": ev.claim.candidate,

@@ -15,13 +15,13 @@ from markupsafe import Markup
 from ..analysis import stats
 from ..analysis.receipts import Reproduced, RunReceipts
 from ..analysis.reproduction import MARGIN, NO_RATIO, Figure
-from ..analysis.stats import Summary
+from ..analysis.stats import IDENTICAL, IDENTICAL_SIDES, Summary
 from ..analysis.summaries import MetricAt, RunSummary, label_of
 from ..analysis.verdicts import tost_level
 from ..format.keys import flatten
 from ..format.models import Runner
 from ..ledger.records import Run
-from . import blocks
+from . import blocks, rate_text
 from . import text as t
 from .templating import generated_mark, render
 
@@ -52,7 +52,7 @@ def ci(summary: Summary) -> Markup:
     if summary.ci_low is None:
         return Markup("(one trial: no CI)")
     if summary.constant:
-        return Markup("(every trial identical: no run-to-run variation was measured)")
+        return Markup(f"({IDENTICAL})")
     return Markup(f"[{t.number(summary.ci_low)}, {t.number(summary.ci_high)}]")
 
 
@@ -134,7 +134,7 @@ def run_page(
     level: str,
 ) -> str:
     """The page of one run: what was run, its trials and spread, environment and files."""
-    warnings = [(m.label, m.metric, w) for m in summary.metrics for w in m.warnings] + client_bound(run)
+    warnings = [(m.label, m.metric, t.minus(w)) for m in summary.metrics for w in m.warnings] + client_bound(run)
     excluded = [(m.label, m.metric, trial, why) for m in summary.metrics for trial, _, why in m.excluded]
     return render(
         "run.md.j2",
@@ -173,7 +173,7 @@ def _described(run: Run) -> dict[str, Any]:
         "warmup": (
             "not reported"
             if meta.warmup_trials is None
-            else f"{meta.warmup_trials} trial(s) run and discarded before trial 1"
+            else f"{t.plural(meta.warmup_trials, 'trial')} run and discarded before trial 1"
         ),
         "source": source_text(run),
         "source_url": t.url(meta.source.url),
@@ -194,6 +194,8 @@ def _formats(units: Mapping[str, str | None]) -> dict[str, Any]:
         "unit": lambda name: _unit(units.get(name)),
         "reported_value": lambda m: reported_value(m, _unit(units.get(m.metric))),
         "per_trial": per_trial_rates,
+        "rate_mean": rate_text.mean_interval,
+        "rate_counts": rate_text.counts,
         "triple": lambda v: " / ".join(t.number(x, 3) for x in v) if v else "–",
         "figure_line": _figure_line,
         "folded": blocks.details,
@@ -314,6 +316,7 @@ def _figure_line(f: Figure) -> str:
     if f.ratio is None:
         return f"{f.label}: {f.status} ({NO_RATIO})"
     interval = f"[{t.number(f.low)}, {t.number(f.high)}]" if f.low is not None else ""
+    interval = f"({IDENTICAL_SIDES})" if f.low is not None and f.low == f.high else interval
     return f"{f.label}: {f.status}, rerun / original {t.number(f.ratio)} {interval}, margin ±{f.margin:.1%}"
 
 

@@ -135,11 +135,12 @@ def _safe_link(href: str) -> bool:
 
 
 def number(value: float | None, digits: int = 4) -> str:
-    """A figure with `digits` significant digits, never in exponent form."""
+    """A figure with `digits` significant digits, never in exponent form; one out of range
+    (`signed.in_range`: not finite, past 1e300 or nearer 0 than 1e-300) as 'out of range'."""
     if value is None:
         return "–"
-    if value == 0 or not math.isfinite(value):
-        return "0" if value == 0 else str(value)
+    if value == 0 or not signed.in_range(value):
+        return "0" if value == 0 else signed.OUT_OF_RANGE
     places = max(0, min(8, digits - 1 - math.floor(math.log10(abs(value)))))
     shown = f"{value:,.{places}f}"
     return shown.rstrip("0").rstrip(".") if "." in shown else shown
@@ -151,9 +152,62 @@ def level(confidence: float) -> Markup:
 
 
 def percent(value: float | None, digits: int = 1) -> str:
-    return "–" if value is None else f"{value * 100:.{digits}f}%"
+    if value is None:
+        return "–"
+    return minus(f"{value * 100:.{digits}f}%") if signed.in_range(value) else signed.OUT_OF_RANGE
+
+
+MINUS = "\u2212"  # the minus sign: a hyphen "-" before a figure reads as the dash "–" of "nothing"
+_SIGN = re.compile(r"(?<![\w.\-\u2212])-(?=\.?\d)")  # a hyphen opening a number, not inside a word or a date
+
+
+def minus(shown: str) -> str:
+    """Page text with the sign of each negative figure written as the minus sign (U+2212):
+    '-5.1% [-7.7%, -2.4%]' -> '−5.1% [−7.7%, −2.4%]'. Hyphens inside words, ids and dates
+    ('noise-0.02', '2026-11-30') stay; the CLI and JSON keep ASCII for whoever parses them."""
+    return _SIGN.sub(MINUS, shown)
+
+
+def plural(count: int, one: str, many: str | None = None) -> str:
+    """A count with its noun, never 'key(s)': (1, 'key') -> '1 key', (3, 'key') -> '3 keys',
+    (2, 'query', 'queries') -> '2 queries'."""
+    return f"{count:,} {one if count == 1 else many or one + 's'}"
+
+
+NOT_REPORTED = "not reported"  # one side's n when it carries reported figures, not trials
+NO_TRIALS = "trials not reported"  # n when neither side has trials, as a reported figure reads
+
+
+def n_pair(baseline: int | None, candidate: int | None) -> str:
+    """The n of two sides as one cell, None for a side whose figures were reported without
+    trials: '5 / 5', 'not reported / 5', and 'trials not reported' when neither has trials."""
+    if baseline is None and candidate is None:
+        return NO_TRIALS
+    return " / ".join(NOT_REPORTED if n is None else f"{n:,}" for n in (baseline, candidate))
+
+
+NOT_RECORDED = "not recorded"  # a value that is absent or null: a page never says "null"
+
+
+def recorded(value: str) -> str:
+    """A value the analysis wrote as YAML (`format.keys.as_yaml`) as a page shows it: null
+    reads 'not recorded'."""
+    return NOT_RECORDED if value == as_yaml(None) else value
+
+
+NOT_STATED = "not stated"  # a claim that names no effect: words, never a dash
+_DIRECTIONS = {"+": "an increase", "-": "a decrease", MINUS: "a decrease"}
+
+
+def claimed(value: str | None) -> str:
+    """What a claim says of its effect, as a page shows it: 'not stated' when it names none,
+    a bare sign in words ('-' -> 'a decrease'), a figure with its minus sign ('-16%' -> '−16%')."""
+    if value is None or not value.strip():
+        return NOT_STATED
+    return _DIRECTIONS.get(value.strip(), minus(value))
 
 
 def scalar(value: Any) -> str:
-    """A YAML scalar as the publisher would write it."""
-    return as_yaml(value)
+    """A YAML scalar as the publisher would write it (true, false, 8, text), and null, which a
+    page never prints, as 'not recorded'."""
+    return NOT_RECORDED if value is None else as_yaml(value)

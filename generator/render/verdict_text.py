@@ -4,13 +4,18 @@ grid gives, the effect with its interval in the claim's own unit, and the flags.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Literal
+
 from markupsafe import Markup
 
 from ..analysis.claims import Evaluation
 from ..analysis.comparison import Comparison, Side
+from ..analysis.records import RATE_EXACT
+from ..analysis.stats import IDENTICAL_SIDES
 from ..analysis.wording import pct
 from ..format.signed import level as level_of
-from ..format.signed import signed
+from ..format.signed import points, times
 from . import text as t
 
 
@@ -36,9 +41,9 @@ def credit_lines(ev: Evaluation, up: str) -> list[Markup]:
     return [
         badge(c.verdict)
         + Markup(" ")
-        + t.text(c.sentence[:1].upper() + c.sentence[1:])
-        + Markup(" (")
-        + t.link(f"grid {c.grid}", f"{up}{c.grid}/")
+        + t.text(t.minus(c.sentence[:1].upper() + c.sentence[1:]))
+        + Markup(" (the grid ")
+        + t.link(c.statement, f"{up}{c.grid}/")
         + Markup(").")
         for c in ev.credits
     ]
@@ -50,49 +55,92 @@ def interval_text(c: Comparison, simultaneous: bool = False, unit: str | None = 
     (a "+138.6%" beside percentages reads as points). A Bonferroni interval says its level."""
     if c.ratio is None:
         return "–"
-    rates = _rates(c) or _percents(c, unit)
-    shown = f"{rates}; ratio {c.ratio:.3f}" if rates else pct(c.ratio)
+    rates = _rates(c, unit)
+    if rates:
+        return _rate_interval(c, c.ratio, rates, simultaneous)
+    shown = pct(c.ratio)
     if c.ci_low is None or c.ci_high is None:
         return f"{shown} (reported figures, no interval)"
     if c.ci_low == c.ci_high:
-        return f"{shown} (no run-to-run variation measured: no interval)"
+        return f"{shown} ({IDENTICAL_SIDES}: no interval)"
     notes = [f"{level_of(c.confidence)} simultaneous (Bonferroni)"] if simultaneous else []
     notes += ["from published mean, SD and n"] if c.source == "summaries" else []
-    bounds = f"{c.ci_low:.3f}, {c.ci_high:.3f}" if rates else f"{pct(c.ci_low)}, {pct(c.ci_high)}"
-    return f"{shown} [{bounds}]" + (f" ({'; '.join(notes)})" if notes else "")
+    return f"{shown} [{pct(c.ci_low)}, {pct(c.ci_high)}]" + (f" ({'; '.join(notes)})" if notes else "")
 
 
-def _rates(c: Comparison) -> str:
-    """For a rate, the difference in percentage points and both rates ("+49.5 pp, 22.7% → 72.2%")."""
-    base, cand = c.baseline.proportion, c.candidate.proportion
-    if base is None or cand is None:
+def _rate_interval(c: Comparison, ratio_of: float, rates: str, simultaneous: bool) -> str:
+    """A rate claim in one unit: percentage points first, then the ratio it is judged by, labelled
+    as one, with its interval: '+39.0 pp, 28.2% → 67.2% (ratio 2.386x [2.101x, 2.710x])'. When every
+    trial of both sides gave the same rate it says so, and shows no interval of no width."""
+    ratio = f"ratio {times(ratio_of)}"
+    if c.ci_low is None or c.ci_high is None:
+        return f"{rates} ({ratio}; reported figures, no interval)"
+    if (c.baseline.constant and c.candidate.constant) or c.ci_low == c.ci_high:
+        return f"{rates} ({ratio}; {RATE_EXACT})"
+    notes = [f"{level_of(c.confidence)} simultaneous (Bonferroni)"] if simultaneous else []
+    notes += ["from published mean, SD and n"] if c.source == "summaries" else []
+    return f"{rates} ({ratio} [{times(c.ci_low)}, {times(c.ci_high)}]" + "".join(f"; {n}" for n in notes) + ")"
+
+
+def proportions(c: Comparison, unit: str | None) -> tuple[float, float] | None:
+    """Both sides as proportions, for a claim read in percentage points: a rate's means over its
+    trials' rates, or a metric measured in percent (a reported acceptance "72.2" with unit %)
+    divided by 100; None for any other metric."""
+    if c.baseline.is_rate and c.candidate.is_rate:
+        base, cand = c.baseline.proportion, c.candidate.proportion
+    elif unit == "%":
+        base, cand = _percent(c.baseline), _percent(c.candidate)
+    else:
+        return None
+    return (base, cand) if base is not None and cand is not None else None
+
+
+def _rates(c: Comparison, unit: str | None) -> str:
+    """The difference in percentage points and both sides ("+49.5 pp, 22.7% → 72.2%"); "" for a
+    metric that is not a proportion."""
+    found = proportions(c, unit)
+    if found is None:
         return ""
-    return f"{signed((cand - base) * 100, unit=' pp')} ({base:.1%} → {cand:.1%})"
+    base, cand = found
+    return f"{points(cand - base)}, {base:.1%} → {cand:.1%}"
 
 
-def _percents(c: Comparison, unit: str | None) -> str:
-    """For a metric measured in percent (a reported acceptance "72.2" with unit %), the
-    difference in percentage points and both figures, as for a rate."""
-    if unit != "%":
-        return ""
-    base, cand = _figure(c.baseline), _figure(c.candidate)
-    if base is None or cand is None:
-        return ""
-    return f"{cand - base:+.1f} pp ({base:.1f}% → {cand:.1f}%)"
-
-
-def _figure(s: Side) -> float | None:
-    if s.summary is not None:
-        return s.summary.mean
-    return s.values[0] if s.values else None
+def _percent(s: Side) -> float | None:
+    """A side's figure in percent (its mean, or the reported figure) as a proportion."""
+    figure = s.summary.mean if s.summary is not None else s.values[0] if s.values else None
+    return figure / 100 if figure is not None else None
 
 
 def effect(ev: Evaluation) -> str:
-    """The measured effect: its interval, or one line per condition of a several-condition claim."""
+    """The measured effect: its interval, or one line per condition of a several-condition claim
+    (a decrease with the minus sign, `text.minus`)."""
     if len(ev.conditions) > 1:
-        return "; ".join(f"{c.label}: {interval_text(c, simultaneous=True, unit=ev.unit)}" for c in ev.conditions)
-    return interval_text(ev.only, unit=ev.unit) if ev.only else "–"
+        return t.minus(
+            "; ".join(f"{c.label}: {interval_text(c, simultaneous=True, unit=ev.unit)}" for c in ev.conditions)
+        )
+    return t.minus(interval_text(ev.only, unit=ev.unit)) if ev.only else "–"
 
 
 def flags(ev: Evaluation) -> str:
     return ", ".join(ev.flags) or "–"
+
+
+FlagKind = Literal["info", "caution", "problem", "corrected"]
+_PROBLEMS = ("finding not borne out", "stale run", "run not reproduced", "incomplete run", "credit misattributed")
+_INFO = ("unverified run", "no trial data", "understated", "republished run")
+
+
+def flag_kind(flag: str) -> FlagKind:
+    """What a flag means to a reader, which its colour shows (benchledger.css .bl-flag--<kind>):
+    a correction exists, a problem with the verdict or its runs, something that informs only,
+    or (any other flag) a reason for caution."""
+    if flag.startswith("corrected"):
+        return "corrected"
+    if flag.startswith(_PROBLEMS) or flag.startswith("credit interacts"):
+        return "problem"
+    return "info" if flag in _INFO else "caution"
+
+
+def flag_pills(shown: Sequence[str]) -> Markup:
+    """Flags as outlined pills, each coloured by `flag_kind`, the text always beside the colour."""
+    return Markup(" ").join(Markup(f'<span class="bl-flag bl-flag--{flag_kind(f)}">{t.text(f)}</span>') for f in shown)

@@ -53,7 +53,12 @@
     var low = listing.t[k], high = listing.t[Math.min(k + 1, steps)];
     return low + (high - low) * f;
   }
+  function identical(values) {
+    return values.every(function (v) { return v === values[0]; });
+  }
   function logStats(values) {
+    /* Identical trials: their log and a variance of 0 exactly (a sum rounds), as stats._log_moments. */
+    if (identical(values)) { return { n: values.length, mean: Math.log(values[0]), variance: 0 }; }
     var logs = values.map(Math.log), n = logs.length;
     var mean = logs.reduce(function (a, b) { return a + b; }, 0) / n;
     var ss = logs.reduce(function (a, b) { return a + (b - mean) * (b - mean); }, 0);
@@ -66,7 +71,10 @@
     var sa = logStats(a), sb = logStats(b);
     var va = sa.variance / sa.n, vb = sb.variance / sb.n, diff = sb.mean - sa.mean;
     var se = Math.sqrt(va + vb);
-    if (se === 0) { return { ratio: Math.exp(diff), low: Math.exp(diff), high: Math.exp(diff) }; }
+    if (se === 0) {  /* both sides constant: B / A as divided, with no interval (stats.Ratio.exact) */
+      var exact = b[0] / a[0] > 0 && isFinite(b[0] / a[0]) ? b[0] / a[0] : Math.exp(diff);
+      return { ratio: exact, low: exact, high: exact, exact: true };
+    }
     var df = (va + vb) * (va + vb) / (va * va / (sa.n - 1) + vb * vb / (sb.n - 1));
     var half = tQuantile(listing, df) * se;
     return { ratio: Math.exp(diff), low: Math.exp(diff - half), high: Math.exp(diff + half) };
@@ -91,16 +99,16 @@
       if (!other) { return; }
       var r = a.reported || b.reported ? null : ratio(listing, f.values, other.values);
       rows.push([
-        f.name, f.label, count(a, f) + " / " + count(b, other),
-        r ? pct(r.ratio) : a.reported || b.reported ? pointRatio(f, other) : "\u2013", r ? "[" + pct(r.low) + ", " + pct(r.high) + "]" : noInterval(a, b),
+        f.name, f.label, a.reported && b.reported ? "trials not reported" : count(a, f) + " / " + count(b, other),
+        r ? pct(r.ratio) : a.reported || b.reported ? pointRatio(f, other) : "\u2013", r ? interval(listing, r) : noInterval(a, b),
         cue(f.better === other.better ? f.better : null, r)
       ]);
     });
     return rows;
   }
   function count(run, f) {
-    /* A reported run's figure is one number a source gave, not one trial (as pairs.n_shown). */
-    return run.reported ? "reported" : String(f.values.length);
+    /* A reported run's figure is one number a source gave, not trials (as pairs.n_shown and text.n_pair). */
+    return run.reported ? "not reported" : String(f.values.length);
   }
   function pointRatio(f, other) {
     /* Two single figures still have a ratio; it carries no spread, and says so (as pairs.ratio_shown). */
@@ -108,6 +116,10 @@
       return "\u2013";
     }
     return pct(other.values[0] / f.values[0]) + " (as reported)";
+  }
+  function interval(listing, r) {
+    /* An interval of no width is never printed: the words say why (stats.IDENTICAL_SIDES). */
+    return r.exact ? listing.identical : "[" + pct(r.low) + ", " + pct(r.high) + "]";
   }
   function noInterval(a, b) {
     /* as pairs.no_interval */
@@ -119,6 +131,7 @@
        excludes no change. The words carry it; the colour only repeats them. */
     if (!r) { return { text: "\u2013", className: "bl-cue" }; }
     if (!better) { return { text: "no direction declared", className: "bl-cue" }; }
+    if (r.exact && r.ratio === 1) { return { text: "no change", className: "bl-cue" }; }
     if (r.low <= 1 && r.high >= 1) { return { text: "unclear: the interval includes no change", className: "bl-cue" }; }
     var good = (better === "higher") === (r.ratio > 1);
     return { text: (good ? "better" : "worse") + " (" + better + " is better)", className: "bl-cue bl-cue--" + (good ? "better" : "worse") };
