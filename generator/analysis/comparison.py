@@ -61,6 +61,25 @@ def compared_keys(baseline: Run, candidate: Run, varies: Sequence[str]) -> tuple
     return tuple(k for k in sorted(set(environment(baseline)) | set(environment(candidate))) if not varied(k))
 
 
+# What FORMAT.md's manifest recommends recording, by section, and run.yaml's warmup_trials: a
+# comparison lists those neither side records as "not recorded on either side" (never matched).
+RECOMMENDED: tuple[str, ...] = ("host", "accelerators", "software", "engine", "kernels", "model", "warmup_trials")
+
+
+def unrecorded(baseline: Run, candidate: Run, varies: Sequence[str]) -> tuple[str, ...]:
+    """The recommended sections (and warmup_trials) of which neither run records any key, and
+    that the claim does not vary: what the unmatched-conditions check could not see."""
+    keys = set(environment(baseline)) | set(environment(candidate))
+
+    def seen(section: str) -> bool:
+        return any(k == section or k.startswith(section + ".") for k in keys)
+
+    def varied(section: str) -> bool:
+        return any(v == section or v.startswith(section + ".") for v in varies)
+
+    return tuple(s for s in RECOMMENDED if not seen(s) and not varied(s))
+
+
 def side(
     run: Run, metric: str, at: Mapping[str, object], confidence: float = stats.CONFIDENCE, restore: bool = False
 ) -> Side:
@@ -70,11 +89,11 @@ def side(
     rows = run.results.select(values_at, excluded=restore)
     left_out = () if restore else tuple(_excluded(run.results.excluded_at(values_at), metric))
     label = label_of(run, values_at)
-    pooled: stats.RateSummary | None = None
+    rate: stats.RateSummary | None = None
     published: tuple[float, int] | None = None
     if metric in run.meta.rates:
-        trials, pooled = rate_trials(rows, run.meta.rates[metric], confidence)
-        values = pooled.per_trial
+        trials, rate = rate_trials(rows, run.meta.rates[metric], confidence)
+        values = rate.per_trial
     else:
         kept = [r for r in rows if metric in r.values]
         values, trials = tuple(r.values[metric] for r in kept), tuple(r.trial for r in kept)
@@ -87,7 +106,10 @@ def side(
         reported=run.reported,
         summary=stats.summarize(values, confidence) if values and not run.reported else None,
         published=published,
-        pooled=None if run.reported else pooled,
+        rate=None if run.reported else rate,
+        counted=(run.meta.rates[metric].numerator, run.meta.rates[metric].denominator)
+        if metric in run.meta.rates
+        else None,
         excluded=left_out,
         repetitions=run.meta.trial_unit == "repetition",
         is_rate=metric in run.meta.rates,
@@ -149,6 +171,7 @@ def compare(
         min_effect=settings.min_effect,
         confounds=confounds(baseline, candidate, varies),
         compared=compared_keys(baseline, candidate, varies),
+        unrecorded=unrecorded(baseline, candidate, varies),
         conditions=judged,
         verdict=verdict,
         reason=_claim_reason(judged, verdict),

@@ -16,6 +16,9 @@ from .verdicts import Verdict
 
 NO_VARIATION = "no run-to-run variation"
 REPETITIONS = "repetitions in one process"
+# A rate claim whose trials are identical on both sides (a fixed prompt set at temperature 0):
+# its difference is exact, but only for those prompts.
+RATE_EXACT = "every trial identical: exact for this prompt set; another prompt set may differ"
 
 
 @dataclass(frozen=True)
@@ -56,7 +59,8 @@ class Side:
     trials: tuple[int | None, ...]
     reported: bool
     summary: stats.Summary | None  # None for reported figures
-    pooled: stats.RateSummary | None = None  # rates only
+    rate: stats.RateSummary | None = None  # a measured rate: its trials' proportions, mean and interval
+    counted: tuple[str, str] | None = None  # a rate: the metrics it divides (numerator, denominator)
     published: tuple[float, int] | None = None  # reported run with a published (SD, n)
     excluded: tuple[tuple[int | None, float, str], ...] = ()  # (trial, value, reason) left out
     repetitions: bool = False  # the run's trials are repetitions inside one process
@@ -64,10 +68,13 @@ class Side:
 
     @property
     def proportion(self) -> float | None:
-        """A rate's pooled proportion (or the mean of its figures when reported); None otherwise."""
+        """A rate's mean over its trials' proportions (or the mean of its figures when reported);
+        None otherwise. The trial is the unit, as for every other figure: never pooled tokens."""
         if not self.is_rate or not self.values:
             return None
-        return self.pooled.pooled if self.pooled is not None else sum(self.values) / len(self.values)
+        if self.rate is not None and self.rate.mean is not None:
+            return self.rate.mean
+        return sum(self.values) / len(self.values)
 
     @property
     def n(self) -> int:
@@ -227,6 +234,7 @@ class ClaimComparison:
     verdict: Verdict
     reason: str
     compared: tuple[str, ...] = ()  # every recorded key checked for unmatched conditions
+    unrecorded: tuple[str, ...] = ()  # recommended sections (and warmup_trials) neither side records
 
     @property
     def only(self) -> Comparison | None:

@@ -4,6 +4,7 @@ receipt files are in models.py."""
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, WithJsonSchema, field_validator, model_validator
@@ -31,6 +32,12 @@ SIDE_SCHEMA: dict[str, Any] = {
         {"type": "null"},
     ]
 }
+
+
+Finding = Literal["misattributed", "overstated", "contradicted", "within noise", "withdrawn"]
+FINDINGS: tuple[Finding, ...] = ("misattributed", "overstated", "contradicted", "within noise", "withdrawn")
+DOTTED_KEY = r"^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)+$"  # a cause that is a dotted key (kernels.draft_head_gemm), not words
+WORDS_MAX = 500  # characters in one item of `cause`
 
 
 class Claim(_Record):
@@ -66,6 +73,16 @@ class Claim(_Record):
         'margin of "0%", "1.0x" and "no difference".',
     )
     corrects: str | None = Field(None, description="Id of the claim this one corrects.")
+    finding: Finding | None = Field(
+        None,
+        description="What a correction found of the claim it corrects: misattributed, overstated, contradicted, "
+        "within noise or withdrawn. Only with `corrects:`.",
+    )
+    cause: str | list[str] | None = Field(
+        None,
+        description="What got the credit instead, with `finding:`: a dotted key (kernels.draft_head_gemm), "
+        "a list of them, or words.",
+    )
     source: Citation | None = Field(None, description="Citation of a statement-only claim.")
     limits: list[str] = Field(default_factory=list, description="Limits of this claim alone.")
 
@@ -104,6 +121,42 @@ class Claim(_Record):
             elif f"{name}_at" in out:
                 raise ValueError(f"{name}_at is not a claim key; write {name}: {{run: ID, at: {{...}}}}")
         return out
+
+    @property
+    def causes(self) -> tuple[str, ...]:
+        """`cause:` as a tuple of items (keys and words), empty when absent."""
+        if self.cause is None:
+            return ()
+        return (self.cause,) if isinstance(self.cause, str) else tuple(self.cause)
+
+    @property
+    def cause_keys(self) -> tuple[str, ...]:
+        """The items of `cause:` that are dotted keys (compared between runs)."""
+        return tuple(item for item in self.causes if re.fullmatch(DOTTED_KEY, item))
+
+    @property
+    def cause_words(self) -> tuple[str, ...]:
+        """The items of `cause:` that are words."""
+        return tuple(item for item in self.causes if not re.fullmatch(DOTTED_KEY, item))
+
+    @field_validator("cause")
+    @classmethod
+    def _cause(cls, value: str | list[str] | None) -> str | list[str] | None:
+        items = [value] if isinstance(value, str) else value or []
+        if isinstance(value, list) and not value:
+            raise ValueError("cause: lists nothing; name a dotted key (kernels.draft_head_gemm) or write words")
+        for item in items:
+            if not item.strip() or len(item) > WORDS_MAX:
+                raise ValueError(f"cause: each item is a dotted key or words of 1 to {WORDS_MAX} characters")
+        return value
+
+    @model_validator(mode="after")
+    def _finding(self) -> Claim:
+        if self.finding is not None and self.corrects is None:
+            raise ValueError("finding: only a correction says what it found; add corrects: <the claim's id>")
+        if self.cause is not None and self.finding is None:
+            raise ValueError(f"cause: needs finding: (one of {', '.join(FINDINGS)}) to say what the cause explains")
+        return self
 
     @model_validator(mode="after")
     def _complete(self) -> Claim:

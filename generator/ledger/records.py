@@ -133,13 +133,15 @@ class Run:
 
     def environment(self) -> dict[str, object]:
         """The manifest (less `schema` and `captured`) and `setup` as dotted keys, and
-        `warmup_trials`: what comparisons match between runs."""
+        `warmup_trials` when the run records it: what comparisons match between runs. A key the
+        run does not record is absent, never None (absent on both sides is not a match)."""
         manifest = self.manifest.model_dump(mode="json", by_alias=True, exclude_none=True)
         manifest.pop("schema", None)
         manifest.pop("captured", None)
         out = flatten(manifest) if manifest else {}
         out.update(flatten(self.meta.setup, "setup") if self.meta.setup else {})
-        out["warmup_trials"] = self.meta.warmup_trials
+        if self.meta.warmup_trials is not None:
+            out["warmup_trials"] = self.meta.warmup_trials
         return out
 
 

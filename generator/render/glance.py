@@ -1,7 +1,9 @@
 """The publication at a glance, for any page that asks for it with `<!-- at a glance -->`:
-claims by verdict (linking the filtered ledger), the latest corrections, runs whose receipts
-or reruns need a look, attribution grids, and the newest reports. Bounded at every size: the
-lists show the newest few and say how many more there are."""
+what the claims came to (those judged on measured trials apart from those without trial data,
+corrections by finding), then per report which claims hold and which were corrected and how,
+each with its effect and n and its own verdict pill; the latest corrections; runs whose receipts
+or reruns need a look; attribution grids. Bounded at every size: the lists show the newest few
+and say how many more there are."""
 
 from __future__ import annotations
 
@@ -13,7 +15,8 @@ from ..analysis.grid_records import Grid
 from ..analysis.receipts import RunReceipts
 from ..ledger.records import Ledger
 from . import text as t
-from .verdict_text import badge, verdict_badges
+from .finding_text import finding_text
+from .verdict_text import badge, interval_text, verdict_badges
 
 MARKER = "<!-- at a glance -->"
 SHOWN = 5  # newest items per list
@@ -68,10 +71,10 @@ def glance(
             f"[{badge(v)} {n}]({up}claims/index.md#verdict={v.replace(' ', '-')})" for v, n in counts.items() if n
         )
         parts.append(cells)
+    parts += _by_report(ledger, evaluations, up)
     parts += _corrections(evaluations, up)
     parts += _runs(ledger, receipts, up)
     parts += _grids(grids, up)
-    parts += _reports(ledger, up)
     return "\n\n" + "\n\n".join(parts) + "\n\n"
 
 
@@ -86,7 +89,13 @@ HEADLINES: tuple[str, ...] = (
     "inconclusive",
     "no trial data",
 )
-WORDS = {"supported": "hold", "misattributed": "credited to the wrong factor", "interacts": "credit not separable"}
+WORDS = {
+    "supported": "hold",
+    "misattributed": "credited to the wrong factor",
+    "interacts": "credit not separable",
+    "no trial data": "without trial data",
+}
+UNJUDGED = "no trial data"  # figures published without trials, or prose: counted apart from measured claims
 
 
 def headline_counts(evaluations: Mapping[str, Evaluation]) -> dict[str, int]:
@@ -96,16 +105,37 @@ def headline_counts(evaluations: Mapping[str, Evaluation]) -> dict[str, int]:
 
 
 def found(evaluations: Mapping[str, Evaluation], counts: Mapping[str, int], reports: int, runs: int) -> str:
-    """What the publication found, in one sentence: "**15 claims**: 4 hold, 3 contradicted, ...;
-    2 corrected." (`counts`: headline_counts)."""
+    """What the publication found, in three short sentences: the claims judged on measured
+    trials by headline, those without trial data apart, and the corrections by finding
+    ("**15 claims** from 5 reports over 18 runs. **9 judged on trials**: 4 hold, ... **6 without
+    trial data** ... **2 corrections**: 1 misattributed, 1 with no finding stated.")."""
     total = len(evaluations)
-    said = ", ".join(f"{n} {WORDS.get(v, v)}" for v, n in counts.items() if n)
-    corrected = sum(bool(ev.corrected_by) for ev in evaluations.values())
-    fixed = f"; {corrected} corrected" if corrected else ""
-    return (
-        f"**{total} claim{'s' if total != 1 else ''}**: {said}{fixed}. "
-        f"From {reports} report{'s' if reports != 1 else ''} over {runs} run{'s' if runs != 1 else ''}."
-    )
+    judged = {v: n for v, n in counts.items() if v != UNJUDGED and n}
+    out = [f"**{t.plural(total, 'claim')}** from {t.plural(reports, 'report')} over {t.plural(runs, 'run')}."]
+    if judged:
+        said = ", ".join(f"{n} {WORDS.get(v, v)}" for v, n in judged.items())
+        out.append(f"**{sum(judged.values())} judged on measured trials**: {said}.")
+    if counts.get(UNJUDGED):
+        out.append(
+            f"**{counts[UNJUDGED]} without trial data**: figures published without trials, or prose; "
+            "shown, never judged."
+        )
+    out += _findings_sentence(evaluations)
+    return " ".join(out)
+
+
+def _findings_sentence(evaluations: Mapping[str, Evaluation]) -> list[str]:
+    """The corrections counted by what they found ("**2 corrections**: 1 misattributed, 1 with no
+    finding stated.")."""
+    fixes = [ev for ev in evaluations.values() if ev.claim.corrects]
+    if not fixes:
+        return []
+    by: dict[str, int] = {}
+    for ev in fixes:
+        key = ev.claim.finding or "with no finding stated"
+        by[key] = by.get(key, 0) + 1
+    said = ", ".join(f"{n} {finding}" for finding, n in sorted(by.items(), key=lambda kv: (-kv[1], kv[0])))
+    return [f"**{t.plural(len(fixes), 'correction')}**: {said}."]
 
 
 def _more(items: int) -> str:
@@ -119,15 +149,87 @@ def _listed(title: str, lines: Sequence[str]) -> list[str]:
     return [f"**{title}**{_more(len(lines))}\n\n" + "\n".join(lines[:SHOWN])]
 
 
+TITLE_MAX = 110  # characters of a claim's statement shown as its link's title
+
+
+def title(ev: Evaluation) -> str:
+    """A claim's statement as a link title: its first sentence, cut at TITLE_MAX characters."""
+    words = ev.claim.statement.strip().split("\n")[0]
+    first = words.split(". ")[0].rstrip(".")
+    return first if len(first) <= TITLE_MAX else first[: TITLE_MAX - 1].rstrip() + "…"
+
+
+def claim_link(ev: Evaluation, up: str) -> str:
+    """The claim's title linking its page, then its own verdict pill: a pill sits on the claim it judges."""
+    return f"[{t.text(title(ev))}]({up}claims/{ev.claim.id}/index.md) {verdict_badges(ev)}"
+
+
+def effect_n(ev: Evaluation) -> str:
+    """The measured effect with its interval and both sides' n, for a one-condition comparison;
+    the number of conditions otherwise."""
+    if ev.only is not None:
+        c = ev.only
+        n = t.n_pair(None if c.baseline.reported else c.baseline.n, None if c.candidate.reported else c.candidate.n)
+        return f"{t.text(t.minus(interval_text(c, unit=ev.unit)))}, n = {n}"
+    if ev.conditions:
+        ns = {
+            t.n_pair(None if c.baseline.reported else c.baseline.n, None if c.candidate.reported else c.candidate.n)
+            for c in ev.conditions
+        }
+        each = f", n = {ns.pop()} at each" if len(ns) == 1 else ""
+        return f"at {t.plural(len(ev.conditions), 'condition')}{each}"
+    return ""
+
+
+def _by_report(ledger: Ledger, evaluations: Mapping[str, Evaluation], up: str) -> list[str]:
+    """Per report, newest first: the claims that hold and those corrected (with what the
+    correction found), each with its effect and n; the rest counted by headline."""
+    out = []
+    reports = sorted(ledger.reports, key=lambda r: (str(r.meta.date or ""), r.slug), reverse=True)
+    for report in reports[:SHOWN]:
+        mine = [evaluations[c.id] for c in report.meta.claims if c.id in evaluations]
+        lines = [
+            f"- **Holds**: {claim_link(ev, up)} {effect_n(ev)}".rstrip() for ev in mine if ev.headline == "supported"
+        ]
+        lines += [_corrected(ev, evaluations, up) for ev in mine if ev.corrected_by]
+        shown = {ev.claim.id for ev in mine if ev.headline == "supported" or ev.corrected_by}
+        rest: dict[str, int] = {}
+        for ev in mine:
+            if ev.claim.id not in shown and not ev.claim.corrects:
+                rest[ev.headline] = rest.get(ev.headline, 0) + 1
+        if rest:
+            said = ", ".join(
+                f"{n} {WORDS.get(v, v)}" for v, n in sorted(rest.items(), key=lambda kv: HEADLINES.index(kv[0]))
+            )
+            lines.append(f"- Also {said} ([every claim]({up}{t.path_url(f'reports/{report.slug}.md')}))")
+        day = f" · {report.meta.date}" if report.meta.date else ""
+        head = f"**[{t.text(report.meta.title)}]({up}{t.path_url(f'reports/{report.slug}.md')})**{day}"
+        out.append(head + ("\n\n" + "\n".join(lines) if lines else ""))
+    if len(reports) > SHOWN:
+        out.append(f"{len(reports) - SHOWN} older reports: see the navigation.")
+    return out
+
+
+def _corrected(ev: Evaluation, evaluations: Mapping[str, Evaluation], up: str) -> str:
+    """A corrected claim: what its first correction found, and the correction with its own pill."""
+    fixes = [evaluations[i] for i in ev.corrected_by if i in evaluations]
+    found = next((c for c in ev.corrections if c.finding), None)
+    what = f"Corrected ({found.finding})" if found else "Corrected"
+    said = f": {t.text(finding_text(found, ev.claim.claimed))}" if found else ""
+    by = "; ".join(f"by {claim_link(fix, up)}" for fix in fixes)
+    return f"- **{what}**: {claim_link(ev, up)} {effect_n(ev)}{said}. Corrected {by}".replace("  ", " ")
+
+
 def _corrections(evaluations: Mapping[str, Evaluation], up: str) -> list[str]:
+    """The newest corrections: what each found, the corrected claim with its pill, the correction with its own."""
     fixes = sorted(
-        (ev for ev in evaluations.values() if ev.claim.corrects),
+        (ev for ev in evaluations.values() if ev.claim.corrects and ev.claim.corrects in evaluations),
         key=lambda ev: (str(ev.claim.date or ""), ev.claim.id),
         reverse=True,
     )
     lines = [
-        f"- [{t.text(ev.claim.statement)}]({up}claims/{ev.claim.id}/index.md) corrects "
-        f"[{t.text(ev.claim.corrects)}]({up}claims/{ev.claim.corrects}/index.md) {verdict_badges(ev)}"
+        f"- {t.text(ev.claim.finding.capitalize() if ev.claim.finding else 'Corrected')}: "
+        f"{claim_link(evaluations[ev.claim.corrects or ''], up)} corrected by {claim_link(ev, up)}"
         for ev in fixes
     ]
     return _listed("Latest corrections", lines)
@@ -164,13 +266,3 @@ def _grids(grids: Sequence[Grid], up: str) -> list[str]:
         for g in grids
     ]
     return _listed("Attribution grids", lines)
-
-
-def _reports(ledger: Ledger, up: str) -> list[str]:
-    reports = sorted(ledger.reports, key=lambda r: (str(r.meta.date or ""), r.slug), reverse=True)
-    lines = [
-        f"- [{t.text(r.meta.title)}]({up}{t.path_url(f'reports/{r.slug}.md')})" + (f" · {day}" if day else "")
-        for r in reports
-        for day in [r.meta.date]
-    ]
-    return _listed("Newest reports", lines)

@@ -56,8 +56,11 @@ def published_name(path: str) -> str:
 
 
 REPORTED = "Reported figures: one diamond each, no interval."
-SWEEP = "The mean against {condition}, its {level} interval as a band."
 TRIALS = "Every trial a grey dot; blue: the mean and its {level} CI."
+RATE = (
+    "Every trial's rate a grey dot; blue: the mean of the trials' rates and its {level} t interval over the "
+    "trials (none where every trial gave the same rate). The trial is the unit, not the token."
+)
 SEQUENCE = "Each trial against its condition's median: warmup and drift show as slopes."
 
 
@@ -158,7 +161,7 @@ def _metric_charts(
         swept = sweeps.sweep([("", run)], name, confidence)
         if swept is not None:
             data = sweeps.sweep_spec(swept, name, metric.unit, level, templates)
-            specs["sweep"] = (data, SWEEP.format(condition=swept.condition, level=level))
+            specs["sweep"] = (data, sweeps.sweep_caption(swept, level))
     refs = []
     for kind, (data, caption) in specs.items():
         path = f"charts/{name}-{kind}.json"
@@ -171,23 +174,31 @@ def _metric_charts(
 def _rate_charts(
     run: Run, rates: Sequence[RateAt], level: str, out: dict[str, bytes], templates: ch.ChartTemplates
 ) -> list[run_page.ChartSpec]:
-    """Each rate's pooled value and Wilson interval per condition (written into `out`)."""
+    """Each rate's chart (written into `out`): every trial's rate, and per condition the mean of
+    the trials' rates with its t interval over them (none where every trial gave one rate)."""
     specs = []
     for rate in run.meta.rates:
-        intervals = [
-            ch.Interval(
-                r.label, r.summary.pooled, r.summary.wilson_low, r.summary.wilson_high, len(r.summary.per_trial)
-            )
-            for r in rates
-            if r.rate == rate and r.summary.pooled is not None
-        ]
-        if intervals:
+        mine = [r for r in rates if r.rate == rate and r.summary.mean is not None]
+        if mine:
             path = f"charts/rate-{rate}.json"
-            out[f"{RUNS}/{run.id}/{path}"] = templates.spec(
-                ch.rate_chart, (_order(run), rate, level), [i.__dict__ for i in intervals]
-            )
-            specs.append(run_page.ChartSpec(path, f"pooled {rate} with Wilson {level} intervals", ""))
+            out[f"{RUNS}/{run.id}/{path}"] = templates.spec(ch.rate_chart, (_order(run), rate, level), rate_rows(mine))
+            label = f"per-trial {rate} with the mean of the trials and its {level} t interval"
+            specs.append(run_page.ChartSpec(path, label, RATE.format(level=level)))
     return specs
+
+
+def rate_rows(rates: Sequence[RateAt]) -> list[dict[str, object]]:
+    """A rate chart's rows: each trial's rate (averaged over consecutive trials past MAX_POINTS
+    dots, as for a metric) and each condition's mean with its interval."""
+    k = max(1, -(-sum(r.summary.n for r in rates) // MAX_POINTS))
+    rows: list[dict[str, object]] = []
+    for r in rates:
+        values = r.summary.per_trial
+        chunks = [values[i : i + k] for i in range(0, len(values), k)]
+        rows += [{"condition": r.label, "kind": "trial", "value": sum(c) / len(c)} for c in chunks]
+        mean = {"kind": "mean", "value": r.summary.mean, "n": r.summary.n}
+        rows.append({"condition": r.label, **mean, "low": r.summary.ci_low, "high": r.summary.ci_high})
+    return rows
 
 
 def claim_outputs(
@@ -228,7 +239,7 @@ def claim_outputs(
             for g in {g.attribution.id: g for ev in links for g in attribution_pages.related(ev, grids)}.values()
         ]
         swept = _claim_sweep(ledger, links[0], settings.confidence, out, base, templates)
-        page = claim_pages.claim_page(links, forest, trial_specs, settings, taken_apart, swept)
+        page = claim_pages.claim_page(links, forest, trial_specs, settings, taken_apart, swept, focus=claim_id)
         out[f"{base}/index.md"] = page.encode()
     return out
 
@@ -252,10 +263,8 @@ def _claim_sweep(
         found, claim.metric, sweeps.unit_of([b, c], claim.metric), level, templates
     )
     judged = "; ".join(cond.label for cond in ev.conditions) or "every shared condition"
-    caption = (
-        f"{claim.metric} against {found.condition} for both sides: the mean as a line, its {level} interval "
-        f"as a band. The claim is judged at {judged}."
-    )
+    caption = sweeps.sweep_caption(found, level, f" of {claim.metric} for both sides")
+    caption += f" The claim is judged at {judged}."
     return claim_pages.SweepBlock("charts/sweep.json", caption, sweeps.sweep_table(found, claim.metric, level))
 
 
@@ -289,6 +298,8 @@ def _forest_rows(comparisons: list[Evaluation]) -> list[dict[str, object]]:
             name = f"{ev.claim.id} @ {c.label}" if several else ev.claim.id
             row: dict[str, object] = {"claim": name, "verdict": c.verdict, "ratio": c.ratio}
             row |= {"low": c.ci_low, "high": c.ci_high}
+            if (both := verdict_text.proportions(c, ev.unit)) is not None:  # a rate: read in points first
+                row["points"] = both[1] - both[0]
             if ev.comparison is not None and ev.comparison.claimed_ratio is not None:
                 row["claimed"] = ev.comparison.claimed_ratio
             rows.append(row)
