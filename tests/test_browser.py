@@ -339,11 +339,11 @@ def test_the_front_page_glance_counts_match_the_ledger_and_filter_it(
         watched = Watched(browser)
         watched.page.goto(f"{url}/")
         text = watched.page.inner_text("article")
-        assert "2 claims: 2 contradicted; 1 corrected. From 1 report over 2 runs." in text
+        assert "2 claims from 1 report over 2 runs. 2 judged on measured trials: 2 contradicted." in text
         for verdict in verdicts:
             count = sum(c["verdict"] == verdict for c in ledger)
             assert f"{verdict} {count}" in text
-        assert "Latest corrections" in text and "corrects shortlist-c8" in text
+        assert "Latest corrections" in text and "Corrected: The shortlist is faster" in text
         assert "Runs: 2 unverified" in text
         watched.page.screenshot(path=str(screenshots / "home_glance.png"), full_page=True)
         watched.page.click(f"article a[href*='#verdict={verdicts[0].replace(' ', '-')}']")
@@ -659,7 +659,7 @@ def test_on_a_phone_every_cell_of_a_verdict_table_is_on_screen(browser: Any, exa
             '"Ratio"',
             '"Interval"',
             '"Level"',
-            '"Band of no difference"',
+            '"Within-noise band"',
             '"n (baseline / candidate)"',
         ],
         "report": ['"Claim"', '"Verdict"', '"Effect"', '"Flags"'],

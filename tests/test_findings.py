@@ -7,6 +7,8 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
+import pytest
+
 from builders import A, B, check, claim, report
 from generator.analysis.audit import audit
 from generator.analysis.claims import evaluate_publication, evaluation_key
@@ -177,3 +179,16 @@ def test_the_front_page_counts_corrections_by_finding_and_names_what_holds() -> 
     (matched,) = [line for line in front.splitlines() if line.startswith("- **Corrected (contradicted)**")]
     assert "the data show the opposite of the claim" in matched
     assert "Also 4 without trial data" in front
+
+
+def test_the_methods_page_prints_the_finding_rule_from_the_code(monkeypatch: pytest.MonkeyPatch) -> None:
+    from generator.analysis import findings
+    from generator.render.methods_page import methods_page
+
+    page = html.unescape(methods_page(Settings()))
+    section = page[page.index("## Corrections") : page.index("## Attribution grids")]
+    for finding, when in findings.RULE.items():
+        assert f"- **{finding}**: {when}" in section
+    assert "(`host`, `accelerators`, `software`, `engine`, `kernels`, `model`)" in page
+    monkeypatch.setitem(findings.RULE, "withdrawn", "checked against the moon")
+    assert "- **withdrawn**: checked against the moon" in html.unescape(methods_page(Settings()))

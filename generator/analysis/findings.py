@@ -24,15 +24,23 @@ from dataclasses import dataclass, replace
 from typing import get_args
 
 from ..format.claimed import parse_claimed
-from ..format.front_matter import Claim, Finding
+from ..format.front_matter import FINDINGS, Claim, Finding
 from ..format.keys import as_yaml
 from ..ledger.records import Ledger, Run
 from ..ledger.references import shared_conditions
 from .comparison import Settings, compare
 from .verdicts import Verdict
 
+__all__ = ["CHECKED", "FINDINGS", "RULE", "Correction", "correction_of"]
 CHECKED: tuple[Finding, ...] = ("misattributed", "overstated", "contradicted", "within noise")
 VERDICT_FINDINGS: tuple[Finding, ...] = tuple(f for f in CHECKED if f in get_args(Verdict))
+# When each finding is borne out by the correction's runs (the methods page prints these).
+RULE: dict[Finding, str] = {
+    **{f: f"the verdict on the correction's runs is {f}" for f in VERDICT_FINDINGS},
+    "misattributed": "the verdict on the correction's runs is not supported, and every key of its cause is "
+    "recorded, with one value, on both of the correction's sides",
+    "withdrawn": "never checked",
+}
 
 
 @dataclass(frozen=True, kw_only=True)

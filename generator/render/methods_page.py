@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from markupsafe import Markup
 
-from ..analysis import grid_verdict, power, reproduction, stats, verdicts
-from ..analysis.comparison import Settings
+from ..analysis import findings, grid_verdict, power, reproduction, stats, verdicts
+from ..analysis.comparison import RECOMMENDED, Settings
 from ..format.front_matter import MAX_FACTORS
 from ..format.models import CLIENT_FIGURES
+from ..format.signed import times
 from . import text as t
 from .templating import generated_mark, render
 
@@ -28,6 +29,8 @@ def methods_page(settings: Settings) -> str:
         alpha=f"{alpha:.3g}",
         tost=t.level(verdicts.tost_level(settings.confidence)),
         min_effect=f"{settings.min_effect:.1%}",
+        rate_low=times(1 - settings.min_effect),
+        rate_high=times(1 + settings.min_effect),
         noise=noise,
         noise_rule=rule,
         cv_warn=f"{stats.CV_WARN:.0%}",
@@ -47,8 +50,13 @@ def methods_page(settings: Settings) -> str:
         draws=f"{power.DRAWS:,}",
         most=f"{power.MOST:,}",
         client_figures=Markup(", ".join(f"`{name}`" for name in sorted(CLIENT_FIGURES))),
+        recommended=Markup(", ".join(f"`{s}`" for s in RECOMMENDED if s != "warmup_trials")),
+        findings=Markup(", ".join(f"`{f}`" for f in findings.FINDINGS)),
+        finding_rule=[(Markup(f"**{f}**"), t.text(when)) for f, when in findings.RULE.items()],
         rerun_tost=t.level(verdicts.tost_level(stats.CONFIDENCE)),
         rerun_margin=f"{reproduction.MARGIN:.0%}",
         rerun_alpha=f"{1 - stats.CONFIDENCE:.3g}",
         rerun_alpha_percent=t.level(1 - stats.CONFIDENCE),
+        rerun_states=[(Markup(f"**{state}**"), t.text(when)) for state, when in reproduction.STATES.items()],
+        rerun_example=reproduction.Outcome("rerun unsettled", agree=0, differ=0, figures=10).words,
     )
