@@ -34,6 +34,7 @@ from .verdicts import Verdict
 __all__ = ["CHECKED", "FINDINGS", "RULE", "Correction", "correction_of"]
 CHECKED: tuple[Finding, ...] = ("misattributed", "overstated", "contradicted", "within noise")
 VERDICT_FINDINGS: tuple[Finding, ...] = tuple(f for f in CHECKED if f in get_args(Verdict))
+UNSETTLED: tuple[Verdict, ...] = ("inconclusive", "no trial data")
 # When each finding is borne out by the correction's runs (the methods page prints these).
 RULE: dict[Finding, str] = {
     **{f: f"the verdict on the correction's runs is {f}" for f in VERDICT_FINDINGS},
@@ -63,6 +64,13 @@ class Correction:
     def checked(self) -> bool:
         """Whether the correction's runs were held against its finding."""
         return self.rejudged is not None and self.finding in CHECKED
+
+    @property
+    def settled(self) -> bool:
+        """Whether the verdict on the correction's runs settles anything: not when inconclusive or
+        without trial data (a misattribution is then not contradicted, and not borne out either:
+        noisier runs never make a finding easier to bear out)."""
+        return self.rejudged not in (None, *UNSETTLED)
 
 
 MISSING = "(not recorded)"

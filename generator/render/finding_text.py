@@ -75,6 +75,8 @@ def check_text(c: Correction) -> str:
         return "A withdrawal is its author's word; nothing is checked."
     if c.disagreement is not None:
         return f"Not borne out by its runs: {c.disagreement}."
+    if c.checked and not c.settled:
+        return f"Its runs do not settle this: the claim, judged again on them, is {c.rejudged}."
     if c.checked:
         return f"Its runs bear this out: the claim, judged again on them, is {c.rejudged}."
     return "The correction publishes no runs, so this finding is its author's word, not checked here."
