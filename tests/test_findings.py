@@ -253,3 +253,20 @@ def test_a_true_misattribution_is_rarely_flagged_and_never_easier_to_bear_out_wh
 def test_a_false_misattribution_is_flagged(tmp_path: Path) -> None:
     found = _simulated(tmp_path, ratio=1.2, cv=0.05, draws=400, seed=35)
     assert found["flagged"] >= 380  # 95%: the shortlist really earned +20%, the correction is wrong
+
+
+def test_the_claims_export_carries_the_finding_and_its_check(tmp_path: Path) -> None:
+    import json
+
+    pages = generate(_publication(tmp_path, {"finding": "contradicted", "cause": ["a bad kernel", "kernels.x"]}))
+    rows = {row["claim"]: row for row in json.loads(pages["ledger/claims.json"])}
+    fix = rows["shortlist-matched"]
+    assert (fix["finding"], fix["cause"], fix["finding_check"]) == (
+        "contradicted",
+        "a bad kernel; kernels.x",
+        "not borne out",
+    )
+    assert (rows["shortlist-c8"]["finding"], rows["shortlist-c8"]["finding_check"]) == ("", "")
+    example = {row["claim"]: row for row in json.loads(generate(EXAMPLE)["ledger/claims.json"])}
+    assert example["shortlist-c8-matched"]["finding_check"] == "not checked"
+    assert example["testbed-drafting-matched"]["finding_check"] == "borne out"

@@ -7,8 +7,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..format.keys import flatten
+from ..format.signed import in_range
 from ..ledger.records import Ledger, Run
 from .claims import Evaluation, provenance
+from .records import Comparison
 from .summaries import label_of
 
 TRIAL_COLUMNS = (
@@ -22,6 +24,7 @@ TRIAL_COLUMNS = (
     "value",
     "unit",
     "excluded",
+    "rate_of",  # a rate's row: the counts it divides ("draft_accepted / draft_tokens"); empty for a metric
 )
 CLAIM_COLUMNS = (
     "claim",
@@ -41,7 +44,11 @@ CLAIM_COLUMNS = (
     "level",
     "n_baseline",
     "n_candidate",
+    "difference_pp",  # a rate claim: candidate minus baseline, in percentage points (means of trial rates)
     "corrects",
+    "finding",  # a correction: what it found of the claim it corrects
+    "cause",  # a correction: what got the credit instead (keys and words, "; "-joined)
+    "finding_check",  # borne out | not borne out | not settled | not checked (a correction with a finding)
     "flags",
     "credit_verdict",
     "credit_grid",
@@ -61,28 +68,33 @@ def trial_columns(run: Run) -> set[str]:
 
 
 def run_trial_rows(run: Run) -> list[dict[str, Any]]:
-    """The trial rows of one run, in results.csv order."""
+    """The trial rows of one run, in results.csv order: each metric of a trial, then each rate
+    of that trial (its numerator / denominator, with `rate_of` naming them; a trial with no
+    attempts has no rate): the trial is the unit of every rate's statistics."""
     rows = []
     setup = {f"setup.{k}": v for k, v in flatten(run.meta.setup).items()} if run.meta.setup else {}
     for row in run.results.rows:
-        at = {f"at.{c}": v for c, v in zip(run.results.conditions, row.at, strict=True)}
+        common = {
+            "run": run.id,
+            "benchmark": run.meta.benchmark,
+            "source": provenance(run),
+            "trial_unit": run.meta.trial_unit or "",
+            "trial": row.trial if row.trial is not None else "",
+            "condition": label_of(run, row.at),
+        }
+        after = {
+            "excluded": row.excluded or "",
+            **{f"at.{c}": v for c, v in zip(run.results.conditions, row.at, strict=True)},
+            **setup,
+        }
         for metric, value in row.values.items():
-            rows.append(
-                {
-                    "run": run.id,
-                    "benchmark": run.meta.benchmark,
-                    "source": provenance(run),
-                    "trial_unit": run.meta.trial_unit or "",
-                    "trial": row.trial if row.trial is not None else "",
-                    "condition": label_of(run, row.at),
-                    "metric": metric,
-                    "value": value,
-                    "unit": run.meta.metrics[metric].unit or "",
-                    "excluded": row.excluded or "",
-                    **at,
-                    **setup,
-                }
-            )
+            unit = run.meta.metrics[metric].unit or ""
+            rows.append({**common, "metric": metric, "value": value, "unit": unit, **after})
+        for name, rate in run.meta.rates.items():
+            num, den = row.values.get(rate.numerator), row.values.get(rate.denominator)
+            if num is not None and den is not None and den > 0:
+                of = f"{rate.numerator} / {rate.denominator}"
+                rows.append({**common, "metric": name, "value": num / den, "unit": "", **after, "rate_of": of})
     return rows
 
 
@@ -103,6 +115,9 @@ def claim_rows(evaluations: Mapping[str, Evaluation]) -> list[dict[str, Any]]:
             "claimed": c.claimed or "",
             "verdict": ev.verdict,
             "corrects": c.corrects or "",
+            "finding": c.finding or "",
+            "cause": "; ".join(c.causes),
+            "finding_check": _finding_check(ev),
             "flags": "; ".join(ev.flags),
             "credit_verdict": "; ".join(c.verdict for c in ev.credits),
             "credit_grid": "; ".join(c.grid for c in ev.credits),
@@ -111,12 +126,38 @@ def claim_rows(evaluations: Mapping[str, Evaluation]) -> list[dict[str, Any]]:
             found = {
                 "condition": cond.label if cond else "",
                 "condition_verdict": cond.verdict if cond else ev.verdict,
-                "ratio": cond.ratio if cond else None,
-                "ci_low": cond.ci_low if cond else None,
-                "ci_high": cond.ci_high if cond else None,
+                "ratio": _in_range(cond.ratio) if cond else None,
+                "ci_low": _in_range(cond.ci_low) if cond else None,
+                "ci_high": _in_range(cond.ci_high) if cond else None,
                 "level": cond.confidence if cond else None,
                 "n_baseline": cond.baseline.n if cond else None,
                 "n_candidate": cond.candidate.n if cond else None,
+                "difference_pp": _points(cond) if cond else None,
             }
             rows.append({k: (base | found)[k] for k in CLAIM_COLUMNS})
     return rows
+
+
+def _in_range(ratio: float | None) -> float | None:
+    """A ratio or bound as exported: empty (null) when out of range (past 1e300 or below 1e-300),
+    as the pages write "out of range"."""
+    return ratio if ratio is not None and in_range(ratio) else None
+
+
+def _points(cond: Comparison) -> float | None:
+    """A rate claim's difference in percentage points between the means of its trials' rates."""
+    base, cand = cond.baseline.proportion, cond.candidate.proportion
+    return (cand - base) * 100 if base is not None and cand is not None else None
+
+
+def _finding_check(ev: Evaluation) -> str:
+    """What the correction's runs say of its finding: borne out, not borne out, not settled, or
+    not checked (a withdrawal, or a correction without runs); empty without a finding."""
+    found = ev.correction
+    if found is None or found.finding is None:
+        return ""
+    if found.disagreement:
+        return "not borne out"
+    if not found.checked:
+        return "not checked"
+    return "borne out" if found.settled else "not settled"
