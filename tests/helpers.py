@@ -114,13 +114,14 @@ def generate(root: Path) -> dict[str, bytes]:
     from generator.analysis.audit import audit
     from generator.analysis.claims import evaluate_publication
     from generator.analysis.comparison import Settings
+    from generator.analysis.receipts import reproductions
     from generator.render.sweeps import report_sweeps
     from generator.site.cache import BuildCache
     from generator.site.pipeline import Judged, render
 
     checked = audit(root, stale_is_error=False)
     states = {run_id: r.state for run_id, r in checked.receipts.items()}
-    reproduced = {run_id: r.reproduction.state for run_id, r in checked.receipts.items() if r.reproduction}
+    reproduced = reproductions(checked.receipts)
     evaluations, grids = evaluate_publication(checked.ledger, Settings(), states, reproduced)
     sweeps = report_sweeps(checked.ledger, Settings().confidence)
     return render(Judged(checked.ledger, checked.receipts, evaluations, grids, sweeps), Settings(), BuildCache())
@@ -177,3 +178,25 @@ def unreachable_openai(**more: object) -> Any:
         "timeout": 2.0,
     }
     return OpenAIOptions(**(options | more))  # type: ignore[arg-type]
+
+
+class CommandClock:
+    """A fake clock for `benchledger run command`: execution k (warmups included) lasts
+    `durations[k % len(durations)] * scale` seconds, however busy the machine is. The command
+    still runs and its printed figures are parsed; only its wall time comes from this clock,
+    so a test's verdict on wall_seconds never depends on the machine's speed."""
+
+    def __init__(self, monkeypatch: Any, durations: tuple[float, ...]) -> None:
+        import dataclasses
+
+        from generator.runner import command
+
+        real, self.scale, self.executions = command.execute, 1.0, 0
+
+        def execute(argv: list[str], found: Any, timeout: float | None) -> Any:
+            done = real(argv, found, timeout)
+            lasted = durations[self.executions % len(durations)] * self.scale
+            self.executions += 1
+            return dataclasses.replace(done, wall_seconds=lasted)
+
+        monkeypatch.setattr(command, "execute", execute)

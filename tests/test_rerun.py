@@ -17,9 +17,10 @@ from typer.testing import CliRunner
 from generator.analysis.reproduction import figures, reproduction
 from generator.cli import app
 from generator.ledger.load import load
-from helpers import MANIFEST, RESULTS, measured_run, publication, run_yaml, write_tree
+from helpers import MANIFEST, RESULTS, CommandClock, measured_run, publication, run_yaml, write_tree
 
-RUN = "2026-11-30-sleep"
+RUN = "2026-11-30-steady"
+STEADY = (0.300, 0.302, 0.299, 0.301, 0.298, 0.300)  # seconds each execution lasts on the fake clock
 
 
 def cli(*args: str) -> tuple[int, str]:
@@ -29,12 +30,18 @@ def cli(*args: str) -> tuple[int, str]:
 
 
 @pytest.fixture
-def pub(tmp_path: Path) -> Path:
+def clock(monkeypatch: pytest.MonkeyPatch) -> CommandClock:
+    """wall_seconds from a fake clock (CV 0.4%), so no outcome depends on the machine's load."""
+    return CommandClock(monkeypatch, STEADY)
+
+
+@pytest.fixture
+def pub(tmp_path: Path, clock: CommandClock) -> Path:
+    """A run of a command that prints its figure (v=100); its wall time is the fake clock's."""
     root = tmp_path / "pub"
     assert cli("init", str(root))[0] == 0
     command = ["run", "command", "--trials", "5", "--metric", "v=v=([0-9]+)", "--id", RUN, "--out"]
-    # 0.3 s: a process's start-up jitter stays well inside the 5% margin on a busy 2-core machine
-    code, out = cli(*command, str(root / "runs"), "--", "sh", "-c", "sleep ${PAUSE:-0.3}; echo v=100")
+    code, out = cli(*command, str(root / "runs"), "--", "sh", "-c", "echo v=100")
     assert code == 0, out
     return root
 
@@ -53,7 +60,7 @@ def page_text(root: Path, path: str) -> str:
 def test_a_rerun_of_the_same_command_reproduces_and_keeps_its_trials(pub: Path) -> None:
     code, out = cli("rerun", RUN, "--by", "Ana Verifier", "--repo", str(pub), "--yes")
     assert code == 0, out
-    assert "reproduced: 2 of 2 figures agree." in out
+    assert "reproduced (2 of 2 agree, 0 differ)." in out
     data = receipt(pub)
     assert data["method"] == "rerun" and data["verifier"] == "Ana Verifier"
     rerun = data["rerun"]
@@ -66,25 +73,27 @@ def test_a_rerun_of_the_same_command_reproduces_and_keeps_its_trials(pub: Path) 
     assert cli("build", "--strict", "--repo", str(pub))[0] == 0
     page = page_text(pub, f"runs/{RUN}/index.html")
     # an unsigned receipt of trials the tool measured reproduces the run; it verifies nothing
-    assert "Run status: reproduced by Ana Verifier." in page and "Rerun: reproduced, by Ana Verifier" in page
+    assert "Run status: reproduced (2 of 2 agree, 0 differ) by Ana Verifier." in page
+    assert "Rerun: reproduced (2 of 2 agree, 0 differ), by Ana Verifier on " in page
     assert "files unchanged; an unsigned rerun by a tool does not verify the run" in page
-    assert "2 of 2 figures agree, recomputed from the trials the rerun kept." in page
-    assert "reproduced by Ana Verifier" in page_text(pub, "runs/index.html")
+    assert "recomputed from the trials the rerun kept. A figure agrees" in page
+    assert "reproduced (2 of 2 agree, 0 differ) by Ana Verifier" in page_text(pub, "runs/index.html")
     assert "verified" not in page_text(pub, "runs/index.html").replace("unverified", "")
 
 
-def test_a_slower_rerun_is_not_reproduced_and_names_the_figure(pub: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PAUSE", "0.6")
+def test_a_slower_rerun_is_not_reproduced_and_names_the_figure(pub: Path, clock: CommandClock) -> None:
+    clock.scale = 2.0  # every execution of the rerun lasts twice as long on the fake clock
     code, out = cli("rerun", RUN, "--by", "Ana", "--repo", str(pub), "--yes")
     assert code == 0, out
-    assert "not reproduced: 1 of 2 figures agree." in out
+    assert "not reproduced (1 of 2 agree, 1 differs)." in out
     slower = re.search(r"differs\s+wall_seconds at all: rerun/original (\d+\.\d+)", out)
-    assert slower is not None and float(slower.group(1)) > 1.5, out  # about 2x: 0.6 s against 0.3 s
+    assert slower is not None and slower.group(1) == "2.000", out  # 0.6 s against 0.3 s
     figures_ = receipt(pub)["rerun"]["figures"]  # type: ignore[index]
     assert [(f["metric"], f["status"]) for f in figures_] == [("wall_seconds", "differs"), ("v", "agrees")]
     assert cli("build", "--strict", "--repo", str(pub))[0] == 0
     page = page_text(pub, f"runs/{RUN}/index.html")
-    assert "Rerun: not reproduced" in page and "wall_seconds at all: differs, rerun / original " in page
+    assert "Rerun: not reproduced (1 of 2 agree, 1 differs), by Ana" in page
+    assert "wall_seconds at all: differs, rerun / original 2 [" in page
 
 
 def test_the_kept_trials_are_checked_like_the_run(pub: Path) -> None:
@@ -401,17 +410,17 @@ def test_a_receipt_table_that_disagrees_with_the_kept_trials_is_named_and_overru
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     assert cli("build", "--strict", "--repo", str(pub))[0] == 0
     page = " ".join(page_text(pub, f"runs/{RUN}/index.html").split())
-    assert "Rerun: reproduced, by Ana" in page
+    assert "Rerun: reproduced (2 of 2 agree, 0 differ), by Ana" in page
     assert (
-        "2 of 2 figures agree, recomputed from the trials the rerun kept (the receipt's own table says 1 of 2"
-        " figures agree, and differs from the recomputation in 1; the page trusts only the recomputation)."
+        "recomputed from the trials the rerun kept (the receipt's own table says not reproduced (1 of 2 agree,"
+        " 1 differs), and differs from the recomputation in 1; the page trusts only the recomputation)."
     ) in page
     swapped = data["rerun"]["figures"]  # the same count, another figure: still named
     swapped[0]["status"], swapped[1]["status"] = "agrees", "differs"
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     assert cli("build", "--strict", "--repo", str(pub))[0] == 0
     page = " ".join(page_text(pub, f"runs/{RUN}/index.html").split())
-    assert "(the receipt's own table says 1 of 2 figures agree, and differs from the recomputation in 1;" in page
+    assert "(the receipt's own table says not reproduced (1 of 2 agree, 1 differs), and differs from the" in page
     data["rerun"]["figures"] = []
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     assert cli("build", "--strict", "--repo", str(pub))[0] == 0
@@ -430,3 +439,104 @@ def test_a_receipt_margin_outside_the_clis_range_is_refused(pub: Path, margin: f
     code, out = cli("check", "--repo", str(pub))
     assert code == 1 and "Traceback" not in out
     assert "rerun.margin" in out and path.name in out, out
+
+
+@pytest.mark.parametrize(
+    ("statuses", "words"),
+    [
+        (["agrees", "agrees"], "reproduced (2 of 2 agree, 0 differ)"),
+        (["agrees", "unsettled", "unsettled"], "partly reproduced (1 of 3 agree, 0 differ)"),
+        (["unsettled"] * 10, "rerun unsettled (0 of 10 agree, 0 differ)"),
+        (["agrees", "differs", "unsettled"], "not reproduced (1 of 3 agree, 1 differs)"),
+        (["differs", "differs"], "not reproduced (0 of 2 agree, 2 differ)"),
+        ([], "not reproduced (no figure to judge)"),
+    ],
+)
+def test_the_four_states_need_what_they_say(statuses: list[str], words: str) -> None:
+    """A run is partly reproduced only with an agreeing figure: ten unsettled figures are "rerun
+    unsettled" (they read "partly reproduced" before), and every state is said with its counts."""
+    from generator.analysis.reproduction import STATES, Figure, outcome
+
+    found = [
+        Figure(metric=f"m{i}", at={}, ratio=1.0, low=0.9, high=1.1, margin=0.05, level=0.95, status=status)  # type: ignore[arg-type]
+        for i, status in enumerate(statuses)
+    ]
+    assert outcome(found).words == words
+    assert reproduction(found) == words.split(" (")[0]
+    assert list(STATES) == ["reproduced", "partly reproduced", "rerun unsettled", "not reproduced"]
+
+
+NOISY = (0.30, 0.33, 0.27, 0.31, 0.29, 0.32)  # the fake clock's durations: CV 7%, too noisy to agree within 5%
+COUNTED = 'n=$(( $(cat "$COUNTER") + 1 )); echo $n > "$COUNTER"; echo v=$(( 100 + n % 3 * 9 ))'  # 100, 109, 118
+CLAIM = {"id": "v-is-109", "statement": "v is 109.", "metric": "v", "run": RUN, "value": 109}
+
+
+def test_an_unsettled_rerun_reads_the_same_everywhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Both figures are too noisy to agree within 5% and too close to differ: the rerun is
+    "rerun unsettled (0 of 2 agree, 0 differ)" in the CLI, the receipt, the run page, the runs
+    index, the claim card (flagged, neither reproduced nor not), the front page and review;
+    a receipt written in the old words still loads and reads in the new ones. The wall times
+    come from a fake clock and v is printed by the command, so no step depends on speed."""
+    CommandClock(monkeypatch, NOISY)
+    counter = tmp_path / "counter"
+    counter.write_text("0\n")
+    monkeypatch.setenv("COUNTER", str(counter))
+    root = tmp_path / "pub"
+    assert cli("init", str(root))[0] == 0
+    report = "---\n" + yaml.safe_dump({"title": "Steady", "claims": [CLAIM]}) + "---\n\n# Steady\n"
+    (root / "site_src" / "reports" / "steady.md").write_text(report)
+    command = ["run", "command", "--trials", "5", "--metric", "v=v=([0-9]+)", "--id", RUN, "--out"]
+    assert cli(*command, str(root / "runs"), "--", "sh", "-c", COUNTED)[0] == 0
+    git = ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@e"]
+    for step in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-qm", "base"]):
+        subprocess.run([*git, *step], check=True, capture_output=True)
+    said = "rerun unsettled (0 of 2 agree, 0 differ)"
+    code, out = cli("rerun", RUN, "--by", "Ana", "--repo", str(root), "--yes")
+    assert code == 0 and f"\n{said}.\n" in out, out
+    data = receipt(root)
+    assert f"benchledger rerun: {said}. The new trials" in str(data["statement"])
+    code, out = cli("review", "--base", "main", "--repo", str(root))
+    assert code == 0 and f"| `{RUN}` | no rerun | **{said}** |" in out, out
+    (path,) = (root / "runs" / RUN / "receipts").glob("*.yaml")
+    data["statement"] = (
+        "Re-ran the recorded invocation with benchledger rerun: 0 of 2 figures agree (partly reproduced)."
+    )
+    path.write_text(yaml.safe_dump(data, sort_keys=False))  # as `rerun` wrote it before the fourth state
+    assert cli("build", "--strict", "--repo", str(root))[0] == 0
+    page = " ".join(page_text(root, f"runs/{RUN}/index.html").split())
+    assert f"Run status: {said} by Ana." in page and f"Rerun: {said}, by Ana on " in page
+    assert "partly reproduced" not in page.replace("0 of 2 figures agree (partly reproduced)", "")
+    assert f"{said} by Ana" in page_text(root, "runs/index.html")
+    card = html.unescape((root / "site_src" / "claims" / str(CLAIM["id"]) / "index.md").read_text())
+    assert f"<dt>Rerun</dt><dd>{RUN}: {said}</dd>" in card
+    assert re.search(r'<span class="bl-flag[^"]*">rerun unsettled</span>', card), card  # the flag
+    assert "reproduced" not in card.replace(said, "")  # neither "run not reproduced" nor reproduced
+    assert "1 rerun unsettled" in " ".join(page_text(root, "index.html").split())
+
+
+def test_every_surface_states_the_four_states_in_the_same_words() -> None:
+    """The states and what each needs come from reproduction.STATES: the methods page prints
+    them from it; FORMAT.md, the guide and `rerun --help` must say the same words."""
+    import typer
+
+    from generator.analysis.comparison import Settings
+    from generator.analysis.reproduction import STATES
+    from generator.render.methods_page import methods_page
+
+    def flat(text: str) -> str:
+        return " ".join(html.unescape(text).split())
+
+    repo = Path(__file__).parents[1]
+    methods, formats = flat(methods_page(Settings())), flat((repo / "FORMAT.md").read_text())
+    guide = flat((repo / "site_src" / "guide" / "receipts.md").read_text())
+    command = typer.main.get_command(app).commands["rerun"]  # type: ignore[attr-defined]
+    helped = flat(command.help or "")
+    for state, when in STATES.items():
+        assert f"**{state}** when {when}." in methods
+        assert f"**{state}** when {when};" in formats or f"**{state}** when {when}." in formats
+        assert f"**{state}** ({when})" in guide
+        assert f"{state} ({when})" in helped
+    example = '"rerun unsettled (0 of 10 agree, 0 differ)"'
+    assert example in methods and example in formats and example in helped and example in guide

@@ -92,7 +92,7 @@ def test_review_names_the_flipped_verdict_the_new_run_and_the_stale_receipt(pub:
     (row,) = [line for line in out.splitlines() if line.startswith("| `fast-is-faster`")]
     cells = [c.strip() for c in row.split("|")[1:-1]]
     assert cells[1:3] == ["supported", "**contradicted**"]
-    assert cells[3].startswith("&#45;20.0&#37; &#91;")  # the measured effect after the change
+    assert cells[3].startswith("−20.0&#37; &#91;")  # the measured effect after the change (a minus sign)
     assert "- `2026-09-01-base`: its files changed after a receipt vouched for them" in out
     (problem,) = [line for line in out.splitlines() if line.startswith("- warning: ")]
     assert "stale&#58; results.csv changed since it was written" in problem

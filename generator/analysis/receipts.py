@@ -28,7 +28,7 @@ from ..ledger.records import Ledger, Receipt, Results, Run
 from ..ledger.runs import decode
 from ..ledger.tables import parse_results
 from ..ledger.yamlio import load_model
-from .reproduction import Figure, Reproduction, figure_label, figures, reproduction
+from .reproduction import Figure, Outcome, Reproduction, figure_label, figures, outcome, outcome_of
 from .signatures import Signer, check_signature, parse_allowed_signers
 
 RunState = Literal["unverified", "verified", "dual-verified", "stale"]
@@ -92,7 +92,6 @@ class ReceiptStatus:
 class Reproduced:
     """The newest good rerun receipt's verdict, recomputed from the trials it kept."""
 
-    state: Reproduction
     receipt: str  # run-relative path of the receipt
     verifier: str
     date: dt.date
@@ -101,14 +100,18 @@ class Reproduced:
     stated: tuple[tuple[str, str], ...] = ()  # (figure, status) as the receipt's own table has them
 
     @property
+    def outcome(self) -> Outcome:
+        """The state with its counts, recomputed: "rerun unsettled (0 of 10 agree, 0 differ)"."""
+        return outcome(self.figures)
+
+    @property
+    def state(self) -> Reproduction:
+        return self.outcome.state
+
+    @property
     def short(self) -> tuple[Figure, ...]:
         """The figures that did not agree."""
         return tuple(f for f in self.figures if f.status != "agrees")
-
-    @property
-    def agreeing(self) -> tuple[int, int]:
-        """Figures agreeing, and figures, as recomputed."""
-        return sum(f.status == "agrees" for f in self.figures), len(self.figures)
 
     @property
     def table_note(self) -> str | None:
@@ -121,8 +124,7 @@ class Reproduced:
         if not said:
             return "has no figures"
         apart = sum(said.get(label) != now.get(label) for label in {*said, *now})
-        agree = sum(status == "agrees" for status in said.values())
-        return f"says {agree} of {len(said)} figures agree, and differs from the recomputation in {apart}"
+        return f"says {outcome_of(list(said.values())).words}, and differs from the recomputation in {apart}"
 
 
 @dataclass(frozen=True)
@@ -135,11 +137,12 @@ class RunReceipts:
     @property
     def shown(self) -> str:
         """The label, and whether a kept rerun reproduced the run and by whom: "verified ·
-        reproduced by Ada"; a run no person vouched for shows the rerun alone ("partly
-        reproduced by benchledger test bed (rerun)"), never "verified"."""
+        reproduced (2 of 2 agree, 0 differ) by Ada"; a run no person vouched for shows the rerun
+        alone ("rerun unsettled (0 of 10 agree, 0 differ) by benchledger test bed (rerun)"),
+        never "verified"."""
         if self.reproduction is None:
             return self.label
-        by = f"{self.reproduction.state} by {self.reproduction.verifier}"
+        by = f"{self.reproduction.outcome.words} by {self.reproduction.verifier}"
         return by if self.state == "unverified" else f"{self.label} · {by}"
 
     @property
@@ -254,7 +257,6 @@ def _reproduced(run: Run, statuses: Sequence[ReceiptStatus]) -> Reproduced | Non
         found = tuple(figures(run, rerun, record.margin))
         stated = tuple((figure_label(f.metric, f.at), f.status) for f in record.figures)
         return Reproduced(
-            state=reproduction(found),
             receipt=status.name,
             verifier=status.verifier,
             date=status.date,
@@ -290,6 +292,11 @@ def ledger_receipts(ledger: Ledger, clock: Clock | None = None) -> tuple[dict[st
         signers, problems = parse_allowed_signers(ledger.allowed_signers)
     out = {run.id: run_receipts(run, signers, clock) for run in ledger.runs.values()}
     return out, problems
+
+
+def reproductions(states: Mapping[str, RunReceipts]) -> dict[str, Outcome]:
+    """Each rerun run's outcome, for the claims that use the run (`claims.evaluate_publication`)."""
+    return {run_id: r.reproduction.outcome for run_id, r in states.items() if r.reproduction is not None}
 
 
 def receipt_problems(states: Mapping[str, RunReceipts], stale_is_error: bool) -> list[Problem]:

@@ -9,8 +9,14 @@ The margin is MARGIN unless the verifier sets one, and never depends on the data
 trials widen the intervals, which leaves a figure unsettled until more trials narrow them
 (a threshold never gets easier to pass with noisier data). The Bonferroni intervals keep the
 chance that a faithful rerun shows any difference at all at 1 - CONFIDENCE, however many
-figures the run has. A run is reproduced when every figure agrees, not reproduced when any
-figure differs or there is no figure to judge, and partly reproduced otherwise.
+figures the run has.
+
+The run's state (STATES, the words every page, the receipt's statement, `rerun` and `review`
+use) is **reproduced** when every figure agrees, **partly reproduced** when at least one agrees
+and none differs, **rerun unsettled** when none agrees and none differs, and **not reproduced**
+when any differs or there is no figure to judge. Where there is room it is said with its counts
+(`Outcome`): "rerun unsettled (0 of 10 agree, 0 differ)", so no label claims an agreement that
+no figure showed.
 
 The site recomputes these figures from the trials the rerun kept (hash-checked), never from
 the table a receipt states.
@@ -30,7 +36,13 @@ from .summaries import rate_trials
 from .verdicts import tost_level
 
 Status = Literal["agrees", "differs", "unsettled"]
-Reproduction = Literal["reproduced", "partly reproduced", "not reproduced"]
+Reproduction = Literal["reproduced", "partly reproduced", "rerun unsettled", "not reproduced"]
+STATES: dict[Reproduction, str] = {  # each state and when a rerun is in it, in this order everywhere
+    "reproduced": "every figure agrees",
+    "partly reproduced": "at least one figure agrees and none differs",
+    "rerun unsettled": "no figure agrees and none differs",
+    "not reproduced": "a figure differs, or there is no figure to judge",
+}
 MARGIN = 0.05  # a rerun agrees within 5% unless the verifier sets another margin
 NO_RATIO = "no ratio: a zero on one side, not measured again, or fewer than two trials a side"
 
@@ -137,7 +149,45 @@ def agreement(ci: tuple[float, float], tost: tuple[float, float], margin: float)
     return "unsettled"
 
 
+@dataclass(frozen=True)
+class Outcome:
+    """A rerun's state with the counts it was read from, as every surface says it."""
+
+    state: Reproduction
+    agree: int
+    differ: int
+    figures: int
+
+    @property
+    def counts(self) -> str:
+        """The counts: '0 of 10 agree, 0 differ'; 'no figure to judge' when there is none."""
+        if not self.figures:
+            return "no figure to judge"
+        return f"{self.agree} of {self.figures} agree, {self.differ} {'differs' if self.differ == 1 else 'differ'}"
+
+    @property
+    def words(self) -> str:
+        """The state with its counts: 'rerun unsettled (0 of 10 agree, 0 differ)'."""
+        return f"{self.state} ({self.counts})"
+
+
+def outcome(found: Sequence[Figure]) -> Outcome:
+    """The run's state (STATES) from its figures, with the counts."""
+    return outcome_of([f.status for f in found])
+
+
+def outcome_of(statuses: Sequence[str]) -> Outcome:
+    """The state (STATES) that figures of these statuses give, with the counts."""
+    agree, differ = statuses.count("agrees"), statuses.count("differs")
+    state: Reproduction
+    if not statuses or differ:
+        state = "not reproduced"
+    elif agree == len(statuses):
+        state = "reproduced"
+    else:
+        state = "partly reproduced" if agree else "rerun unsettled"
+    return Outcome(state, agree, differ, len(statuses))
+
+
 def reproduction(found: Sequence[Figure]) -> Reproduction:
-    if not found or any(f.status == "differs" for f in found):
-        return "not reproduced"
-    return "reproduced" if all(f.status == "agrees" for f in found) else "partly reproduced"
+    return outcome(found).state

@@ -17,7 +17,7 @@ from .audit import audit
 from .claims import Evaluation, evaluate_publication
 from .comparison import Settings
 from .grid_records import Grid
-from .receipts import RunReceipts
+from .receipts import RunReceipts, reproductions
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ def judge(root: Path, docs_dir: str, settings: Settings) -> Judged:
     if checked.errors:
         return Judged(checked.ledger, checked.receipts, checked.problems, {}, ())
     states = {run_id: r.state for run_id, r in checked.receipts.items()}
-    reproduced = {run_id: r.reproduction.state for run_id, r in checked.receipts.items() if r.reproduction}
+    reproduced = reproductions(checked.receipts)
     evaluations, grids = evaluate_publication(checked.ledger, settings, states, reproduced)
     return Judged(checked.ledger, checked.receipts, checked.problems, evaluations, grids)
 
@@ -64,11 +64,12 @@ class Review:
     judged: bool  # both sides could be judged (no errors)
     edited: tuple[str, ...] = ()  # claims kept under their id whose declaration changed
     receipts: tuple[tuple[str, str, str], ...] = ()  # (run, state before, state after), every change
+    reruns: tuple[tuple[str, str, str], ...] = ()  # (run, rerun before, after) in the site's words, every change
 
     @property
     def empty(self) -> bool:
         found = (self.added, self.changed, self.removed, self.verdicts, self.corrections, self.grids, self.edited)
-        return not any(found) and not self.stale and not self.problems and not self.receipts
+        return not any(found) and not self.stale and not self.problems and not self.receipts and not self.reruns
 
     @property
     def downgraded(self) -> tuple[str, ...]:
@@ -132,6 +133,24 @@ def review(base: Judged, head: Judged, measured: Mapping[str, str] | None = None
             for run, state in sorted(head.receipts.items())
             if run in base.receipts and base.receipts[run].state != state.state
         ),
+        reruns=_rerun_changes(base, head),
+    )
+
+
+NO_RERUN = "no rerun"
+
+
+def _rerun_changes(base: Judged, head: Judged) -> tuple[tuple[str, str, str], ...]:
+    """Runs of both sides whose rerun outcome, as the site says it, changed: a rerun receipt
+    added or removed, or kept trials now judged otherwise ("rerun unsettled (0 of 10 agree, 0 differ)")."""
+
+    def said(receipts: RunReceipts) -> str:
+        return receipts.reproduction.outcome.words if receipts.reproduction is not None else NO_RERUN
+
+    return tuple(
+        (run, said(base.receipts[run]), said(state))
+        for run, state in sorted(head.receipts.items())
+        if run in base.receipts and said(base.receipts[run]) != said(state)
     )
 
 

@@ -29,7 +29,7 @@ from typing import Any
 import yaml
 
 from ..analysis.comparison import environment
-from ..analysis.reproduction import Figure, Reproduction, figures, reproduction
+from ..analysis.reproduction import Figure, Outcome, figures, outcome
 from ..errors import BenchledgerError, Problem
 from ..format.hashing import RECEIPTS_DIR, file_hash, hashed_files
 from ..format.models import RECEIPT_SCHEMA
@@ -58,7 +58,7 @@ class Rerun:
     receipt: Path
     written: tuple[Path, ...]
     figures: tuple[Figure, ...]
-    state: Reproduction
+    outcome: Outcome  # the state with its counts, as the site will say it
     differences: tuple[tuple[str, object, object], ...]
 
 
@@ -132,10 +132,9 @@ def rerun(
             )
         found = tuple(figures(original, made.results, ask.margin))
         kept = {f"{RECEIPTS}/{name}/{file}": (Path(tmp) / "rerun" / file).read_bytes() for file in KEPT}
-    state = reproduction(found)
-    receipt = _receipt(original, ask, day, name, kept=kept, found=found, differences=differences, state=state)
+    receipt = _receipt(original, ask, day, name, kept=kept, found=found, differences=differences)
     written = _write(folder, target, receipt, kept, ask.sign)
-    return Rerun(target, tuple(written), found, state, tuple(differences))
+    return Rerun(target, tuple(written), found, outcome(found), tuple(differences))
 
 
 def _day(text: str | None) -> dt.date:
@@ -272,12 +271,13 @@ def _receipt(
     kept: dict[str, bytes],
     found: Sequence[Figure],
     differences: Sequence[tuple[str, object, object]],
-    state: Reproduction,
 ) -> dict[str, Any]:
-    agree = sum(f.status == "agrees" for f in found)
+    """The receipt: the statement says the outcome in the site's words; the site recomputes it
+    from the kept trials and never reads the statement (older receipts said "4 of 12 figures
+    agree (partly reproduced)")."""
     statement = (
-        f"Re-ran the recorded invocation with benchledger rerun: {agree} of {len(found)} figures agree "
-        f"({state}). The new trials are kept under {RECEIPTS}/{name}/."
+        f"Re-ran the recorded invocation with benchledger rerun: {outcome(found).words}. "
+        f"The new trials are kept under {RECEIPTS}/{name}/."
     )
     return {
         "schema": RECEIPT_SCHEMA,

@@ -83,8 +83,11 @@ def rerun(
     what more trials can settle). If a recorded key of the environment differs and is not
     allowed with --allow-difference, nothing is written. Otherwise
     runs/<id>/receipts/<date>-rerun-<name>.yaml is written with the agreement table, and the
-    new trials are kept beside it; the run then shows as reproduced, partly reproduced or not
-    reproduced. Exits 0 whatever the outcome.
+    new trials are kept beside it. The run then shows as reproduced (every figure agrees),
+    partly reproduced (at least one figure agrees and none differs), rerun unsettled (no figure
+    agrees and none differs) or not reproduced (a figure differs, or there is no figure to
+    judge), with the counts: "rerun unsettled (0 of 10 agree, 0 differ)". Exits 0 whatever the
+    outcome.
     """
     from ..authoring.rerun import Request
     from ..authoring.rerun import rerun as do_rerun
@@ -110,7 +113,7 @@ def rerun(
 def _say(done: Rerun) -> None:
     """Each figure's agreement, the differences allowed, the outcome and the files written."""
     from ..analysis.reproduction import NO_RATIO
-    from ..analysis.stats import CONFIDENCE
+    from ..analysis.stats import CONFIDENCE, IDENTICAL_SIDES
     from ..format.signed import level
 
     if done.figures:
@@ -120,15 +123,14 @@ def _say(done: Rerun) -> None:
         if f.ratio is None or f.low is None or f.high is None:
             typer.echo(f"  {f.status:9}  {f.label}: {NO_RATIO}")
             continue
-        interval = f"[{f.low:.3f}, {f.high:.3f}]"
+        interval = f"({IDENTICAL_SIDES})" if f.low == f.high else f"[{f.low:.3f}, {f.high:.3f}]"
         typer.echo(f"  {f.status:9}  {f.label}: rerun/original {f.ratio:.3f} {interval}, margin ±{f.margin:.1%}")
     for key, old, new in done.differences:
         typer.echo(f"  allowed difference {key}: {old!r} -> {new!r}")
-    agree = sum(f.status == "agrees" for f in done.figures)
     if done.figures:
-        typer.echo(f"{done.state}: {agree} of {len(done.figures)} figures agree.")
+        typer.echo(f"{done.outcome.words}.")
     else:
-        typer.echo(f"{done.state}: no figure to judge (no condition in common, or every figure zero both times).")
+        typer.echo(f"{done.outcome.words}: no condition in common, or every figure zero both times.")
     unsettled = sum(f.status == "unsettled" and f.settles for f in done.figures)
     if unsettled:
         typer.echo(

@@ -318,6 +318,7 @@ def export(
     """
     from ..analysis.audit import audit
     from ..analysis.claims import evaluate_publication
+    from ..analysis.receipts import reproductions
     from ..render.ledger_files import export_files
 
     if format not in ("csv", "json"):
@@ -326,7 +327,7 @@ def export(
     if checked.errors:
         fail(checked.errors)
     states = {run_id: r.state for run_id, r in checked.receipts.items()}
-    reproduced = {run_id: r.reproduction.state for run_id, r in checked.receipts.items() if r.reproduction}
+    reproduced = reproductions(checked.receipts)
     evaluations, _ = evaluate_publication(checked.ledger, verdict_settings(repo, None, None), states, reproduced)
     files = export_files(checked.ledger, evaluations, format)
     _export_target(out, list(files), force)

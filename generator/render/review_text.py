@@ -42,6 +42,7 @@ def review_markdown(found: Review, base: str, head: str) -> str:
         (len(found.grids), "grid verdict(s) changed"),
         (len(found.stale), "receipt(s) gone stale"),
         (len(found.receipts), "receipt state(s) changed"),
+        (len(found.reruns), "rerun outcome(s) changed"),
         (len(found.problems), "new problem(s)"),
     ]
     lines += ["**" + ", ".join(f"{n} {what}" for n, what in counts if n) + "**", ""]
@@ -66,6 +67,9 @@ def review_markdown(found: Review, base: str, head: str) -> str:
     if found.receipts:
         lines += ["### Receipt states", "", "| Run | Before | After |", "| --- | --- | --- |"]
         lines += [f"| {_id(run)} | {was} | **{now}** |" for run, was, now in found.receipts] + [""]
+    if found.reruns:  # the words are the site's (analysis.reproduction.Outcome), from fixed parts
+        lines += ["### Reruns", "", "| Run | Before | After |", "| --- | --- | --- |"]
+        lines += [f"| {_id(run)} | {was} | **{now}** |" for run, was, now in found.reruns] + [""]
     if found.problems:
         lines += ["### New problems", ""]
         lines += [f"- {p.severity}: {_said(str(p))}" for p in found.problems] + [""]

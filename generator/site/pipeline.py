@@ -10,7 +10,7 @@ from ..analysis.audit import Audit, Checked, audit
 from ..analysis.claims import Evaluation, evaluate_publication
 from ..analysis.comparison import Settings
 from ..analysis.grid_records import Grid
-from ..analysis.receipts import RunReceipts
+from ..analysis.receipts import RunReceipts, reproductions
 from ..errors import BenchledgerError
 from ..ledger.records import RUNS_DIR, Ledger
 from ..render.assets import asset_outputs
@@ -75,7 +75,7 @@ def _generated(checked: Audit, docs_dir: Path, settings: Settings, cache: BuildC
     if checked.errors:
         raise BenchledgerError(checked.errors)
     states = {run_id: r.state for run_id, r in checked.receipts.items()}
-    reproduced = {run_id: r.reproduction.state for run_id, r in checked.receipts.items() if r.reproduction}
+    reproduced = reproductions(checked.receipts)
     evaluations, grids = evaluate_publication(
         checked.ledger, settings, states, reproduced, remembered=cache.evaluations
     )
