@@ -211,3 +211,39 @@ def test_diff_prints_trials_not_reported_for_two_reported_runs() -> None:
     a, b = "2026-09-06-bailey-spark-full-vocab", "2026-09-06-bailey-spark-shortlist-16k"
     printed = CliRunner().invoke(app, ["diff", a, b, "--repo", str(ROOT)], env={"COLUMNS": "400"}).stdout
     assert "│ trials not reported │" in printed and "reported / reported" not in printed
+
+
+def test_no_supported_interval_starts_inside_the_shaded_band_of_a_forest_plot(example_pages: dict[str, bytes]) -> None:
+    """The shaded band is 1 ± min_effect, the margin supported and contradicted are judged by, so
+    no supported interval reaches into it (before, the shade was the wider within-noise band, and
+    a supported interval started inside it); the wider band is dashed, and the key says which is which."""
+    import json
+
+    import vl_convert as vlc
+
+    charts = [name for name in example_pages if name.endswith(("charts/forest.json", "charts/effects.json"))]
+    assert len(charts) >= 10
+    supported = 0
+    for name in charts:
+        spec = json.loads(example_pages[name])
+        shades = [layer for layer in spec["layer"] if layer.get("mark", {}).get("type") == "rect"]
+        [(band,)] = [shade["data"]["values"] for shade in shades]
+        margin = band["hi"] - 1  # min_effect: the settings' 5%, or a claim's own
+        assert band["lo"] == pytest.approx(1 - margin) and margin in (pytest.approx(0.05), pytest.approx(0.01)), name
+        for row in spec["datasets"]["table"]:
+            if row["verdict"] == "supported" and row.get("low") is not None:
+                supported += 1
+                assert row["low"] > band["hi"] or row["high"] < band["lo"], (name, row)
+        texts: list[str] = []
+        _legend(vlc.vegalite_to_scenegraph(spec)["scenegraph"], texts)
+        shown = f"smaller than worth calling (±{margin:.1%}, shaded): supported and contradicted lie wholly outside"
+        assert shown in texts, (name, texts)
+        assert "band of no difference" not in texts
+    assert supported >= 5
+
+
+def _legend(node: dict[str, object], out: list[str]) -> None:
+    for child in node.get("items", []):  # type: ignore[attr-defined]
+        if child.get("role") == "legend-label":
+            out += [str(item["text"]) for item in child.get("items", [])]
+        _legend(child, out)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import math
 import re
@@ -17,6 +18,7 @@ import statistics
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -126,6 +128,28 @@ def number(label: str) -> float:
     return float(text[:-1]) / 100 if text.endswith("%") else float(text)
 
 
+def digits(text: str) -> tuple[int, int]:
+    """A number's decimal places and significant digits as written, trailing zeros dropped
+    ('2,180' -> (0, 3), '0.70' -> (1, 1), '0' -> (0, 1))."""
+    _, figures, exponent = Decimal(text.replace(",", "").replace("\u2212", "-")).normalize().as_tuple()
+    assert isinstance(exponent, int), text
+    return max(0, -exponent), len(figures)
+
+
+def own_digits(where: str, labels: list[tuple[float, str]], data: list[float]) -> None:
+    """No axis label carries a digit the figure's own values do not: neither a decimal place
+    finer than the finest value's, nor more significant digits than the longest value has
+    (a constant 2180 was labelled "2,179.9999999999986" to "2,180.0000000000023")."""
+    places = max(digits(repr(v))[0] for v in data)
+    significant = max(digits(repr(v))[1] for v in data)
+    for _, text in labels:
+        got = digits(text)
+        assert got[0] <= places and got[1] <= significant, (
+            f"{where}: the label {text!r} carries more digits than the values ({places} places, {significant} "
+            f"significant): {[t for _, t in labels]}"
+        )
+
+
 def inverse(ticks: list[tuple[float, str]], log: bool = False) -> tuple[Callable[[float], float], float]:
     """The axis read backwards: pixel -> value (from its first and last labels), and the value
     of one pixel at the middle of the axis; every other label must sit on the same line."""
@@ -194,17 +218,6 @@ def trials(root: Path, run_id: str, figure: str) -> dict[str, list[tuple[int | N
     return dict(out)
 
 
-def pooled(root: Path, run_id: str, rate: str) -> dict[str, float]:
-    meta, rows = read_run(root, run_id)
-    r = meta["rates"][rate]
-    sums: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
-    for row in rows:
-        if not _excluded(meta, row):
-            sums[label(meta, row)][0] += float(row[r["numerator"]])
-            sums[label(meta, row)][1] += float(row[r["denominator"]])
-    return {at: k / n for at, (k, n) in sums.items() if n > 0}
-
-
 def values(found: list[tuple[int | None, float]]) -> list[float]:
     return sorted(v for _, v in found)
 
@@ -246,9 +259,14 @@ def check_trials(root: Path, run_id: str, metric: str, spec: Mapping[str, Any], 
         expected = values(want[p.title or ""])
         dots = p.of("symbol")
         read, pixel = inverse(p.ticks["left"])
+        own_digits(where, p.ticks["left"], expected)
         assert sorted(m.first for m in dots) == pytest.approx(expected, rel=1e-9), f"{where}: the values drawn"
         close(drawn(dots, read), expected, pixel, where)
-        if len(expected) >= 2:
+        if len(expected) >= 2 and len(set(expected)) == 1:  # every trial identical: a point, no interval
+            (tick,) = p.of("rect")
+            assert p.of("rule") == [], f"{where}: an interval drawn for identical trials"
+            close([read(tick.y + tick.item["height"] / 2)], expected[:1], pixel, f"{where}: the mean")
+        elif len(expected) >= 2:
             (tick,), (rule,) = p.of("rect"), p.of("rule")
             mean = statistics.mean(expected)
             close([read(tick.y + tick.item["height"] / 2)], [mean], pixel, f"{where}: the mean")
@@ -284,6 +302,7 @@ def check_reported(root: Path, run_id: str, metric: str, spec: Mapping[str, Any]
     want = trials(root, run_id, metric)
     (p,) = panels(spec)
     read, pixel = inverse(p.ticks["left"])
+    own_digits(f"{run_id} {metric} reported", p.ticks["left"], [v for f in want.values() for v in values(f)])
     dots = p.of("symbol")
     for at, found in want.items():
         mine = [m for m in dots if m.field("condition") == at]
@@ -294,13 +313,30 @@ def check_reported(root: Path, run_id: str, metric: str, spec: Mapping[str, Any]
 
 
 def check_rate(root: Path, run_id: str, rate: str, spec: Mapping[str, Any], tally: Tally) -> None:
-    want = pooled(root, run_id, rate)
+    """A rate with the trial as its unit: every kept trial's rate a dot, and per condition one
+    dot at the mean of those rates (never the pooled tokens' proportion), with its interval
+    around it, and no rule where every trial gave the same rate."""
+    want = trials(root, run_id, rate)
     (p,) = panels(spec)
     read, pixel = inverse(p.ticks["left"])
-    dots = p.of("symbol")
-    assert sorted(m.field("condition") for m in dots) == sorted(want), f"{run_id} {rate}: one point per condition"
-    for m in dots:
-        close([read(m.y)], [want[m.field("condition")]], pixel, f"{run_id} {rate} at {m.field('condition')}")
+    dots, rules = p.of("symbol"), p.of("rule")
+    means = [m for m in dots if "n (trials): " in str(m.item.get("description", ""))]
+    assert sorted(m.field("condition") for m in means) == sorted(want), f"{run_id} {rate}: one mean per condition"
+    for at, found in want.items():
+        where = f"{run_id} {rate} at {at}"
+        kept = values(found)
+        mine = [m for m in dots if m.field("condition") == at and m not in means]
+        close(drawn(mine, read), kept, pixel, f"{where}: the trials")
+        (mean,) = [m for m in means if m.field("condition") == at]
+        close([read(mean.y)], [statistics.mean(kept)], pixel, f"{where}: the mean of the trials' rates")
+        ruled = [r for r in rules if r.field("condition") == at]
+        if len(set(kept)) == 1:
+            assert ruled == [], f"{where}: an interval drawn for identical trials"
+        elif len(kept) >= 2:
+            (rule,) = ruled
+            low, high = sorted((read(rule.y), read(rule.y + rule.item["y2"] - rule.item["y"])))
+            assert low - pixel >= 0 and high + pixel <= 1 + 2 * pixel, f"{where}: the interval leaves [0, 1]"
+            assert low - pixel <= statistics.mean(kept) <= high + pixel, f"{where}: the interval misses the mean"
     tally.panels += 1
     tally.points += len(dots)
 
@@ -328,13 +364,16 @@ def check_sides(ctx: Context, claim: str, spec: Mapping[str, Any], tally: Tally)
         sides[m.field("side")].append(m)
     assert len(sides) == ctx.sides[claim], f"claim {claim}: {len(sides)} sides drawn of {ctx.sides[claim]}"
     assert sorted(p.legend) == sorted(sides) and p.legend_limits == [0] * len(sides), f"claim {claim}: legend"
+    everything: list[float] = []
     for side, mine in sides.items():
         at, _, who = side.rpartition(" · ")
         run_id = who.split(": ", 1)[1]
         found = trials(ctx.root, run_id, ctx.metric[claim])[at or ctx.condition[claim]]
         close(drawn(mine, read), values(found), pixel, f"claim {claim}, {side}")
+        everything += values(found)
         xs = {round(m.x) for m in mine}
         assert len(xs) == 1, f"claim {claim}: {side} drawn in {len(xs)} places"
+    own_digits(f"claim {claim}", p.ticks["left"], everything)
     tally.panels += 1
     tally.points += len(dots)
 
@@ -342,6 +381,12 @@ def check_sides(ctx: Context, claim: str, spec: Mapping[str, Any], tally: Tally)
 def percent(ratio: float) -> str:
     """A ratio as the cards print its change, and 1 as '0%' (what a reader of the axis sees)."""
     return "0%" if ratio == 1 else f"{(ratio - 1) * 100:+.1f}%"
+
+
+def multiple(ratio: float) -> str:
+    """A rate claim's ratio as the cards print it, labelled as one: three decimals below 10
+    (1 -> '1.000x', 2.3864 -> '2.386x'), three significant digits from 10 on."""
+    return f"{ratio:.3f}x" if ratio < 10 else f"{ratio:.3g}x"
 
 
 def contrast(a: str, b: str) -> float:
@@ -360,10 +405,14 @@ def check_forest(ctx: Context, chart: str, spec: Mapping[str, Any], tally: Tally
     rules = p.of("rule")
     one = [m for m in rules if m.item.get("description") == "at: 1"]
     assert len(one) == 1, f"{chart}: one line at no change"
+    # Shaded: the changes smaller than worth calling (1 ± min_effect), what supported and
+    # contradicted are judged by; dashed, only where wider, the band "within noise" is judged by.
+    (shade,) = [m for m in p.of("rect") if str(m.item.get("description", "")).startswith("lo: ")]
     edges = sorted((m for m in rules if "strokeDash" in m.item), key=lambda m: m.x)
-    assert len(edges) == 2, f"{chart}: the smallest change worth calling, each side"
-    # The log scale from the line at 1 and a dashed line at 1 + min_effect (known ratios).
-    step = math.log(float(edges[1].field("at"))) / (edges[1].x - one[0].x)
+    assert len(edges) in (0, 2), f"{chart}: the within-noise band, each side, or none"
+    # The log scale from the line at 1 and the shaded band's edge at 1 + min_effect (known ratios).
+    step = math.log(float(shade.field("hi"))) / (shade.x + shade.item["width"] - one[0].x)
+    assert all(not shade.x < m.x < shade.x + shade.item["width"] for m in edges), f"{chart}: dashed inside shade"
 
     def read(x: float) -> float:
         return math.exp((x - one[0].x) * step)
@@ -382,27 +431,33 @@ def check_forest(ctx: Context, chart: str, spec: Mapping[str, Any], tally: Tally
     # The axis: percent change, every tick labelled, a label at 0; a claim's one row labelled at
     # its interval's ends. (Rows crowd each other's ends off a phone's axis: their own labels
     # carry every end, checked below.)
+    # A claim on a rate reads as a ratio, labelled as one (1.000x at no change), never as a percent
+    # change beside percentages.
+    ratios = "ratio (log scale)" in p.axis_titles["bottom"]
+    shown = multiple if ratios else percent
     labels = dict((text, pos) for pos, text in p.ticks["bottom"])
     assert p.tick_marks["bottom"] == len(p.ticks["bottom"]), f"{chart}: a tick without its label"
-    assert "0%" in labels, f"{chart}: no label at 0%: {sorted(labels)}"
-    assert abs(labels["0%"] - one[0].x) <= 1, f"{chart}: 0% is not at the line of no change"
+    assert shown(1.0) in labels, f"{chart}: no label at {shown(1.0)}: {sorted(labels)}"
+    assert abs(labels[shown(1.0)] - one[0].x) <= 1, f"{chart}: {shown(1.0)} is not at the line of no change"
     for end in [e for row in want for e in row[2:4] if e is not None] if len(want) == 1 else []:
-        assert percent(end) in labels, f"{chart}: the interval end {percent(end)} is not labelled"
-        assert abs(labels[percent(end)] - one[0].x - math.log(end) / step) <= 1.5, f"{chart}: {percent(end)}"
-    assert "change in percent" in p.axis_titles["bottom"]
+        assert shown(end) in labels, f"{chart}: the interval end {shown(end)} is not labelled"
+        assert abs(labels[shown(end)] - one[0].x - math.log(end) / step) <= 1.5, f"{chart}: {shown(end)}"
+    assert ratios or "change in percent" in p.axis_titles["bottom"]
     assert "left" not in p.ticks, f"{chart}: row labels narrow the plot"
     # Each row named in full, the names distinct; a key to every mark.
     texts = [str(m.item["text"]) for m in p.of("text")]
+    assert ratios == all(" pp (ratio " in t for t in texts), f"{chart}: a rate claim's axis is its ratio: {texts}"
     for name, ratio, low, high, _ in want:
         head, _, at = name.partition(" @ ")
-        numbers = f"{percent(ratio)} [{percent(low)}, {percent(high)}]" if low is not None and high is not None else ""
+        numbers = f"{shown(ratio)} [{shown(low)}, {shown(high)}]" if low is not None and high is not None else ""
         if low is not None and low == high:  # every trial identical on both sides: no interval to draw
-            numbers = f"{percent(ratio)} (no run-to-run variation)"
+            numbers = f"{shown(ratio)}{'; ' if ratios else ' ('}exact: every trial identical on both sides"
         start = head + "\n" + (f"at {at}\n" if at else "")
         assert any(t.startswith(start) and numbers in t for t in texts), f"{chart}: {name} {numbers} in {texts}"
     assert len(set(texts)) == len(texts) == len(want)
     key = ["interval and measured change, coloured by verdict", "claimed change"][: 1 + bool(claimed)]
-    assert p.legend == [*key, "band of no difference", "smallest change worth calling"]
+    assert p.legend[:-2] == key and p.legend[-2].startswith("smaller than worth calling (±")
+    assert p.legend[-1] == "band for within noise (dashed, where wider): the TOST interval must lie inside"
     assert p.legend_limits == [0] * len(p.legend)
     for m in [*crosses, *one, *diamonds, *(m for m in rules if "x2" in m.item)]:
         colour = str(m.item.get("stroke") or m.item.get("fill"))
@@ -417,31 +472,62 @@ def _at(label_: str) -> dict[str, str]:
 
 
 def check_sweep(ctx: Context, chart: str, figure: str, spec: Mapping[str, Any], tally: Tally, own: str = "") -> None:
-    """One line per series, each point its condition's mean; every series named in the
-    legend in full, in its line's colour."""
+    """At each measured value of the swept condition, and nowhere else: one tick per measured
+    value, one point per series there (its condition's mean) and one interval rule through it
+    unless every trial was identical; no line and no band between values. Every series named
+    in the legend in full, in its points' colour."""
     (p,) = panels(spec)
     swept = p.axis_titles["bottom"]
-    read_x, pixel_x = inverse(p.ticks["bottom"])
+    assert not p.of("line") and not p.of("area"), f"{chart}: a line or band drawn between measured values"
     read_y, pixel = inverse(p.ticks["left"])
     dots = p.of("symbol")
     series = sorted({m.field("series") for m in dots})
-    assert sorted(p.legend) == series, f"{chart}: legend {p.legend}, lines {series}"
-    lines = {str(m.item["description"]).split("series: ")[1].split(";")[0]: m.item for m in p.of("line")}
+    assert sorted(p.legend) == series, f"{chart}: legend {p.legend}, series {series}"
+    fills = {m.field("series"): m.item["fill"] for m in dots}
     for text, symbol in zip(p.legend, p.legend_symbols, strict=True):
-        assert symbol.get("opacity", 1) == 1 and symbol["stroke"] == lines[text]["stroke"], f"{chart}: {text}"
+        assert symbol.get("opacity", 1) == 1 and symbol["fill"] == fills[text], f"{chart}: {text}"
     runs = sorted((r.name for r in (ctx.root / "runs").iterdir()), key=len, reverse=True)
+    measured: dict[str, dict[float, list[float]]] = {}
     for s in series:
         run_id = next((r for r in runs if r in s), own)
         rest = s.split(run_id, 1)[1].lstrip(", ") if run_id in s else ("" if s == figure else s)
-        means: dict[float, list[float]] = defaultdict(list)
+        measured[s] = {}
         for at, found in trials(ctx.root, run_id, figure).items():
             where = _at(at)
             x = float(where.pop(swept))
             if ", ".join(f"{k}={v}" for k, v in where.items()) == rest:
-                means[x] = [v for _, v in found]
+                measured[s][x] = [v for _, v in found]
+    loads = sorted({x for m in measured.values() for x in m})
+    ticks = sorted((number(text), pos) for pos, text in p.ticks["bottom"])
+    assert [x for x, _ in ticks] == loads, f"{chart}: ticks at {[x for x, _ in ticks]}, measured at {loads}"
+    assert p.tick_marks["bottom"] == len(loads), f"{chart}: {p.tick_marks['bottom']} ticks for {len(loads)} loads"
+    own_digits(f"{chart} x", p.ticks["bottom"], loads)
+    drawn_values = [v for m in measured.values() for vs in m.values() for v in [*vs, statistics.mean(vs)]]
+    own_digits(f"{chart} y", p.ticks["left"], drawn_values)  # the trials, and the means drawn
+    half = min((b - a for (_, a), (_, b) in itertools.pairwise(ticks)), default=math.inf) / 2
+
+    def load_of(mark: Mark) -> float:
+        (x, pos) = min(ticks, key=lambda t: abs(t[1] - mark.x))
+        assert abs(pos - mark.x) < half, f"{chart}: a mark between two measured values"
+        return x
+
+    rules = p.of("rule")
+    spread = 0
+    for s, means in measured.items():
         mine = sorted((m for m in dots if m.field("series") == s), key=lambda m: m.x)
-        close([read_x(m.x) for m in mine], sorted(means), pixel_x, f"{chart}: {s} at {sorted(means)}")
+        assert [load_of(m) for m in mine] == sorted(means), f"{chart}: {s} drawn at {[load_of(m) for m in mine]}"
         close([read_y(m.y) for m in mine], [statistics.mean(means[x]) for x in sorted(means)], pixel, f"{chart}: {s}")
+        for m in mine:
+            through = [r for r in rules if abs(r.x - m.x) <= 0.5 and r.field("series") == s]
+            values_here = means[load_of(m)]
+            if len(values_here) < 2 or len(set(values_here)) == 1:
+                assert not through, f"{chart}: {s} at {load_of(m)}: an interval drawn for identical trials"
+            else:
+                (rule,) = through
+                low, high = sorted((read_y(rule.y), read_y(rule.y + rule.item["y2"] - rule.item["y"])))
+                assert low - pixel <= read_y(m.y) <= high + pixel, f"{chart}: {s}: the interval misses the mean"
+                spread += 1
+    assert len(rules) == spread, f"{chart}: {len(rules)} interval rules for {spread} conditions with spread"
     tally.panels += 1
     tally.points += len(dots)
 
@@ -611,8 +697,8 @@ def test_the_overstated_claims_forest_is_labelled_in_percent_at_its_interval_and
     assert p.legend == [
         "interval and measured change, coloured by verdict",
         "claimed change",
-        "band of no difference",
-        "smallest change worth calling",
+        "smaller than worth calling (±1.0%, shaded): supported and contradicted lie wholly outside",
+        "band for within noise (dashed, where wider): the TOST interval must lie inside",
     ]
 
 
@@ -733,32 +819,81 @@ def test_every_chart_of_a_publication_with_several_conditions_per_run_draws_its_
 RESULTS_HEAD = RESULTS.splitlines(keepends=True)[0]
 
 
-def test_a_condition_whose_trials_are_identical_has_a_readable_axis(tmp_path: Path) -> None:
-    """Every trial at 0.7: the panel's axis spanned nothing and Vega labelled it "1" (or, with a
-    mean 2e-16 off the trials, in float noise). Padded around the value, it is labelled in round
-    steps, and every dot, the mean and its interval read back through it."""
+def test_a_condition_whose_trials_are_identical_is_a_point_on_a_round_axis(tmp_path: Path) -> None:
+    """Every trial at 0.7, or at 2,048 tokens: the panel's axis spanned nothing (one label), or
+    the float noise between the trials and a mean or interval 2e-16 off them ("0.7000000000000001",
+    "2,179.9999999999986"), and a rule of no width stood for an interval. Now the mean is the value,
+    the axis spans ±2.5 steps of its last digit, labelled on that digit, and no rule is drawn."""
     run_id = "2026-09-01-constant"
     run = measured_run(run_id)
     run[f"runs/{run_id}/results.csv"] = RESULTS_HEAD + "".join(
         f"{trial},1,0.7,2048,1490\n{trial},8,{100 + trial}.5,16384,11790\n" for trial in range(1, 6)
     )
     root = write_tree(tmp_path / "pub", publication(run))
-    spec = json.loads(generate(root)[f"runs/{run_id}/charts/tokens_per_second-trials.json"])
-    (constant,) = [p for p in panels(spec) if p.title == "concurrency=1"]
-    labels = [text for _, text in constant.ticks["left"]]
-    assert len(labels) >= 2 and all(len(text.replace(".", "").strip("0")) <= 3 for text in labels), labels
+    out = generate(root)
+    spec = json.loads(out[f"runs/{run_id}/charts/tokens_per_second-trials.json"])
+    by_title = {p.title: p for p in panels(spec)}
+    constant = by_title["concurrency=1"]
+    assert [text for _, text in sorted(constant.ticks["left"], reverse=True)] == ["0.5", "0.6", "0.7", "0.8", "0.9"]
     read, pixel = inverse(constant.ticks["left"])
     close(drawn(constant.of("symbol"), read), [0.7] * 5, pixel, "the identical trials")
-    (tick,), (rule,) = constant.of("rect"), constant.of("rule")
-    close([read(tick.y + tick.item["height"] / 2), read(rule.y)], [0.7, 0.7], pixel, "their mean and interval")
-    assert not constant.of("symbol")[5:], "the padding draws no point"
+    (tick,) = constant.of("rect")
+    close([read(tick.y + tick.item["height"] / 2)], [0.7], pixel, "their mean")
+    assert constant.of("rule") == [], "an interval of no width is drawn as no interval"
+    assert len(by_title["concurrency=8"].of("rule")) == 1  # the condition with spread keeps its interval
+    tokens = {p.title: p for p in panels(json.loads(out[f"runs/{run_id}/charts/draft_tokens-trials.json"]))}
+    assert [text for _, text in sorted(tokens["concurrency=1"].ticks["left"], reverse=True)] == [
+        *("2,020", "2,030", "2,040", "2,050", "2,060", "2,070")
+    ]
+    assert [text for _, text in sorted(tokens["concurrency=8"].ticks["left"], reverse=True)] == [
+        *("16,100", "16,200", "16,300", "16,400", "16,500", "16,600")
+    ]
+    assert [p.of("rule") for p in tokens.values()] == [[], []]
+    tally = oracle(root, out)
+    assert not {k: v for k, v in tally.wrong.items() if k in ("trials", "sweep")}, tally.verdict()
+    assert (tally.charts["trials"], tally.charts["sweep"]) == (3, 3)
+
+
+@pytest.mark.parametrize(
+    ("run_id", "at", "labels"),
+    [
+        ("2026-11-29-testbed-nmax3", "concurrency=4", ["2,160", "2,170", "2,180", "2,190", "2,200"]),
+        ("2026-11-30-grid-nmax2-1t", "concurrency=1", ["410", "420", "430", "440", "450"]),
+    ],
+)
+def test_a_deterministic_counter_is_a_point_on_round_ticks(
+    example: dict[str, bytes], run_id: str, at: str, labels: list[str]
+) -> None:
+    """draft_tokens at temperature 0 (every trial 2180): the axis read "2,179.9999999999986 …
+    2,180.0000000000023" and a "95% CI" rule filled the panel, beside a table that says "no
+    run-to-run variation". Now: one mean tick at the value, no rule, labels on its tens."""
+    spec = json.loads(example[f"runs/{run_id}/charts/draft_tokens-trials.json"])
+    (p,) = [p for p in panels(spec) if p.title == at]
+    assert [text for _, text in sorted(p.ticks["left"], reverse=True)] == labels
+    (value,) = {m.first for m in p.of("symbol")}
+    assert len(p.of("symbol")) == 5 and p.of("rule") == []
+    read, pixel = inverse(p.ticks["left"])
+    (tick,) = p.of("rect")
+    close([read(tick.y + tick.item["height"] / 2)], [value], pixel, f"{run_id} at {at}: the mean")
+
+
+def test_the_digit_rule_refuses_labels_finer_than_the_values() -> None:
+    """The oracle's own rule, on the labels the old chart drew around every trial at 2180."""
+    noisy = [(0.0, "2,179.9999999999986"), (1.0, "2,180.0000000000000"), (2.0, "2,180.0000000000023")]
+    with pytest.raises(AssertionError, match="carries more digits than the values"):
+        own_digits("draft_tokens", noisy, [2180.0] * 5)
+    own_digits("draft_tokens", [(0.0, "2,160"), (1.0, "2,180"), (2.0, "2,200")], [2180.0] * 5)
+    with pytest.raises(AssertionError, match=r"'1\.5'"):
+        own_digits("errors", [(0.0, "1"), (1.0, "1.5"), (2.0, "2")], [1.0, 2.0])
 
 
 def test_a_forest_row_with_no_spread_says_so_instead_of_a_zero_width_interval() -> None:
     from generator.render.forest import forest_label
 
     row = {"claim": "acceptance @ concurrency=1", "verdict": "supported", "ratio": 2.386, "low": 2.386, "high": 2.386}
-    assert forest_label(row) == "acceptance\nat concurrency=1\nsupported: +138.6% (no run-to-run variation)"
+    assert forest_label(row) == (
+        "acceptance\nat concurrency=1\nsupported: +138.6% (exact: every trial identical on both sides)"
+    )
     spread = {**row, "low": 2.2, "high": 2.5, "claimed": 2.0}
     assert (
         forest_label(spread) == "acceptance\nat concurrency=1\nsupported: +138.6% [+120.0%, +150.0%]; claimed +100.0%"

@@ -186,7 +186,7 @@ def test_a_claim_is_taken_apart_only_by_grids_at_its_own_condition() -> None:
 def test_a_reported_acceptance_in_percent_reads_in_points_first() -> None:
     pages, _ = _example()
     card = pages["claims/play1-acceptance-inversion/index.md"].decode()
-    said = "&#43;49.5 pp &#40;22.7&#37; → 72.2&#37;&#41;&#59; ratio 3.181 &#40;reported figures, no interval&#41;"
+    said = "&#43;49.5 pp, 22.7&#37; → 72.2&#37; &#40;ratio 3.181x&#59; reported figures, no interval&#41;"
     assert f"<dt>Reported</dt><dd>{said}</dd>" in card
     assert "218.1" not in card  # a relative change beside percentages reads as points
 
@@ -195,7 +195,7 @@ def test_each_condition_names_its_own_band_of_no_difference() -> None:
     pages, _ = _example()
     card = pages["claims/testbed-throughput-nmax2-vs-nmax12-every-load/index.md"].decode()
     assert (
-        "<dt>Band of no difference</dt><dd>concurrency&#61;1&#58; ±4.5&#37;&#59; concurrency&#61;4&#58; ±4.4&#37;</dd>"
+        "<dt>Within-noise band</dt><dd>concurrency&#61;1&#58; ±4.5&#37;&#59; concurrency&#61;4&#58; ±4.4&#37;</dd>"
         in card
     )
 

@@ -230,7 +230,7 @@ def _point(b: Side, c: Side) -> float | None:
 
 
 def _measured(b: Side, c: Side, ratio: stats.Ratio, q: Question) -> tuple[Verdict, Measured]:
-    """The verdict rule on the ratio's intervals, against the band of no difference."""
+    """The verdict rule on the ratio's intervals, against the within-noise band."""
     cvs = [s.cv for s in (b, c) if s.cv is not None]
     settings = q.settings
     noise = settings.noise if settings.noise is not None else max(cvs, default=0.0)
@@ -307,9 +307,9 @@ def _unsettled(ratio: stats.Ratio, settling: Settling | None, q: Question, band:
     if q.equivalence:
         edges = {1 + q.margin: "the equivalence margin", 1 - q.margin: "the equivalence margin"}
     elif not q.direction:
-        edges = {1.0: "no difference", 1 + band: "the band of no difference", 1 - band: "the band of no difference"}
+        edges = {1.0: "no difference", 1 + band: "the within-noise band", 1 - band: "the within-noise band"}
     else:
-        edges = {1 + band: "the band of no difference", 1 - band: "the band of no difference"}
+        edges = {1 + band: "the within-noise band", 1 - band: "the within-noise band"}
         edges |= {1 + m: "the smallest change worth calling", 1 - m: "the smallest change worth calling"}
         if q.claimed_ratio is not None:
             edges[q.claimed_ratio] = "the claimed effect"

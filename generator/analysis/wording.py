@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from ..format.signed import change, level
+from ..format.signed import change, level, points, times
 from .records import Comparison, Measured, Question, Side
 from .verdicts import Verdict, tost_level
 
@@ -31,20 +31,47 @@ def no_data(b: Side, c: Side) -> str:
 
 
 def explain(sides: tuple[Side, Side], verdict: Verdict, m: Measured, q: Question) -> str:
-    """Why a measured condition got its verdict, with the numbers that decided it."""
-    interval = (
-        f"the {level(q.level)} interval of the ratio runs from {pct(m.ci_low)} to {pct(m.ci_high)}"
-        if m.ci_low != m.ci_high
-        else f"every trial of each side gave the same value, so the difference is exactly {pct(m.ci_low)}"
-    )
+    """Why a measured condition got its verdict, with the numbers that decided it. A rate's
+    ratio is written as one ("2.386x"), after its difference in percentage points."""
+    points_of = _points(sides)
+    shown: Callable[[float], str] = times if points_of else pct
+    if points_of:
+        interval = _rate_interval(m, q, points_of)
+    elif m.ci_low != m.ci_high:
+        interval = f"the {level(q.level)} interval of the ratio runs from {pct(m.ci_low)} to {pct(m.ci_high)}"
+    else:
+        interval = f"every trial of each side gave the same value, so the difference is exactly {pct(m.ci_low)}"
     if m.source == "summaries":
         interval += " (from published mean, SD and n)"
-    tost = f"the {level(tost_level(q.level))} interval runs from {pct(m.tost_low)} to {pct(m.tost_high)}"
+    tost = f"the {level(tost_level(q.level))} interval runs from {shown(m.tost_low)} to {shown(m.tost_high)}"
     prefix = _variation(sides)
     if q.equivalence:
         own = q.claimed is not None and q.claimed.margin is not None
         return prefix + _equivalence(verdict, interval, tost, q.margin, own, _more(m)) + _noise_context(m)
-    return prefix + _directional(verdict, m, q, interval, tost)
+    return prefix + _directional(verdict, m, q, interval, tost, shown)
+
+
+def _points(sides: tuple[Side, Side]) -> str:
+    """A rate's difference in percentage points between the means of the trials' rates, with
+    both means ("+39.0 pp, 28.2% → 67.2%"); "" for a metric."""
+    base, cand = sides[0].proportion, sides[1].proportion
+    if base is None or cand is None:
+        return ""
+    return f"{points(cand - base)}, {base:.1%} → {cand:.1%}"
+
+
+def _rate_interval(m: Measured, q: Question, points_of: str) -> str:
+    """A rate claim's interval in words: the ratio it is judged by, labelled as one, after its
+    percentage points; exact (and only for this prompt set) when every trial was identical."""
+    if m.ci_low == m.ci_high:
+        return (
+            f"every trial of each side gave the same rate, so for this prompt set the difference is exactly "
+            f"{points_of} (ratio {times(m.ci_low)}; another prompt set may differ)"
+        )
+    return (
+        f"the difference is {points_of}, and the {level(q.level)} interval of the ratio runs from "
+        f"{times(m.ci_low)} to {times(m.ci_high)}"
+    )
 
 
 def _more(m: Measured) -> str:
@@ -96,24 +123,26 @@ def _equivalence(verdict: Verdict, interval: str, tost: str, margin: float, own:
     return f"Inconclusive: {tost}, not inside {which}, and {interval}, not outside it.{more}"
 
 
-def _directional(verdict: Verdict, m: Measured, q: Question, interval: str, tost: str) -> str:
+def _directional(
+    verdict: Verdict, m: Measured, q: Question, interval: str, tost: str, shown: Callable[[float], str] = pct
+) -> str:
     way = "an increase" if q.direction > 0 else "a decrease"
     claimed = q.claimed
     if verdict == "contradicted":
         return f"Contradicted: {interval}, entirely beyond the smallest change worth calling, opposite to the claim."
     if verdict == "overstated" and claimed is not None:
         far = m.ci_high if q.direction > 0 else m.ci_low
-        return f"Overstated: claimed {claimed.text}, the data allow at most {pct(far)} ({interval})."
+        return f"Overstated: claimed {claimed.text}, the data allow at most {shown(far)} ({interval})."
     if verdict == "supported":
         text = f"Supported: {interval}, entirely beyond the smallest change worth calling, as {way}."
         if m.understated and claimed is not None:
             near = m.ci_low if q.direction > 0 else m.ci_high
-            text += f" The claimed {claimed.text} is understated: the data show at least {pct(near)}."
+            text += f" The claimed {claimed.text} is understated: the data show at least {shown(near)}."
         return text
     if verdict == "within noise":
         return (
             f"Within noise: {interval}, which contains no difference, and {tost}, inside the "
-            f"±{m.band:.1%} band of no difference."
+            f"±{m.band:.1%} within-noise band."
         )
     more = _more(m)
     if not q.direction:

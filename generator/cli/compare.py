@@ -164,9 +164,9 @@ def comparison_json(r: ClaimComparison) -> dict[str, Any]:
         "at": dict(first.at) if one else [dict(c.at) for c in r.conditions],
         "n_baseline": one.baseline.n if one else None,
         "n_candidate": one.candidate.n if one else None,
-        "ratio": one.ratio if one else None,
-        "ci_low": one.ci_low if one else None,
-        "ci_high": one.ci_high if one else None,
+        "ratio": _in_range(one.ratio) if one else None,
+        "ci_low": _in_range(one.ci_low) if one else None,
+        "ci_high": _in_range(one.ci_high) if one else None,
         "noise": one.noise if one else None,
         "min_effect": r.min_effect,
         "verdict": r.verdict,
@@ -180,14 +180,22 @@ def comparison_json(r: ClaimComparison) -> dict[str, Any]:
     return out
 
 
+def _in_range(ratio: float | None) -> float | None:
+    """A ratio or bound for JSON: null when out of range (past 1e300 or below 1e-300), as the
+    terminal prints "out of range"."""
+    from ..format.signed import in_range
+
+    return ratio if ratio is not None and in_range(ratio) else None
+
+
 def _condition_json(c: Comparison) -> dict[str, Any]:
     return {
         "at": dict(c.at),
         "n_baseline": c.baseline.n,
         "n_candidate": c.candidate.n,
-        "ratio": c.ratio,
-        "ci_low": c.ci_low,
-        "ci_high": c.ci_high,
+        "ratio": _in_range(c.ratio),
+        "ci_low": _in_range(c.ci_low),
+        "ci_high": _in_range(c.ci_high),
         "confidence": c.confidence,
         "noise": c.noise,
         "verdict": c.verdict,
@@ -220,6 +228,7 @@ def _print_condition(console: Any, r: ClaimComparison, c: Comparison) -> None:
     from rich.markup import escape
     from rich.table import Table
 
+    from ..analysis.stats import IDENTICAL, IDENTICAL_SIDES
     from ..render import text as t
 
     def safe(value: object) -> str:
@@ -237,13 +246,15 @@ def _print_condition(console: Any, r: ClaimComparison, c: Comparison) -> None:
             table.add_row(name, safe(side.run), n, "–", f"{value} (reported)")
         else:
             ci = f" [{t.number(s.ci_low)}, {t.number(s.ci_high)}]" if s.ci_low is not None else ""
-            table.add_row(name, safe(side.run), str(s.n), t.number(s.median), f"{t.number(s.mean)}{ci}")
+            ci = f" ({IDENTICAL})" if s.constant else ci
+            table.add_row(name, safe(side.run), str(s.n), t.number(s.median), safe(f"{t.number(s.mean)}{ci}"))
     console.print(table)
     if c.ratio is not None:
         interval = f" [{t.number(c.ci_low)}, {t.number(c.ci_high)}]" if c.ci_low is not None else ""
-        console.print(f"ratio candidate/baseline: {t.number(c.ratio)}{interval}")
+        interval = f" ({IDENTICAL_SIDES})" if c.ci_low is not None and c.ci_low == c.ci_high else interval
+        console.print(safe(f"ratio candidate/baseline: {t.number(c.ratio)}{interval}"))  # "[out of range" is no tag
     if c.band is not None:
-        console.print(f"band of no difference: ±{c.band:.1%}   smallest change worth calling: ±{r.min_effect:.1%}")
+        console.print(f"within-noise band: ±{c.band:.1%}   smallest change worth calling: ±{r.min_effect:.1%}")
     if len(r.conditions) > 1:
         console.print(f"verdict here: {c.verdict}")
     if c.trials_needed:

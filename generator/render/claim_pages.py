@@ -103,7 +103,7 @@ def _rate_figures(label: str, s: Side, rate: RateSummary, level: str) -> list[tu
         left_out = ", ".join(f"trial {trial} ({reason})" for trial, _, reason in s.excluded)
         out.append((f"{label}, excluded", left_out))
     denominator = s.counted[1] if s.counted else "attempts"
-    context = f"{rate_text.counts(rate, denominator)} (context: the interval counts trials, not {denominator})"
+    context = f"{rate_text.counts(rate, denominator)} (context only: the interval counts trials)"
     out.append((f"{label}, counts", context))
     return out
 
@@ -137,9 +137,9 @@ def comparison_figures(ev: Evaluation, level: str) -> list[tuple[str, str]]:
         figures.append(("Equivalence margin", f"±{cmp.margin:.1%}"))
     bands = [(c.label, c.band) for c in cmp.conditions if c.band is not None]
     if len({b for _, b in bands}) == 1:
-        figures.append(("Band of no difference", f"±{bands[0][1]:.1%}"))
+        figures.append(("Within-noise band", f"±{bands[0][1]:.1%}"))
     elif bands:  # each condition's own band, named: they follow each condition's noise
-        figures.append(("Band of no difference", "; ".join(f"{label}: ±{b:.1%}" for label, b in bands)))
+        figures.append(("Within-noise band", "; ".join(f"{label}: ±{b:.1%}" for label, b in bands)))
     if len(cmp.conditions) > 1:
         figures.append(("Intervals", f"simultaneous (Bonferroni), each at {cmp.conditions[0].confidence:.2%}"))
     return figures
@@ -216,7 +216,7 @@ FOREST_COLUMNS = (
     "Ratio",
     "Interval",
     "Level",
-    "Band of no difference",
+    "Within-noise band",
     "n (baseline / candidate)",
 )
 

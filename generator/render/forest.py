@@ -9,7 +9,9 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..analysis.stats import IDENTICAL_SIDES
 from ..analysis.wording import pct
+from ..format.signed import RANGE_HIGH, in_range, points, times
 from .charts import BLUE, DOMAIN_MARK, GREY, TICKS_MARK, ChartTemplates, _layer
 
 if TYPE_CHECKING:
@@ -30,10 +32,15 @@ CLAIMED, REFERENCE = "#e7298a", GREY
 
 def forest_domain(values: Sequence[float]) -> tuple[float, float]:
     """A log axis that holds every interval end, band edge and claimed ratio, and 1, with a
-    margin of a fifth of the span on each side (so a 2% and a 300% effect both read)."""
-    low, high = math.log(min([1.0, *values])), math.log(max([1.0, *values]))
+    margin of a fifth of the span on each side (so a 2% and a 300% effect both read). A bound out
+    of range (`in_range`: past 1e300 or below 1e-300) is drawn as missing and left out, and
+    the axis itself stays inside that range."""
+    shown = [v for v in values if in_range(v) and v > 0]
+    low, high = math.log(min([1.0, *shown])), math.log(max([1.0, *shown]))
     pad = max((high - low) / 5, 0.005)
-    return float(f"{math.exp(low - pad):.4g}"), float(f"{math.exp(high + pad):.4g}")  # never rounded to 0
+    edge = math.log(RANGE_HIGH)
+    ends = math.exp(max(low - pad, -edge)), math.exp(min(high + pad, edge))
+    return float(f"{ends[0]:.4g}"), min(float(f"{ends[1]:.4g}"), RANGE_HIGH)  # never rounded to 0
 
 
 AXIS_PX = 330  # the narrowest axis: a 390 px phone less the page's margins and the chart's padding
@@ -50,7 +57,12 @@ def percent(ratio: float) -> str:
     return "0%" if ratio == 1 else pct(ratio)
 
 
-def forest_ticks(rows: Sequence[Mapping[str, Any]], domain: tuple[float, float]) -> list[float]:
+def tick_label(ratio: float, ratios: bool = False) -> str:
+    """An axis label: the percent change, or on a rate claim's axis the ratio as a multiple."""
+    return times(ratio) if ratios else percent(ratio)
+
+
+def forest_ticks(rows: Sequence[Mapping[str, Any]], domain: tuple[float, float], ratios: bool = False) -> list[float]:
     """Where the axis is labelled: at no change (0%), then at each row's interval ends and its
     claimed value (at its ratio when it has no interval), in that order, each kept when it stands
     clear of the ticks kept before it. Every tick is labelled; none sits unlabelled under a mark."""
@@ -58,7 +70,7 @@ def forest_ticks(rows: Sequence[Mapping[str, Any]], domain: tuple[float, float])
 
     def clear(a: float, b: float) -> bool:
         room = abs(math.log(a / b)) / span * AXIS_PX
-        return room >= (_label_px(percent(a)) + _label_px(percent(b))) / 2 + 4
+        return room >= (_label_px(tick_label(a, ratios)) + _label_px(tick_label(b, ratios))) / 2 + 4
 
     kept = [1.0]
     for row in rows:
@@ -74,13 +86,27 @@ def forest_label(row: Mapping[str, Any]) -> str:
     """A row's label, in full, on lines of its own: the claim (or effect), the condition it is
     judged at, and its verdict with the change, its interval and the change claimed."""
     name, _, at = str(row["claim"]).partition(" @ ")
+    if isinstance(row.get("points"), float):
+        return "\n".join([name, *([f"at {at}"] if at else []), rate_figures(row)])
     figures = f"{row['verdict']}: {percent(float(row['ratio']))}"
     low, high = row.get("low"), row.get("high")
     if isinstance(low, float) and isinstance(high, float):
-        figures += f" [{percent(low)}, {percent(high)}]" if low != high else " (no run-to-run variation)"
+        figures += f" [{percent(low)}, {percent(high)}]" if low != high else f" ({IDENTICAL_SIDES})"
     if isinstance(row.get("claimed"), float):
         figures += f"; claimed {percent(float(row['claimed']))}"
     return "\n".join([name, *([f"at {at}"] if at else []), figures])
+
+
+def rate_figures(row: Mapping[str, Any]) -> str:
+    """A rate claim's row in one unit: percentage points first, then the ratio it is judged by,
+    labelled as one ("supported: +39.0 pp (ratio 2.386x [2.101x, 2.710x])"); no interval of no width."""
+    low, high = row.get("low"), row.get("high")
+    ratio = f"ratio {times(float(row['ratio']))}"
+    if isinstance(low, float) and isinstance(high, float):
+        ratio += f" [{times(low)}, {times(high)}]" if low != high else f"; {IDENTICAL_SIDES}"
+    if isinstance(row.get("claimed"), float):
+        ratio += f"; claimed {times(float(row['claimed']))}"
+    return f"{row['verdict']}: {points(float(row['points']))} ({ratio})"
 
 
 KEY = (
@@ -109,16 +135,29 @@ def forest_spec(
     ends = [v for r in rows for k, v in r.items() if k in keys and isinstance(v, float) and v > 0]
     domain = forest_domain([*ends, 1 - min_effect, 1 + min_effect])
     claimed = any(isinstance(r.get("claimed"), float) for r in rows)
-    labels = (min_effect, metric, axis, claimed)
+    ratios = bool(rows) and all(isinstance(r.get("points"), float) for r in rows)  # rate claims: a ratio axis
+    labels = (min_effect, metric, axis, claimed, ratios)
     labelled = [{**r, "label": forest_label(r)} for r in rows]
-    return templates.spec(forest_chart, labels, labelled, domain, forest_ticks(rows, domain))
+    return templates.spec(forest_chart, labels, labelled, domain, forest_ticks(rows, domain, ratios))
 
 
-def _key(entries: list[str]) -> tuple[Any, Any]:
+def key_names(min_effect: float) -> tuple[str, ...]:
+    """The key's entries, in the order of KEY: the shaded band says what it decides and its width
+    (the margin `verdicts.judge` calls supported and contradicted by), the dashed band that it is
+    the one "within noise" is judged by, drawn where it is wider."""
+    return (
+        KEY[0],
+        KEY[1],
+        f"smaller than worth calling (±{min_effect:.1%}, shaded): supported and contradicted lie wholly outside",
+        "band for within noise (dashed, where wider): the TOST interval must lie inside",
+    )
+
+
+def _key(entries: list[str], names: Sequence[str]) -> tuple[Any, Any]:
     """The key to a forest plot's marks, drawn by the claimed change's layer: one legend (colour
     and shape over the same entries) whose every entry looks like the mark it names."""
-    shapes = dict(zip(KEY, _KEY_SHAPES, strict=True))
-    colors = dict(zip(KEY, _KEY_COLORS, strict=True))
+    shapes = dict(zip(names, _KEY_SHAPES, strict=True))
+    colors = dict(zip(names, _KEY_COLORS, strict=True))
     legend = alt.Legend(title=None, orient="bottom", direction="vertical", labelLimit=0, symbolStrokeWidth=2)
     color = alt.Color("key:N", scale=alt.Scale(domain=entries, range=[colors[k] for k in entries]), legend=legend)
     shape = alt.Shape("key:N", scale=alt.Scale(domain=entries, range=[shapes[k] for k in entries]), legend=legend)
@@ -126,35 +165,49 @@ def _key(entries: list[str]) -> tuple[Any, Any]:
 
 
 def _references(scale: Any, min_effect: float) -> list[Any]:
-    """The marks every row is read against: the shaded band of no difference (carried by the
-    first row), the smallest changes worth calling (dashed) and no change (a solid line)."""
+    """The marks every row is read against: shaded, the changes smaller than worth calling (1 ±
+    min_effect: an interval `verdicts.judge` calls supported or contradicted lies wholly outside
+    it); dashed, the band "within noise" is judged by (carried by the first row), only where it
+    is wider; and no change (a solid line)."""
     at = alt.X("at:Q", scale=scale)
+    wider = f"datum.first && datum.noise_hi > {1 + min_effect!r}"
     return [
-        alt.Chart()
-        .transform_filter("datum.first")
+        alt.Chart(alt.Data(values=[{"lo": 1 - min_effect, "hi": 1 + min_effect}]))
         .mark_rect(opacity=0.15, color=BLUE)
-        .encode(x=alt.X("noise_lo:Q", scale=scale), x2="noise_hi:Q"),
-        alt.Chart(alt.Data(values=[{"at": 1 - min_effect}, {"at": 1 + min_effect}]))
+        .encode(x=alt.X("lo:Q", scale=scale), x2="hi:Q"),
+        alt.Chart()
+        .transform_filter(wider)
         .mark_rule(strokeDash=[2, 2], color=GREY, strokeWidth=1.5)
-        .encode(x=at),
+        .encode(x=alt.X("noise_lo:Q", scale=scale)),
+        alt.Chart()
+        .transform_filter(wider)
+        .mark_rule(strokeDash=[2, 2], color=GREY, strokeWidth=1.5)
+        .encode(x=alt.X("noise_hi:Q", scale=scale)),
         alt.Chart(alt.Data(values=[{"at": 1}])).mark_rule(color=REFERENCE, strokeWidth=1.5).encode(x=at),
     ]
 
 
-def forest_chart(min_effect: float, metric: str, axis: str = "candidate vs baseline", claimed: bool = True) -> Any:
+def forest_chart(
+    min_effect: float, metric: str, axis: str = "candidate vs baseline", claimed: bool = True, ratios: bool = False
+) -> Any:
     """Each claim's ratio and interval on a log axis fitted to the data and labelled in percent
     change, a line at no change, the shaded band of no difference, the smallest changes worth
     calling as dashed lines and the claimed change as a cross; coloured by verdict, each row
     labelled in full above its interval, with a key to every mark."""
     scale = alt.Scale(type="log", domain=list(DOMAIN_MARK), zero=False, nice=False)
+    percent_label = "datum.value == 1 ? '0%' : replace(format(datum.value - 1, '+.1%'), '\u2212', '-')"
+    ratio_label = (  # as format.signed.times writes a ratio
+        "(datum.value >= 999.5 ? format(datum.value, ',.0f') : datum.value >= 10 || datum.value < 0.001 "
+        "? format(datum.value, '.3g') : format(datum.value, '.3f')) + 'x'"
+    )
     x_axis = alt.Axis(
         values=list(TICKS_MARK),
-        labelExpr="datum.value == 1 ? '0%' : replace(format(datum.value - 1, '+.1%'), '\u2212', '-')",
+        labelExpr=ratio_label if ratios else percent_label,
         labelOverlap=False,
         labelFlush=False,
         grid=True,
     )
-    title = [f"{metric}: {axis},", "change in percent (log scale)"]
+    title = [f"{metric}: {axis},", "ratio (log scale)" if ratios else "change in percent (log scale)"]
     x = alt.X("ratio:Q", title=title, scale=scale, axis=x_axis)
     y = alt.Y("claim:N", title=None, sort=None, axis=None, scale=alt.Scale(paddingInner=0, paddingOuter=0.2))
     verdicts = alt.Scale(domain=list(VERDICT_COLORS), range=list(VERDICT_COLORS.values()))
@@ -164,7 +217,8 @@ def forest_chart(min_effect: float, metric: str, axis: str = "candidate vs basel
         alt.Stroke("verdict:N", scale=verdicts, legend=None),
         alt.Fill("verdict:N", scale=verdicts, legend=None),
     )
-    key_color, key_shape = _key(list(KEY) if claimed else [k for k in KEY if k != KEY[1]])
+    names = key_names(min_effect)
+    key_color, key_shape = _key([k for k in names if claimed or k != KEY[1]], names)
     tooltip = [
         alt.Tooltip("claim:N"),
         alt.Tooltip("verdict:N"),
