@@ -170,3 +170,47 @@ def test_a_remembered_summary_is_one_of_the_same_trials() -> None:
     again = stats.summarize((3.0, 5.0, 7.5))
     assert stats.summarize([3.0, 5.0, 7.5]) is again  # a list and a tuple of the same trials
     assert stats.summarize([3.0, 5.0, 7.5], 0.9) != again  # another level, another interval
+
+
+# -- identical trials are exact --------------------------------------------------------------
+
+any_positive = st.floats(min_value=1e-300, max_value=1e300, allow_nan=False, allow_infinity=False)
+
+
+def test_five_identical_counts_have_no_interval_width() -> None:
+    """draft_tokens at temperature 0 (every trial 2180): the interval was [2179.999999999998,
+    2180.0000000000023], so the chart drew a rule the height of its panel in float noise."""
+    s = stats.summarize([2180.0] * 5)
+    assert (s.mean, s.sd, s.cv, s.ci_low, s.ci_high) == (2180.0, 0.0, 0.0, 2180.0, 2180.0)
+    assert s.constant
+    three = stats.summarize([0.1] * 3)  # fmean: 0.10000000000000002
+    assert (three.mean, three.sd, three.ci_low, three.ci_high) == (0.1, 0.0, 0.1, 0.1)
+    assert stats.t_interval([0.7] * 6) == (0.7, 0.7)
+    assert stats.summarize([0.0] * 4).ci_low == stats.summarize([0.0] * 4).ci_high == 0.0
+
+
+def test_a_ratio_of_two_constant_sides_is_their_quotient_with_no_interval() -> None:
+    """np.var of five equal logs was 1e-30: an interval 1e-16 wide printed as "+19.6% [+19.6%, +19.6%]"."""
+    r = stats.ratio_interval([1367.0] * 5, [2180.0] * 5)
+    assert r.se == 0.0 and r.exact == 2180.0 / 1367.0
+    assert r.ratio == 2180.0 / 1367.0 and r.bounds(0.95) == (r.ratio, r.ratio) == (r.low, r.high)
+    published = stats.ratio_from_summaries((100.0, 0.0, 5), (120.0, 0.0, 5))
+    assert published.ratio == 1.2 and published.bounds(0.9) == (1.2, 1.2)
+    one_side = stats.ratio_interval([1367.0] * 5, [2170.0, 2180.0, 2190.0])
+    low, high = one_side.bounds(0.95)
+    assert one_side.exact is None and low < one_side.ratio < high  # the other side's spread still counts
+
+
+@given(any_positive, st.integers(min_value=2, max_value=60), st.floats(min_value=0.5, max_value=0.999))
+def test_identical_trials_give_their_value_and_no_spread_however_many(value: float, n: int, level: float) -> None:
+    s = stats.summarize([value] * n, level)
+    assert (s.mean, s.median, s.sd, s.ci_low, s.ci_high) == (value, value, 0.0, value, value)
+    negative = stats.summarize([-value] * n, level)
+    assert (negative.mean, negative.sd, negative.ci_low, negative.ci_high) == (-value, 0.0, -value, -value)
+
+
+@given(any_positive, any_positive, st.integers(min_value=2, max_value=30), st.integers(min_value=2, max_value=30))
+def test_two_constant_sides_have_an_exact_ratio(b: float, c: float, n_b: int, n_c: int) -> None:
+    r = stats.ratio_interval([b] * n_b, [c] * n_c)
+    if math.isfinite(c / b) and c / b > 0:
+        assert r.ratio == c / b and r.bounds(0.95) == (c / b, c / b)

@@ -45,8 +45,23 @@ def _floats(values: Values, what: str = "values") -> list[float]:
     return out
 
 
+IDENTICAL = "exact: every trial identical"  # how every page and command says an interval has no width
+IDENTICAL_SIDES = "exact: every trial identical on both sides"  # ... and a ratio's
+
+
+def _identical(xs: Sequence[float]) -> bool:
+    """Every value the same float: their mean is that value and their spread is 0, exactly
+    (a sum rounds: the fmean of three 0.1 is 0.10000000000000002, and np.var of five equal
+    logs is 1e-30)."""
+    first = xs[0]
+    return all(x == first for x in xs)
+
+
 def _mean(xs: Sequence[float]) -> float:
-    """The mean, from the correctly rounded sum (`statistics.fmean`)."""
+    """The mean, from the correctly rounded sum (`statistics.fmean`); identical values give
+    their own value exactly."""
+    if _identical(xs):
+        return xs[0]
     try:
         return statistics.fmean(xs)
     except OverflowError:  # the sum leaves the floats (values near 1e308): sum the shares
@@ -55,7 +70,9 @@ def _mean(xs: Sequence[float]) -> float:
 
 def _sd(xs: Sequence[float]) -> float:
     """The sample standard deviation (n - 1 in the denominator; needs n >= 2). Values beyond
-    1e150 are scaled first, so their squares stay inside the floats."""
+    1e150 are scaled first, so their squares stay inside the floats. Identical values give 0 exactly."""
+    if _identical(xs):
+        return 0.0
     scale = max(abs(x) for x in xs)
     if scale > 1e150:
         return scale * _sd([x / scale for x in xs])
@@ -113,8 +130,10 @@ def t_interval(values: Values, confidence: float = CONFIDENCE) -> tuple[float, f
     xs = _floats(values)
     if len(xs) < 2:
         raise ValueError("a confidence interval needs at least two trials")
-    half = t_quantile(confidence, len(xs) - 1) * _sd(xs) / math.sqrt(len(xs))
     mean = _mean(xs)
+    if _identical(xs):
+        return mean, mean
+    half = t_quantile(confidence, len(xs) - 1) * _sd(xs) / math.sqrt(len(xs))
     return mean - half, mean + half
 
 
@@ -125,11 +144,15 @@ def mean_interval(values: Values, confidence: float = CONFIDENCE) -> tuple[float
     with s_log the SD of the log values, so the interval is never below zero and matches the
     log scale on which claims are judged. Some trial zero and none negative (counts such as
     errors): the Student t interval, truncated at 0. Otherwise the Student t interval.
+    Identical trials: the value itself at both ends, exactly (no width to show).
     """
     xs = _floats(values)
     if len(xs) < 2:
         raise ValueError("a confidence interval needs at least two trials")
     mean = _mean(xs)
+    if _identical(xs):
+        kind: IntervalKind = "multiplicative" if mean > 0 else "t"
+        return mean, mean, kind
     if all(x > 0 for x in xs):
         half = t_quantile(confidence, len(xs) - 1) * _sd([math.log(x) for x in xs]) / math.sqrt(len(xs))
         return exp(math.log(mean) - half), exp(math.log(mean) + half), "multiplicative"
@@ -286,13 +309,15 @@ class Ratio:
     df: float  # Welch-Satterthwaite degrees of freedom (inf when se is 0)
     sd_log: float  # pooled standard deviation of the per-trial log values
     source: Source = "trials"
+    exact: float | None = None  # both sides constant: candidate / baseline as divided, with no interval
 
     @property
     def ratio(self) -> float:
-        return exp(self.log_ratio)
+        return self.exact if self.exact is not None else exp(self.log_ratio)
 
     def bounds(self, confidence: float) -> tuple[float, float]:
-        """The two-sided interval of the ratio at `confidence` (1 - 2 alpha gives TOST's)."""
+        """The two-sided interval of the ratio at `confidence` (1 - 2 alpha gives TOST's); the
+        ratio itself at both ends when both sides are constant (see `exact`)."""
         if self.se == 0:
             return self.ratio, self.ratio
         half = t_quantile(confidence, self.df) * self.se
@@ -307,15 +332,19 @@ class Ratio:
         return self.bounds(CONFIDENCE)[1]
 
 
-def _welch(diff: float, var_b: float, n_b: int, var_c: float, n_c: int, source: Source) -> Ratio:
-    """Welch on the log scale from each side's variance of log values and its n."""
+def _welch(
+    diff: float, var_b: float, n_b: int, var_c: float, n_c: int, source: Source, exact: float | None = None
+) -> Ratio:
+    """Welch on the log scale from each side's variance of log values and its n; `exact` is
+    the ratio as divided, kept when both variances are 0."""
     vb, vc = var_b / n_b, var_c / n_c
     if not all(math.isfinite(v) and v < 1e100 for v in (diff, vb, vc)):
         raise ValueError("the spread is too large to compute an interval (a variance of log values past 1e100)")
     se = math.sqrt(vb + vc)
     pooled = math.sqrt(((n_b - 1) * var_b + (n_c - 1) * var_c) / (n_b + n_c - 2))
     if se == 0:
-        return Ratio(diff, 0.0, math.inf, 0.0, source)
+        kept = exact is not None and 0 < exact < math.inf  # a quotient that left the floats: from the logs
+        return Ratio(diff, 0.0, math.inf, 0.0, source, exact if kept else None)
     df = (vb + vc) ** 2 / (vb**2 / (n_b - 1) + vc**2 / (n_c - 1))
     return Ratio(diff, se, df, pooled, source)
 
@@ -323,16 +352,27 @@ def _welch(diff: float, var_b: float, n_b: int, var_c: float, n_c: int, source: 
 def ratio_interval(baseline: Values, candidate: Values) -> Ratio:
     """Welch's t for mean(log c) - mean(log b) from per-trial values.
 
-    Every value must be positive; each side needs at least two trials.
+    Every value must be positive; each side needs at least two trials. A side whose trials
+    are identical has a variance of 0 exactly; when both are, the ratio is their quotient and
+    has no interval (`Ratio.exact`).
     """
-    b, c = _array(baseline, "baseline trials"), _array(candidate, "candidate trials")
-    if b.size < 2 or c.size < 2:
+    b, c = _floats(baseline, "baseline trials"), _floats(candidate, "candidate trials")
+    if len(b) < 2 or len(c) < 2:
         raise ValueError("a ratio interval needs at least two trials on each side")
-    if (b <= 0).any() or (c <= 0).any():
+    if any(x <= 0 for x in b) or any(x <= 0 for x in c):
         raise ValueError("a ratio of geometric means needs positive values")
-    lb, lc = np.log(b), np.log(c)
-    diff = float(lc.mean() - lb.mean())
-    return _welch(diff, float(np.var(lb, ddof=1)), b.size, float(np.var(lc, ddof=1)), c.size, "trials")
+    (mb, vb), (mc, vc) = _log_moments(b), _log_moments(c)
+    exact = c[0] / b[0] if vb == 0 and vc == 0 else None
+    return _welch(mc - mb, vb, len(b), vc, len(c), "trials", exact)
+
+
+def _log_moments(xs: Sequence[float]) -> tuple[float, float]:
+    """The mean and sample variance of the log values (numpy's, for speed on many trials);
+    identical values give their log and 0 exactly."""
+    if _identical(xs):
+        return math.log(xs[0]), 0.0
+    logs = np.log(np.asarray(xs, dtype=float))
+    return float(logs.mean()), float(np.var(logs, ddof=1))
 
 
 def ratio_from_summaries(baseline: tuple[float, float, int], candidate: tuple[float, float, int]) -> Ratio:
@@ -345,7 +385,7 @@ def ratio_from_summaries(baseline: tuple[float, float, int], candidate: tuple[fl
         raise ValueError("a ratio of means needs positive means")
     if sb > 10 * mb or sc > 10 * mc:  # the delta method's log-scale variance means nothing there
         raise ValueError("a published SD more than ten times its mean leaves the delta method no meaning")
-    return _welch(math.log(mc / mb), (sb / mb) ** 2, nb, (sc / mc) ** 2, nc, "summaries")
+    return _welch(math.log(mc / mb), (sb / mb) ** 2, nb, (sc / mc) ** 2, nc, "summaries", mc / mb)
 
 
 def trials_needed(sd_log: float, effect: float, confidence: float = CONFIDENCE, power: float = 0.8) -> int:
