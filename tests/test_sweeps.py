@@ -3,6 +3,7 @@ a report, checked by `benchledger check` (file, line, fix) and drawn by the buil
 
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
 
@@ -71,3 +72,55 @@ def test_a_claim_page_draws_both_sides_across_the_sweep(tmp_path: Path) -> None:
     page = out["claims/faster/index.md"].decode()
     assert "## Both sides across the sweep" in page
     assert "The claim is judged at concurrency&#61;8." in page
+
+
+def test_a_sweep_draws_the_measured_loads_only(tmp_path: Path) -> None:
+    """Concurrency 1 and 8 were run: the axis had ticks at 2 to 7, a line and a 95% band ran
+    through loads nobody measured. Now one tick per measured load, one point and one interval
+    rule per run there, and nothing between."""
+    from test_chart_oracle import panels
+
+    root = with_report(tmp_path, f"<!-- sweep tokens_per_second: {A}, {B} -->\n")
+    out = generate(root)
+    (p,) = panels(json.loads(out["ledger/sweeps/sweeps/1.json"]))
+    assert [text for _, text in sorted(p.ticks["bottom"])] == ["1", "8"]
+    assert p.tick_marks["bottom"] == 2
+    assert (len(p.of("symbol")), len(p.of("rule")), len(p.of("line")), len(p.of("area"))) == (4, 4, 0, 0)
+    assert sorted((m.field("series"), m.field("concurrency")) for m in p.of("symbol")) == [
+        (A, "1"),
+        (A, "8"),
+        (B, "1"),
+        (B, "8"),
+    ]
+    caption = (
+        "The mean at each measured concurrency (1 and 8), with its 95% interval (none where every trial was "
+        "identical). Nothing was measured in between, so nothing is drawn there."
+    )
+    assert caption in html.unescape(out[f"runs/{A}/index.md"].decode())
+
+
+def test_a_sweep_of_identical_trials_draws_points_without_intervals(tmp_path: Path) -> None:
+    """Every trial at a load gave the same count: a point there, no rule, and the table says
+    why it has no interval instead of printing one of no width."""
+    from test_chart_oracle import panels
+
+    from generator.ledger.load import load
+    from generator.render.sweeps import sweep, sweep_table
+
+    run = measured_run(A)
+    run[f"runs/{A}/results.csv"] = "trial,concurrency,tokens_per_second,draft_tokens,draft_accepted\n" + "".join(
+        f"{trial},{c},{30 + trial},{2180 * c},{1294 * c}\n" for trial in range(1, 6) for c in (1, 4)
+    )
+    root = write_tree(tmp_path / "pub", publication(run))
+    out = generate(root)
+    (p,) = panels(json.loads(out[f"runs/{A}/charts/draft_tokens-sweep.json"]))
+    assert [text for _, text in sorted(p.ticks["bottom"])] == ["1", "4"]
+    assert (len(p.of("symbol")), len(p.of("rule"))) == (2, 0)
+    assert [text for _, text in sorted(p.ticks["left"], reverse=True)] == [
+        *("2,000", "4,000", "6,000", "8,000", "10,000")
+    ]
+    found = sweep([("", load(root).runs[A])], "draft_tokens", 0.95)
+    assert found is not None
+    table = html.unescape(str(sweep_table(found, "draft_tokens", "95%")))
+    assert "2,180 (exact: every trial identical)" in table and "8,720 (exact: every trial identical)" in table
+    assert "[2,180, 2,180]" not in table

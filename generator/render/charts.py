@@ -10,12 +10,15 @@ which Vega draws as text.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
+
 
 if TYPE_CHECKING:
     import altair as alt
@@ -95,7 +98,11 @@ def trials_chart(order: tuple[str, ...], metric: str, unit: str | None, level: s
         alt.Tooltip("low:Q", title=f"{level} CI low", format=",.4~g"),
         alt.Tooltip("high:Q", title=f"{level} CI high", format=",.4~g"),
     ]
-    bars = summary.mark_rule(color=BLUE, strokeWidth=2, xOffset=8).encode(y="low:Q", y2="high:Q", tooltip=tooltip)
+    bars = (
+        summary.transform_filter("isValid(datum.low)")
+        .mark_rule(color=BLUE, strokeWidth=2, xOffset=8)
+        .encode(y="low:Q", y2="high:Q", tooltip=tooltip)
+    )
     means = summary.mark_tick(color=BLUE, thickness=2, size=14, orient="horizontal", xOffset=8).encode(
         y="value:Q", tooltip=tooltip
     )
@@ -108,33 +115,62 @@ def trials_chart(order: tuple[str, ...], metric: str, unit: str | None, level: s
     )
 
 
-PAD = 0.05  # a panel of one fractional value spans it ±5%
+PAD_STEPS = 2.5  # a panel of one value spans it ±2.5 steps of its last digit: ticks fall on that digit
+MAX_STEP_DIGITS = 3  # ... a step of at most the value's third significant digit
+
+
+def constant_step(value: float) -> float:
+    """The tick step of an axis that draws one value: its last significant digit as written
+    (2,180 -> 10, 0.7 -> 0.1, 0 -> 1), at most its third (1,367 -> 10, not 1), so no label
+    carries a digit the value does not."""
+    if not math.isfinite(value):
+        raise ValueError(f"an axis cannot be drawn around {value}")
+    exponent = Decimal(repr(float(value))).normalize().as_tuple().exponent
+    last = 10.0 ** int(exponent)
+    if value == 0:
+        return last
+    return max(last, 10.0 ** (math.floor(math.log10(abs(value))) - (MAX_STEP_DIGITS - 1)))
+
+
+def constant_span(value: float) -> tuple[float, float]:
+    """The axis domain around one value: ±PAD_STEPS steps (Vega's six ticks of a 220 px axis
+    then fall on the step), shifted to stop at 0 rather than cross it (a count of 0 errors
+    spans 0 to 5, never -2)."""
+    step = constant_step(value)
+    low, high = value - PAD_STEPS * step, value + PAD_STEPS * step
+    if value >= 0 > low:
+        return 0.0, 2 * PAD_STEPS * step
+    if value <= 0 < high:
+        return -2 * PAD_STEPS * step, 0.0
+    return low, high
 
 
 def _pads(points: Sequence[Point]) -> list[dict[str, Any]]:
     """Two rows (drawn by no visible mark) around each condition whose trials all gave one
-    fractional value: its axis then spans that value ±PAD, labelled in round steps. Without
-    them the axis spans nothing, or the float noise between the value and its mean (0.7 and
-    0.6999999999999998), and Vega labels it "1" or "0.7000000000000001". A whole number (0
-    errors, 2,048 tokens) keeps its one exact label."""
+    value: its axis then spans `constant_span`, labelled in round steps. Without them the
+    axis spans nothing: one label, or (before summaries were exact) the float noise between
+    the value and its interval, labelled "2,179.9999999999986" to "2,180.0000000000023"."""
     values: dict[str, set[float]] = {}
     for p in points:
         values.setdefault(p.condition, set()).add(p.value)
     rows = []
     for condition, (value, *more) in values.items():
-        if not more and not float(value).is_integer():
-            rows += [{"condition": condition, "value": value * (1 + d), "kind": "pad"} for d in (-PAD, PAD)]
+        span = constant_span(value) if not more and math.isfinite(value) else (value, value)
+        if span[0] < span[1] and all(math.isfinite(v) for v in span):  # not at the floats' ends
+            rows += [{"condition": condition, "value": v, "kind": "pad"} for v in span]
     return rows
 
 
 def trials_rows(points: Sequence[Point], intervals: Sequence[Interval]) -> list[dict[str, Any]]:
+    """The trials chart's rows: each trial, the pads, and each condition's mean with its
+    interval; an interval of no width (every trial identical) has no ends, so no rule is drawn."""
     rows = [{**p.__dict__, "kind": "trial"} for p in points] + _pads(points)
     rows += [
         {
             "condition": i.condition,
             "value": i.estimate,
-            "low": i.low,
-            "high": i.high,
+            "low": i.low if i.low != i.high else None,
+            "high": i.high if i.low != i.high else None,
             "n": i.n,
             "kind": "mean",
         }
@@ -285,8 +321,11 @@ def sides_chart(metric: str, unit: str | None) -> Any:
     )
 
 
-def _means(metric: str, unit: str | None, x_field: str, x_title: str, level: str) -> tuple[Any, Any, list[Any]]:
-    """The y axis, colour and tooltip shared by the charts of means with intervals."""
+def _means(
+    metric: str, unit: str | None, x_field: str, x_title: str, level: str, symbol: str = "stroke"
+) -> tuple[Any, Any, list[Any]]:
+    """The y axis, colour and tooltip shared by the charts of means with intervals (`symbol`: the
+    legend's, a stroke for lines, a circle for points)."""
     y = alt.Y("mean:Q", title=_title(metric, unit), scale=alt.Scale(zero=False))
     # One series a line of its own, labelled in full, its symbol the line's own colour (not the
     # band's pale fill): a long run id is never cut off and no series goes unnamed.
@@ -295,7 +334,7 @@ def _means(metric: str, unit: str | None, x_field: str, x_title: str, level: str
         direction="vertical",
         columns=1,
         labelLimit=0,
-        symbolType="stroke",
+        symbolType=symbol,
         symbolOpacity=1,
         symbolStrokeWidth=2.5,
     )
@@ -329,17 +368,78 @@ def interaction_chart(metric: str, unit: str | None, factor: str, level: str) ->
 
 
 def sweep_chart(metric: str, unit: str | None, condition: str, level: str) -> Any:
-    """A metric against a numeric condition (concurrency, request rate, prompt length): the mean
-    as a line, its interval as a band; one line per value of the other conditions."""
-    x = alt.X("x:Q", title=condition, scale=alt.Scale(zero=False, nice=False), axis=alt.Axis(tickMinStep=1))
-    y, color, tooltip = _means(metric, unit, "x:Q", condition, level)
+    """A metric against a numeric condition (concurrency, request rate, prompt length), at the
+    measured values only: the x axis is ordinal, one tick per measured value and nothing between,
+    and each series' mean is a point with its interval as a rule beside the others' (no line, no
+    band: nothing was measured between two values). The y domain and ticks are `sweep_axis`'s."""
+    x = alt.X(
+        "x:O",
+        title=condition,
+        sort="ascending",
+        scale=alt.Scale(type="band", paddingInner=0.3, paddingOuter=0.15),
+        axis=alt.Axis(labelAngle=0, format=",~g", formatType="number"),
+    )
+    offset = alt.XOffset("series:N", sort="ascending")  # the legend's order, left to right
+    _, color, tooltip = _means(metric, unit, "x:Q", condition, level, symbol="circle")
+    y = alt.Y(
+        "mean:Q",
+        title=_title(metric, unit),
+        scale=alt.Scale(zero=False, nice=False, domain=list(DOMAIN_MARK)),
+        axis=alt.Axis(values=list(TICKS_MARK), format=",.12~r"),
+    )
     base = alt.Chart()
-    band = (
+    bars = (
         base.transform_filter("isValid(datum.low)")
-        .mark_area(opacity=0.2)
-        .encode(x=x, y=alt.Y("low:Q"), y2="high:Q", color=color)
+        .mark_rule(strokeWidth=2)
+        .encode(x=x, xOffset=offset, y=alt.Y("low:Q"), y2="high:Q", color=color, tooltip=tooltip)
     )
-    line = base.mark_line(point=alt.OverlayMarkDef(filled=True, size=50, opacity=1)).encode(
-        x=x, y=y, color=color, tooltip=tooltip
-    )
-    return _layer(band, line, width="container", height=HEIGHT)
+    points = base.mark_circle(size=60, opacity=1).encode(x=x, xOffset=offset, y=y, color=color, tooltip=tooltip)
+    return _layer(bars, points, width="container", height=HEIGHT)
+
+
+def sweep_domain(rows: Sequence[Mapping[str, Any]]) -> tuple[float, float]:
+    """The y extent of a sweep: every mean and interval end, or `constant_span` of the one value
+    they all are."""
+    ends = [v for r in rows for v in (r.get("low"), r.get("mean"), r.get("high")) if isinstance(v, float | int)]
+    ends = [float(v) for v in ends if math.isfinite(v)]
+    if not ends:
+        return 0.0, 1.0
+    low, high = min(ends), max(ends)
+    if low == high:
+        span = constant_span(low)
+        return span if span[0] < span[1] and all(math.isfinite(v) for v in span) else (low, high)
+    return low, high
+
+
+MAX_TICKS = 7
+
+
+def resolution(values: Iterable[float]) -> float:
+    """The finest digit the values are written to (1,000 and 2,500 -> 100; 0.7 -> 0.1)."""
+    exponents = [int(Decimal(repr(float(v))).normalize().as_tuple().exponent) for v in values if math.isfinite(v)]
+    return 10.0 ** min(exponents) if exponents else 1.0
+
+
+def round_ticks(low: float, high: float, finest: float) -> list[float]:
+    """At most MAX_TICKS ticks from a multiple at or below `low` to one at or above `high`, a step
+    of 1, 2 or 5 times a power of ten and never finer than `finest`: no label carries a digit the
+    values do not."""
+    span = high - low
+    step = max(finest, 10.0 ** (math.floor(math.log10(span)) - 1)) if span > 0 else finest
+    power = 10.0 ** math.floor(math.log10(step))
+    for k in itertools.count():
+        step = (1, 2, 5)[k % 3] * power * 10 ** (k // 3)
+        if step >= finest * (1 - 1e-9) and math.ceil(high / step - 1e-9) - math.floor(low / step + 1e-9) < MAX_TICKS:
+            break
+    first, last = math.floor(low / step + 1e-9), math.ceil(high / step - 1e-9)
+    places = max(0, -math.floor(math.log10(step)))
+    return [round(k * step, places) for k in range(first, last + 1)]
+
+
+def sweep_axis(rows: Sequence[Mapping[str, Any]]) -> tuple[tuple[float, float], list[float]]:
+    """A sweep's y domain and ticks: round ticks around every mean and interval end, no finer
+    than the means are written to."""
+    low, high = sweep_domain(rows)
+    means = [float(r["mean"]) for r in rows if isinstance(r.get("mean"), float | int)]
+    ticks = round_ticks(low, high, resolution(means)) if math.isfinite(high - low) else [low, high]
+    return (ticks[0], ticks[-1]), ticks

@@ -15,6 +15,7 @@ from typing import Any
 from markupsafe import Markup
 
 from ..analysis.pairs import T_STEPS, pair_data, t_table
+from ..analysis.stats import IDENTICAL_SIDES
 from ..ledger.records import Ledger, Run
 from . import text as t
 from .templating import generated_mark, render
@@ -39,6 +40,7 @@ def compare_outputs(ledger: Ledger, confidence: float) -> dict[str, bytes]:
         "level": t.level(confidence),
         "t_steps": T_STEPS,
         "t": [round(q, 9) for q in t_table(confidence)],
+        "identical": IDENTICAL_SIDES,  # what compare.js prints for a ratio of two constant sides
         "runs": [[r.id, r.meta.title, r.meta.benchmark] for r in runs],
     }
     example = runs[:2]

@@ -1,7 +1,7 @@
-"""Sweep charts: a figure against a numeric condition (concurrency, request rate, prompt
-length), its mean as a line and its interval as a band, for one run (its page), for the two
-sides of a claim (the claim's page) or for several runs a report names with
-`<!-- sweep METRIC: RUN, RUN -->`."""
+"""Sweep charts: a figure at each measured value of a numeric condition (concurrency, request
+rate, prompt length), its mean as a point and its interval as a rule, and nothing between two
+measured values, for one run (its page), for the two sides of a claim (the claim's page) or for
+several runs a report names with `<!-- sweep METRIC: RUN, RUN -->`."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from markupsafe import Markup
 
 from ..analysis.comparison import side
+from ..analysis.stats import IDENTICAL
 from ..format.conditions import condition_label
 from ..ledger.records import Ledger, Run, SweepDirective
 from ..ledger.references import swept_condition
@@ -56,7 +57,28 @@ def unit_of(runs: Sequence[Run], figure: str) -> str | None:
 
 
 def sweep_spec(found: Sweep, figure: str, unit: str | None, level: str, templates: ch.ChartTemplates) -> bytes:
-    return templates.spec(ch.sweep_chart, (figure, unit, found.condition, level), list(found.rows))
+    """The chart's spec: an interval of no width (every trial identical) has no ends, so no
+    rule is drawn and no tooltip shows one."""
+    rows = [r | {"low": None, "high": None} if r["low"] == r["high"] else r for r in found.rows]
+    domain, ticks = ch.sweep_axis(rows)
+    return templates.spec(ch.sweep_chart, (figure, unit, found.condition, level), rows, domain, ticks)
+
+
+def measured_at(found: Sweep) -> list[float]:
+    """The values of the swept condition that were measured, in order."""
+    return sorted({float(str(r["x"])) for r in found.rows})
+
+
+def sweep_caption(found: Sweep, level: str, of: str = "") -> str:
+    """What a sweep chart shows (`of`: whose mean, " of tokens_per_second for both sides"), and
+    that nothing was measured between its values."""
+    at = [t.number(x) for x in measured_at(found)]
+    values = ", ".join(at[:-1]) + " and " + at[-1] if len(at) > 1 else at[0]
+    between = " Nothing was measured in between, so nothing is drawn there." if len(at) > 1 else ""
+    return (
+        f"The mean{of} at each measured {found.condition} ({values}), with its {level} interval "
+        f"(none where every trial was identical).{between}"
+    )
 
 
 def sweep_table(found: Sweep, figure: str, level: str) -> Markup:
@@ -66,7 +88,9 @@ def sweep_table(found: Sweep, figure: str, level: str) -> Markup:
     for row in found.rows:
         x, mean, low, high = (row[k] for k in ("x", "mean", "low", "high"))
         assert isinstance(x, float) and isinstance(mean, float)
-        interval = f" [{t.number(low)}, {t.number(high)}]" if isinstance(low, float) and isinstance(high, float) else ""
+        interval = ""
+        if isinstance(low, float) and isinstance(high, float):
+            interval = f" ({IDENTICAL})" if low == high else f" [{t.number(low)}, {t.number(high)}]"
         rows.append([row["series"], t.number(x), row["n"], t.number(mean) + interval])
     return blocks.table(head, rows, right=[1, 2])
 
@@ -116,10 +140,7 @@ def insert_sweeps(markdown: str, placed: Sequence[ReportSweep], confidence: floa
     level = t.level(confidence)
     for s in placed:
         figure = s.directive.figure
-        caption = t.text(
-            f"{figure} against {s.found.condition}: the mean as a line, its {level} interval as a band, "
-            f"one line per run."
-        )
+        caption = t.text(sweep_caption(s.found, level, f" of {figure}, one colour per run,"))
         block = (
             f'<figure class="bl-figure"><div class="bl-chart" data-bl-spec="{t.text(up + s.path)}" role="img" '
             f'aria-label="sweep chart of {t.text(figure)}"></div><figcaption>{caption}</figcaption></figure>'
