@@ -5,6 +5,7 @@ credited to the wrong change."""
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from pathlib import Path
@@ -120,7 +121,7 @@ def test_a_credit_the_grid_confirms_keeps_supported_alone(tmp_path: Path) -> Non
     pages = _grid_publication(tmp_path, "setup.kernel")
     card = pages["claims/the-claim/index.md"].decode()
     assert f'data-bl-headline="supported">{SUPPORTED}</span>' in card
-    assert "The grid also credits kernel" in card
+    assert "The grid also credits the gain to kernel" in html.unescape(card)
     assert MISATTRIBUTED not in card
 
 

@@ -174,12 +174,13 @@ def test_the_front_page_counts_corrections_by_finding_and_names_what_holds() -> 
     )
     (wrong,) = [line for line in front.splitlines() if line.startswith("- **Corrected (misattributed)**")]
     assert "[A 16,000-token draft shortlist raises speculative-decoding throughput" in wrong
-    assert "the credit belongs to the kernel path (kernels.draft_head_gemm), not to setup.draft_vocab" in wrong
+    assert "The credit belongs to the kernel path (kernels.draft_head_gemm), not to setup.draft_vocab." in wrong
+    assert "As reported: +19.0% (reported figures, no interval), n = trials not reported." in wrong
     holds = [line for line in front.splitlines() if line.startswith("- **Holds**")]
     assert len(holds) == 4
     assert all(", n = 5 / 5" in line for line in holds), holds
     (matched,) = [line for line in front.splitlines() if line.startswith("- **Corrected (contradicted)**")]
-    assert "the data show the opposite of the claim" in matched
+    assert "The data show the opposite of the claim. On its own runs: −38.5% [−42.3%, −34.5%], n = 5 / 5." in matched
     assert "Also 4 without trial data" in front
 
 

@@ -72,7 +72,6 @@ def glance(
         )
         parts.append(cells)
     parts += _by_report(ledger, evaluations, up)
-    parts += _corrections(evaluations, up)
     parts += _runs(ledger, receipts, up)
     parts += _grids(grids, up)
     return "\n\n" + "\n\n".join(parts) + "\n\n"
@@ -182,20 +181,19 @@ def effect_n(ev: Evaluation) -> str:
 
 
 def _by_report(ledger: Ledger, evaluations: Mapping[str, Evaluation], up: str) -> list[str]:
-    """Per report, newest first: the claims that hold and those corrected (with what the
-    correction found), each with its effect and n; the rest counted by headline."""
+    """Per report, newest first, with where its figures come from: the claims that hold and
+    those corrected (with what the correction found), each with its effect and n, SHOWN at
+    most; the rest counted by headline."""
     out = []
     reports = sorted(ledger.reports, key=lambda r: (str(r.meta.date or ""), r.slug), reverse=True)
     for report in reports[:SHOWN]:
         mine = [evaluations[c.id] for c in report.meta.claims if c.id in evaluations]
-        lines = [
-            f"- **Holds**: {claim_link(ev, up)} {effect_n(ev)}".rstrip() for ev in mine if ev.headline == "supported"
-        ]
-        lines += [_corrected(ev, evaluations, up) for ev in mine if ev.corrected_by]
-        shown = {ev.claim.id for ev in mine if ev.headline == "supported" or ev.corrected_by}
+        holds = [ev for ev in mine if ev.headline == "supported" and not ev.corrected_by]
+        picked = [*(ev for ev in mine if ev.corrected_by), *holds][:SHOWN]
+        lines = [_corrected(ev, evaluations, up) if ev.corrected_by else _holds(ev, up) for ev in picked]
         rest: dict[str, int] = {}
         for ev in mine:
-            if ev.claim.id not in shown and not ev.claim.corrects:
+            if ev not in picked and not (ev.claim.corrects in evaluations and evaluations[ev.claim.corrects] in picked):
                 rest[ev.headline] = rest.get(ev.headline, 0) + 1
         if rest:
             said = ", ".join(
@@ -204,35 +202,40 @@ def _by_report(ledger: Ledger, evaluations: Mapping[str, Evaluation], up: str) -
             lines.append(f"- Also {said} ([every claim]({up}{t.path_url(f'reports/{report.slug}.md')}))")
         day = f" · {report.meta.date}" if report.meta.date else ""
         head = f"**[{t.text(report.meta.title)}]({up}{t.path_url(f'reports/{report.slug}.md')})**{day}"
-        out.append(head + ("\n\n" + "\n".join(lines) if lines else ""))
+        out.append(f"{head} · {t.text(_provenance(mine, ledger))}" + ("\n\n" + "\n".join(lines) if lines else ""))
     if len(reports) > SHOWN:
-        out.append(f"{len(reports) - SHOWN} older reports: see the navigation.")
+        out.append(f"{t.plural(len(reports) - SHOWN, 'older report')}: see the navigation.")
     return out
 
 
+def _provenance(evaluations: Sequence[Evaluation], ledger: Ledger) -> str:
+    """Where a report's figures come from: "6 runs measured here", "2 runs reported without trials"."""
+    runs = {r for ev in evaluations for r in (ev.claim.baseline, ev.claim.candidate, ev.claim.run) if r in ledger.runs}
+    kinds: dict[str, int] = {}
+    for run_id in runs:
+        kind = ledger.runs[run_id].meta.source.kind
+        kinds[kind] = kinds.get(kind, 0) + 1
+    words = {"measured": "measured here", "reported": "reported without trials", "republished": "republished"}
+    said = [f"{t.plural(n, 'run')} {words.get(k, k)}" for k, n in sorted(kinds.items())]
+    return ", ".join(said) if said else "no runs: prose only"
+
+
+def _holds(ev: Evaluation, up: str) -> str:
+    return f"- **Holds**: {claim_link(ev, up)} {effect_n(ev)}".rstrip()
+
+
 def _corrected(ev: Evaluation, evaluations: Mapping[str, Evaluation], up: str) -> str:
-    """A corrected claim: what its first correction found, and the correction with its own pill."""
+    """A corrected claim with its pill, what its first correction found, its effect and n, then
+    each correction with its own pill."""
     fixes = [evaluations[i] for i in ev.corrected_by if i in evaluations]
     found = next((c for c in ev.corrections if c.finding), None)
     what = f"Corrected ({found.finding})" if found else "Corrected"
-    said = f": {t.text(finding_text(found, ev.claim.claimed))}" if found else ""
-    by = "; ".join(f"by {claim_link(fix, up)}" for fix in fixes)
-    return f"- **{what}**: {claim_link(ev, up)} {effect_n(ev)}{said}. Corrected {by}".replace("  ", " ")
-
-
-def _corrections(evaluations: Mapping[str, Evaluation], up: str) -> list[str]:
-    """The newest corrections: what each found, the corrected claim with its pill, the correction with its own."""
-    fixes = sorted(
-        (ev for ev in evaluations.values() if ev.claim.corrects and ev.claim.corrects in evaluations),
-        key=lambda ev: (str(ev.claim.date or ""), ev.claim.id),
-        reverse=True,
-    )
-    lines = [
-        f"- {t.text(ev.claim.finding.capitalize() if ev.claim.finding else 'Corrected')}: "
-        f"{claim_link(evaluations[ev.claim.corrects or ''], up)} corrected by {claim_link(ev, up)}"
-        for ev in fixes
-    ]
-    return _listed("Latest corrections", lines)
+    words = finding_text(found, ev.claim.claimed) if found else ""
+    said = f" {t.text(words[:1].upper() + words[1:])}." if found else ""
+    reported = any(c.baseline.reported or c.candidate.reported for c in ev.conditions)
+    measured = f" {'As reported' if reported else 'On its own runs'}: {effect_n(ev)}." if effect_n(ev) else ""
+    by = "; ".join(claim_link(fix, up) for fix in fixes)
+    return f"- **{what}**: {claim_link(ev, up)}{said}{measured} Corrected by {by}"
 
 
 def _runs(ledger: Ledger, receipts: Mapping[str, RunReceipts], up: str) -> list[str]:
