@@ -258,9 +258,10 @@ def test_site_shows_receipts_states_and_flags_claims_on_stale_runs(repo: Path) -
     out = generate(repo)
     page = out[f"runs/{RUN}/index.md"].decode()
     assert (
-        "<tr><td>Zak Example</td><td>rerun</td><td>2026&#45;09&#45;25</td>"
-        "<td>Re&#45;ran 5 trials&#59; medians within 2&#37;.</td><td>verified</td><td>unsigned</td></tr>" in page
-    )
+        '<tr><td data-label="Verifier">Zak Example</td><td data-label="Method">rerun</td>'
+        '<td data-label="Date">2026&#45;09&#45;25</td><td data-label="Statement">Re&#45;ran 5 trials&#59; medians'
+        ' within 2&#37;.</td><td data-label="Status">verified</td><td data-label="Signature">unsigned</td></tr>'
+    ) in page
     assert "bl-receipt--dual-verified" in page and "two verified receipts by different people" in page
     assert "bl-receipt--dual-verified" in out["runs/index.md"].decode()
     # tamper: the run turns stale on the site, and a claim resting on it carries the flag
