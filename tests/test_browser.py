@@ -824,3 +824,24 @@ def test_the_compare_page_reads_two_reported_figures_as_diff_prints_them(browser
     assert " │ ".join([*expected, "no interval: A and B are reported, not trials"]) in printed
     assert watched.errors == []
     watched.page.close()
+
+
+def test_the_compare_page_prints_no_interval_of_no_width(browser: Any, example: str) -> None:
+    """Every trial of draft_tokens at concurrency 1 gave 430 in one run and 520 in the other: the
+    page printed "+19.6% [+19.6%, +19.6%]" (a sum of five equal logs is not five times the log).
+    Now the ratio is 520 / 430 and the interval cell says why it has none, as diff prints it."""
+    a, b = "2026-11-29-testbed-nmax3", "2026-11-29-testbed-nmax4"
+    repo = Path(__file__).resolve().parents[1]
+    watched = Watched(browser)
+    watched.page.goto(f"{example}/compare/?a={a}&b={b}")
+    watched.page.wait_for_selector("table[data-bl-table='figures']")
+    rows = watched.page.eval_on_selector_all(
+        "table[data-bl-table='figures'] tbody tr", "rows => rows.map(r => [...r.cells].map(c => c.textContent))"
+    )
+    expected = ["draft_tokens", "concurrency=1", "5 / 5", "+19.6%", "exact: every trial identical on both sides"]
+    assert [*expected, "no direction declared"] in rows
+    assert not [r for r in rows if r[4].startswith("[") and r[4].count(r[3]) == 2], "an interval of no width"
+    printed = CliRunner().invoke(app, ["diff", a, b, "--repo", str(repo)], env={"COLUMNS": "400"}).stdout
+    assert expected in [[cell.strip() for cell in line.split("│")[1:-1]] for line in printed.splitlines()]
+    assert watched.errors == []
+    watched.page.close()
