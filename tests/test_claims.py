@@ -237,7 +237,9 @@ def test_compare_json_has_exactly_the_documented_keys(tmp_path: Path) -> None:
     assert out["noise"] == pytest.approx(stats.summarize(c).cv)
 
 
-def test_rate_claim_shows_each_side_pooled_wilson_interval(tmp_path: Path) -> None:
+def test_rate_claim_shows_each_side_over_its_trials_with_the_tokens_as_context(tmp_path: Path) -> None:
+    """58,950 accepted of 81,734 drafted at concurrency 8 over five trials: the side's interval is
+    the t interval over its five trial rates (n = 5 trials), and the tokens are context only."""
     root = repo_with(tmp_path, [claim(metric="acceptance")], candidate_results=RESULTS)
     from generator.analysis.claims import evaluate_all
     from generator.analysis.comparison import Settings
@@ -245,12 +247,18 @@ def test_rate_claim_shows_each_side_pooled_wilson_interval(tmp_path: Path) -> No
 
     ledger = load(root)
     evaluations = evaluate_all(ledger, Settings())
-    page = claim_outputs(ledger, evaluations, Settings())["claims/shortlist-c8/index.md"].decode()
-    # 58,950 accepted of 81,734 drafted at concurrency 8, pooled over five trials
+    page = html.unescape(claim_outputs(ledger, evaluations, Settings())["claims/shortlist-c8/index.md"].decode())
+    rates = [11790 / 16384, 11800 / 16300, 11750 / 16390, 11820 / 16310, 11790 / 16350]
+    low, high = sps.t.interval(0.95, 4, loc=np.mean(rates), scale=sps.sem(rates))
+    assert f"{np.mean(rates):.1%} [{low:.1%}, {high:.1%}]" == "72.1% [71.7%, 72.5%]"
     assert (
-        "Baseline, pooled</dt><dd>72.1&#37; of 81,734 &#40;Wilson 95&#37; 71.8&#37; – 72.4&#37;&#59; "
-        "tokens counted as independent, so narrower than the per&#45;trial interval, which is the one judged&#41;"
+        "<dt>Baseline</dt><dd>2026-09-01-full-vocab: mean of per-trial rates 72.1% [71.7%, 72.5%] "
+        "(95%, t over the trials), n = 5 trials</dd>"
     ) in page
+    assert (
+        "<dt>Baseline, counts</dt><dd>81,734 draft_tokens over 5 trials (context only: the interval counts trials)</dd>"
+    ) in page
+    assert "Wilson" not in page and "pooled" not in page
     only = evaluations["shortlist-c8"].only
     assert only is not None and only.ratio == pytest.approx(1.0)  # identical trials on both sides
 
@@ -288,7 +296,7 @@ def test_a_rate_claim_shows_percentage_points_beside_the_ratio(tmp_path: Path) -
     pages = generate(root)
     page = pages["claims/acceptance-up/index.md"].decode()
     # points first, both rates as percents, the ratio second and labelled as a ratio
-    assert "&#43;49.5 pp &#40;22.7&#37; → 72.2&#37;&#41;&#59; ratio 3.181 &#91;3.154, 3.208&#93;" in page
+    assert "&#43;49.5 pp, 22.7&#37; → 72.2&#37; &#40;ratio 3.181x &#91;3.154x, 3.208x&#93;&#41;" in page
     assert "mean of per&#45;trial rates 22.7&#37; &#91;22.5&#37;, 22.9&#37;&#93;" in page
     assert "0.227" not in page  # never the rate as a fraction
     assert "218.1" not in page  # a relative change beside percentages reads as points

@@ -7,6 +7,8 @@ import io
 import json
 from pathlib import Path
 
+import pytest
+import yaml
 from typer.testing import CliRunner
 
 from generator.cli import app
@@ -38,11 +40,25 @@ def test_export_of_the_example_publication(tmp_path: Path) -> None:
     for run in (ROOT / "runs").iterdir():
         table = list(csv.DictReader(io.StringIO((run / "results.csv").read_text())))
         expected += sum(1 for row in table for k, v in row.items() if k not in ("trial", "concurrency") and v != "")
-    assert len(trials) == expected == 750
+        rates = (yaml.safe_load((run / "run.yaml").read_text()).get("rates") or {}).values()
+        expected += sum(1 for row in table for r in rates if float(row[r["denominator"]]) > 0)  # one per trial
+    assert len(trials) == expected == 820  # 750 figures and 70 trials' rates
+    assert header[10] == "rate_of"
+    (rate,) = [
+        t
+        for t in trials
+        if (t["run"], t["trial"], t["condition"], t["metric"])
+        == ("2026-11-29-testbed-nmax12", "1", "concurrency=1", "acceptance")
+    ]
+    assert (float(rate["value"]), rate["unit"], rate["rate_of"]) == (385 / 1367, "", "draft_accepted / draft_tokens")
+    assert {t["rate_of"] for t in trials if t["metric"] != "acceptance"} == {""}
     assert len(claims) == 16  # 15 claims, one of them judged at two conditions
     every_load = [c for c in claims if c["claim"] == "testbed-throughput-nmax2-vs-nmax12-every-load"]
     assert [c["condition"] for c in every_load] == ["concurrency=1", "concurrency=4"]
     assert all(c["verdict"] == "supported" and c["level"] == "0.975" for c in every_load)
+    (rated,) = [c for c in claims if c["claim"] == "testbed-acceptance-nmax2-vs-nmax12"]
+    assert float(rated["difference_pp"]) == pytest.approx((289 / 430 - 385 / 1367) * 100)  # +39.0 pp, the card's
+    assert {c["difference_pp"] for c in claims if c["metric"] != "acceptance"} == {""}
     again = CliRunner().invoke(app, ["export", "--repo", str(ROOT), "--out", str(tmp_path)])
     assert again.exit_code == 1 and "trials.csv: already exists; pass --force" in again.output
 
@@ -51,7 +67,7 @@ def test_the_site_publishes_the_tables_with_excluded_trials_marked(tmp_path: Pat
     run = measured_run(excluded=[{"trial": 2, "reason": "a backup ran"}])
     out = generate(write_tree(tmp_path / "pub", publication(run)))
     trials = list(csv.DictReader(io.StringIO(out["ledger/trials.csv"].decode())))
-    assert len(trials) == 5 * 2 * 3 and {t["excluded"] for t in trials if t["trial"] == "2"} == {"a backup ran"}
+    assert len(trials) == 5 * 2 * (3 + 1) and {t["excluded"] for t in trials if t["trial"] == "2"} == {"a backup ran"}
     assert json.loads(out["ledger/claims.json"]) == []
     assert "[trials.csv](../ledger/trials.csv)" in out["runs/index.md"].decode()
 

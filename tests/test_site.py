@@ -32,7 +32,7 @@ def test_run_page_shows_trials_spread_and_environment(repo: Path) -> None:
     # mean [95% CI] of 31.2, 30.8, 31.0, 30.9, 31.4 and its CV
     assert "31.06 [30.76, 31.36]" in page
     assert '<td style="text-align: right;">0.8&#37;</td>' in page  # the CV column
-    assert "72.8&#37;</td><td>72.0&#37; – 73.7&#37;</td>" in page  # pooled acceptance with Wilson interval
+    assert ">72.8&#37; &#91;72.2&#37;, 73.5&#37;&#93;</td>" in page  # acceptance: t interval over 5 trials
     assert "<td>draft&#95;head&#95;gemm</td><td>stock</td>" in page  # manifest, readable
     assert "1 trial&#40;s&#41; run and discarded" in page
     assert '<a href="files/results.csv">results.csv</a>' in page

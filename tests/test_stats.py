@@ -60,29 +60,46 @@ def test_modified_zscores_when_mad_is_zero() -> None:
     assert stats.modified_zscores([5, 5, 5]) == [0, 0, 0]
 
 
-def test_wilson_seven_of_ten() -> None:
-    low, high = stats.wilson(7, 10)
-    assert low == pytest.approx(0.396776, abs=1e-5)
-    assert high == pytest.approx(0.892208, abs=1e-5)
+def test_a_rate_is_summarized_over_its_trials_not_its_pooled_tokens() -> None:
+    """Two trials of 2,048 and 2,040 drafted tokens: n is 2 (trials), the mean is that of the two
+    trial rates, and the interval is Student's t over them with one degree of freedom (scipy's
+    t.interval as the oracle), far wider than a Wilson interval over 4,088 tokens would be."""
+    from scipy import stats as sps
 
-
-def test_wilson_refuses_impossible_counts() -> None:
-    with pytest.raises(ValueError):
-        stats.wilson(11, 10)
-    with pytest.raises(ValueError):
-        stats.wilson(0, 0)
-
-
-def test_rate_pools_counts_across_trials() -> None:
     r = stats.summarize_rate([1490, 1502], [2048, 2040])
-    assert r.pooled == pytest.approx(2992 / 4088)
-    assert r.per_trial == pytest.approx((1490 / 2048, 1502 / 2040))
-    assert r.wilson_low < r.pooled < r.wilson_high
+    rates = (1490 / 2048, 1502 / 2040)
+    assert r.per_trial == rates and r.n == 2 and r.attempts_per_trial == (2048, 2040)
+    assert r.mean == pytest.approx(sum(rates) / 2)
+    low, high = sps.t.interval(0.95, 1, loc=sum(rates) / 2, scale=sps.sem(rates))
+    assert (r.ci_low, r.ci_high) == (pytest.approx(low), pytest.approx(high))
+    assert round(r.ci_low, 4) == 0.6764 and round(r.ci_high, 4) == 0.7874 and r.interval == "t"
+    assert (r.successes, r.attempts, r.same_attempts) == (2992, 4088, None)
+
+
+def test_a_rate_interval_is_truncated_to_0_and_1() -> None:
+    """Trials at 98%, 100% and 99%: the t interval's upper end, 101.5%, is truncated to 100%
+    (a true rate lies in [0, 1], so the truncated interval holds it exactly when the t does)."""
+    r = stats.summarize_rate([98, 100, 99], [100, 100, 100])
+    assert r.ci_high == 1.0 and r.ci_low is not None and round(r.ci_low, 4) == 0.9652
+    assert r.interval == "t, truncated to [0, 1]"
+    low = stats.summarize_rate([0, 2, 1], [100, 100, 100])
+    assert low.ci_low == 0.0 and low.interval == "t, truncated to [0, 1]"
+
+
+def test_identical_trials_give_a_rate_with_no_interval() -> None:
+    """Five temperature-0 trials that each drafted 1,367 tokens and accepted 385: the rate is
+    exact for those prompts (SD 0) and has no interval, never one of no width."""
+    r = stats.summarize_rate([385] * 5, [1367] * 5)
+    assert r.mean == 385 / 1367 and r.sd == 0.0 and r.constant
+    assert (r.ci_low, r.ci_high, r.interval) == (None, None, None)
+    assert (r.n, r.same_attempts, r.attempts) == (5, 1367, 6835)
 
 
 def test_rate_with_nothing_drafted_has_no_interval() -> None:
     r = stats.summarize_rate([0, 0], [0, 0])
-    assert r.pooled is None and r.per_trial == ()
+    assert r.mean is None and r.per_trial == () and r.n == 0 and r.ci_low is None
+    one = stats.summarize_rate([3, 0], [10, 0])  # one trial attempted anything: a mean, no interval
+    assert (one.n, one.mean, one.sd, one.ci_low) == (1, 0.3, None, None)
 
 
 def test_warnings_name_the_remedy() -> None:

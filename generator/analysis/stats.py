@@ -121,7 +121,9 @@ LOG_MAX = math.log(sys.float_info.max)  # 709.78: the largest x whose exp is a f
 
 def exp(x: float) -> float:
     """math.exp kept inside the finite floats (extreme intervals saturate instead of overflowing).
-    The bound is the largest float's log: at 708 an interval of trials near 1e308 ended below them."""
+    The bound is the largest float's log: at 708 an interval of trials near 1e308 ended below them.
+    A saturated bound is past 1e300, so every page and JSON output writes it as "out of range"
+    (`format.signed.in_range`)."""
     return math.exp(max(-LOG_MAX, min(LOG_MAX, x)))
 
 
@@ -219,42 +221,93 @@ def modified_zscores(values: Values) -> list[float]:
     return [0.0 if d == 0 else math.copysign(math.inf, d) for d in dev]
 
 
-def wilson(successes: float, trials: float, confidence: float = CONFIDENCE) -> tuple[float, float]:
-    """Wilson score interval of a proportion (scipy's binomtest)."""
-    k, n = round(successes), round(trials)
-    if n <= 0:
-        raise ValueError("a Wilson interval needs a positive number of attempts")
-    if not 0 <= k <= n:
-        raise ValueError(f"successes {k} must lie between 0 and the attempts {n}")
-    from scipy import stats as sps  # imported when a rate needs it: it costs half a second
-
-    ci = sps.binomtest(k, n).proportion_ci(confidence_level=confidence, method="wilson")
-    return float(ci.low), float(ci.high)
+RateIntervalKind = Literal["t", "t, truncated to [0, 1]"]
 
 
 @dataclass(frozen=True, kw_only=True)
 class RateSummary:
-    """A rate such as draft acceptance: per-trial rates and the pooled proportion."""
+    """A rate such as draft acceptance, with the trial as its unit, as for every other figure:
+    one proportion per trial that attempted anything, their mean, and the Student t interval
+    over them, whose width comes from the spread between trials (see `summarize_rate`).
 
-    per_trial: tuple[float, ...]
-    successes: float
+    `n` is the number of those trials. The counts summed over trials (`successes`, `attempts`)
+    are context only: tokens inside a trial share their prompt, so they are not independent
+    attempts. `sd`, `ci_low` and `ci_high` are None with fewer than two trials; the interval is
+    None too when every trial gave the same rate (`constant`: there is no spread to measure)."""
+
+    per_trial: tuple[float, ...]  # successes / attempts of each trial that attempted anything
+    attempts_per_trial: tuple[float, ...]  # those trials' attempts, in the same order
+    successes: float  # summed over every trial: context, never the interval's n
     attempts: float
-    pooled: float | None  # None when nothing was attempted
-    wilson_low: float | None
-    wilson_high: float | None
+    mean: float | None  # the mean of `per_trial`; None when no trial attempted anything
+    sd: float | None  # the SD of `per_trial` (n - 1); 0 exactly when every trial gave the same rate
+    ci_low: float | None
+    ci_high: float | None
+    interval: RateIntervalKind | None = None
+
+    @property
+    def n(self) -> int:
+        """The trials the rate's statistics count: those that attempted anything."""
+        return len(self.per_trial)
+
+    @property
+    def constant(self) -> bool:
+        """Two or more trials, every one with the same rate: no run-to-run variation was measured."""
+        return self.n > 1 and min(self.per_trial) == max(self.per_trial)
+
+    @property
+    def same_attempts(self) -> float | None:
+        """The attempts of every trial when they are all equal (the same prompts drafted the same
+        tokens), else None."""
+        first = self.attempts_per_trial[0] if self.attempts_per_trial else None
+        return first if all(a == first for a in self.attempts_per_trial) else None
+
+
+def rate_interval(per_trial: Values, confidence: float = CONFIDENCE) -> tuple[float, float, RateIntervalKind]:
+    """The Student t interval of the mean of per-trial proportions, mean +- t(n - 1) s / sqrt(n)
+    (scipy's t quantile), truncated to [0, 1] when every trial's rate lies there (needs n >= 2).
+
+    Truncating never changes coverage: a true rate lies in [0, 1], so the truncated interval holds
+    it exactly when the t interval does. Trials whose counts give a rate outside [0, 1] (a numerator
+    that is not a subset of its denominator) keep the plain t interval."""
+    xs = _floats(per_trial, "per-trial rates")
+    low, high = t_interval(xs, confidence)
+    if not all(0 <= x <= 1 for x in xs) or (low >= 0 and high <= 1):
+        return low, high, "t"
+    return max(low, 0.0), min(high, 1.0), "t, truncated to [0, 1]"
 
 
 def summarize_rate(numerators: Values, denominators: Values, confidence: float = CONFIDENCE) -> RateSummary:
-    """Per-trial rates (a trial with no attempts has none) and the pooled Wilson interval."""
+    """A rate over trials: each trial's numerator / denominator (a trial with no attempts has
+    no rate), their mean, SD and `rate_interval`, and the summed counts as context.
+
+    The counts are never pooled into one proportion with a binomial (Wilson) interval: tokens
+    drawn from one prompt are correlated, and a prompt's acceptance differs from another's, so
+    such an interval counts copies of the same information as sample size (tests/test_rates.py
+    simulates it)."""
     num, den = _array(numerators, "numerators"), _array(denominators, "denominators")
     if num.shape != den.shape:
         raise ValueError("numerators and denominators differ in length")
-    per_trial = tuple(float(a / b) for a, b in zip(num, den, strict=True) if b > 0)
-    k, n = float(num.sum()), float(den.sum())
-    if n <= 0:
-        return RateSummary(per_trial=per_trial, successes=k, attempts=n, pooled=None, wilson_low=None, wilson_high=None)
-    low, high = wilson(k, n, confidence)
-    return RateSummary(per_trial=per_trial, successes=k, attempts=n, pooled=k / n, wilson_low=low, wilson_high=high)
+    kept = [(float(a), float(b)) for a, b in zip(num, den, strict=True) if b > 0]
+    per_trial, attempts = tuple(a / b for a, b in kept), tuple(b for _, b in kept)
+    constant = bool(per_trial) and min(per_trial) == max(per_trial)
+    mean = (per_trial[0] if constant else _mean(per_trial)) if per_trial else None
+    sd = 0.0 if constant and len(per_trial) > 1 else None
+    low = high = kind = None
+    if len(per_trial) > 1 and not constant:
+        sd = _sd(per_trial)
+        low, high, kind = rate_interval(per_trial, confidence)
+    return RateSummary(
+        per_trial=per_trial,
+        attempts_per_trial=attempts,
+        successes=float(num.sum()),
+        attempts=float(den.sum()),
+        mean=mean,
+        sd=sd,
+        ci_low=low,
+        ci_high=high,
+        interval=kind,
+    )
 
 
 def warnings(values: Values, better: str | None) -> list[str]:

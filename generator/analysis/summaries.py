@@ -1,5 +1,5 @@
-"""Per-run statistics: every condition x metric summarized, every rate pooled, and the
-requests' latency percentiles at each condition.
+"""Per-run statistics: every condition x metric summarized, every rate summarized over its
+trials (one proportion per trial), and the requests' latency percentiles at each condition.
 
 Pure: takes a loaded `Run`, returns frozen records; nothing here renders.
 """
@@ -26,7 +26,8 @@ def rate_trials(
     rows: Sequence[Row], rate: Rate, confidence: float = CONFIDENCE
 ) -> tuple[tuple[int | None, ...], RateSummary]:
     """A rate at one condition: the trials that attempted anything, and the summary whose
-    `per_trial` holds their rates (a trial with no attempts has none)."""
+    `per_trial` holds their rates (a trial with no attempts has none), with the trial as the
+    unit of its interval."""
     num = [r.values[rate.numerator] for r in rows]
     den = [r.values[rate.denominator] for r in rows]
     trials = tuple(r.trial for r, d in zip(rows, den, strict=True) if d > 0)

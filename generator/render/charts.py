@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from ..format.signed import in_range
 
 if TYPE_CHECKING:
     import altair as alt
@@ -224,22 +225,39 @@ def reported_chart(order: tuple[str, ...], metric: str, unit: str | None) -> Any
 
 
 def rate_chart(order: tuple[str, ...], rate: str, level: str) -> Any:
-    """Pooled rate per condition with its Wilson interval."""
-    y = alt.Y("estimate:Q", title=rate, scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%"))
+    """A rate with the trial as its unit: every trial's rate a grey dot, and per condition the
+    mean of the trials' rates (blue) with its t interval over the trials; no rule where the
+    trials gave one rate (there is no interval to draw). The axis runs from 0% to 100%."""
+    y = alt.Y("value:Q", title=f"{rate} per trial", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%"))
+    x = _x(order)
+    trial_tip = [alt.Tooltip("condition:N"), alt.Tooltip("value:Q", title=f"{rate} (one trial)", format=".1%")]
     tooltip = [
         alt.Tooltip("condition:N"),
-        alt.Tooltip("estimate:Q", title=f"{rate} (pooled)", format=".1%"),
-        alt.Tooltip("low:Q", title=f"Wilson {level} low", format=".1%"),
-        alt.Tooltip("high:Q", title=f"Wilson {level} high", format=".1%"),
+        alt.Tooltip("n:Q", title="n (trials)"),
+        alt.Tooltip("value:Q", title=f"{rate}: mean of the trials", format=".1%"),
+        alt.Tooltip("low:Q", title=f"{level} CI low", format=".1%"),
+        alt.Tooltip("high:Q", title=f"{level} CI high", format=".1%"),
     ]
-    bars = alt.Chart().mark_rule(color=BLUE, strokeWidth=2).encode(x=_x(order), y="low:Q", y2="high:Q", tooltip=tooltip)
-    dots = alt.Chart().mark_circle(size=80, color=BLUE, opacity=1).encode(x=_x(order), y=y, tooltip=tooltip)
-    return _layer(bars, dots, width="container", height=HEIGHT)
+    trials = (
+        alt.Chart()
+        .transform_filter("datum.kind == 'trial'")
+        .mark_circle(size=50, opacity=0.6, color=GREY, xOffset=-8)
+        .encode(x=x, y=y, tooltip=trial_tip)
+    )
+    means = alt.Chart().transform_filter("datum.kind == 'mean'")
+    bars = (
+        means.transform_filter("isValid(datum.low)")
+        .mark_rule(color=BLUE, strokeWidth=2, xOffset=8)
+        .encode(x=x, y="low:Q", y2="high:Q", tooltip=tooltip)
+    )
+    dots = means.mark_circle(size=80, color=BLUE, opacity=1, xOffset=8).encode(x=x, y=y, tooltip=tooltip)
+    return _layer(trials, bars, dots, width="container", height=HEIGHT)
 
 
 def _finite(value: Any) -> Any:
-    """JSON has no Infinity or NaN: a non-finite number is drawn as missing."""
-    return None if isinstance(value, float) and not math.isfinite(value) else value
+    """JSON has no Infinity or NaN: a non-finite number, or one past 1e300 (a bound out of range,
+    `format.signed.in_range`), is drawn as missing."""
+    return None if isinstance(value, float) and not in_range(value) else value
 
 
 @dataclass
@@ -281,8 +299,10 @@ class ChartTemplates:
         if ticks is not None:
             text = text.replace(_TICKS_TEXT, _compact(list(ticks)))
         try:
+            if not all(in_range(v) for row in rows for v in row.values() if isinstance(v, float)):
+                raise ValueError("out of range")
             data = json.dumps({DATA: rows}, sort_keys=True, separators=(",", ":"), allow_nan=False)
-        except ValueError:  # a non-finite number: drawn as missing
+        except ValueError:  # a non-finite number or one out of range: drawn as missing
             data = _compact({DATA: [{k: _finite(v) for k, v in row.items()} for row in rows]})
         return text.replace(_ROWS_TEXT, data, 1).encode()
 
@@ -360,7 +380,7 @@ def interaction_chart(metric: str, unit: str | None, factor: str, level: str) ->
         x=x, y=y, color=color, tooltip=tooltip
     )
     bars = (
-        base.transform_filter("isValid(datum.low)")
+        base.transform_filter("isValid(datum.low) && datum.low < datum.high")  # none of no width
         .mark_rule(strokeWidth=2)
         .encode(x=x, y=alt.Y("low:Q"), y2="high:Q", color=color)
     )
@@ -401,7 +421,7 @@ def sweep_domain(rows: Sequence[Mapping[str, Any]]) -> tuple[float, float]:
     """The y extent of a sweep: every mean and interval end, or `constant_span` of the one value
     they all are."""
     ends = [v for r in rows for v in (r.get("low"), r.get("mean"), r.get("high")) if isinstance(v, float | int)]
-    ends = [float(v) for v in ends if math.isfinite(v)]
+    ends = [float(v) for v in ends if in_range(v)]  # a bound out of range is drawn as missing
     if not ends:
         return 0.0, 1.0
     low, high = min(ends), max(ends)
@@ -441,5 +461,5 @@ def sweep_axis(rows: Sequence[Mapping[str, Any]]) -> tuple[tuple[float, float], 
     than the means are written to."""
     low, high = sweep_domain(rows)
     means = [float(r["mean"]) for r in rows if isinstance(r.get("mean"), float | int)]
-    ticks = round_ticks(low, high, resolution(means)) if math.isfinite(high - low) else [low, high]
+    ticks = round_ticks(low, high, resolution(means)) if in_range(low) and in_range(high) else [low, high]
     return (ticks[0], ticks[-1]), ticks
