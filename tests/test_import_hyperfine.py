@@ -225,6 +225,12 @@ def test_a_run_compared_with_itself_at_one_condition_is_refused(tmp_path: Path) 
     shutil.which("hyperfine") is None, reason="hyperfine is not installed (Debian: apt-get install hyperfine)"
 )
 def test_a_live_hyperfine_run_of_two_commands_is_judged_inside_one_run(tmp_path: Path) -> None:
+    """A real two-command export is imported and its claim judged. Only what no load can move is
+    asserted: every trial lasts at least its sleep, and the claim is judged on 5 trials a side.
+    Its verdict is a timing on this machine (a loaded one can stretch `sleep 0.01` past 0.05 s),
+    so it is asserted on the committed export instead (gzip-sizes.json, above)."""
+    from generator.analysis.verdicts import VERDICTS
+
     export = tmp_path / "two.json"
     command = ["hyperfine", "--runs", "5", "-N", "sleep 0.01", "sleep 0.05", "--export-json", str(export)]
     subprocess.run([*command, "--style", "none"], check=True, capture_output=True, timeout=120)
@@ -236,5 +242,9 @@ def test_a_live_hyperfine_run_of_two_commands_is_judged_inside_one_run(tmp_path:
     (root / "site_src" / "reports" / "sleep.md").write_text(report)
     result = CliRunner().invoke(app, ["build", "--strict", "--repo", str(root)])
     assert result.exit_code == 0, result.output
+    table = rows(root / "runs" / "2026-11-30-two" / "results.csv")
+    least = {"sleep 0.01": 0.01, "sleep 0.05": 0.05}
+    assert sorted(r["command"] for r in table) == ["sleep 0.01"] * 5 + ["sleep 0.05"] * 5
+    assert all(float(r["seconds"]) >= least[r["command"]] for r in table), table  # a sleep never ends early
     (row,) = [r for r in json.loads(generate(root)["ledger/claims.json"]) if r["claim"] == "short-sleep"]
-    assert row["verdict"] == "supported" and row["ratio"] < 0.5
+    assert (row["n_baseline"], row["n_candidate"]) == (5, 5) and row["verdict"] in VERDICTS
