@@ -231,3 +231,22 @@ def test_two_constant_sides_have_an_exact_ratio(b: float, c: float, n_b: int, n_
     r = stats.ratio_interval([b] * n_b, [c] * n_c)
     if math.isfinite(c / b) and c / b > 0:
         assert r.ratio == c / b and r.bounds(0.95) == (c / b, c / b)
+
+
+def test_the_methods_page_says_what_identical_trials_and_sweeps_show(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The words every page uses for an interval of no width come from the code's constants."""
+    import html
+
+    from generator.analysis.comparison import Settings
+    from generator.render.methods_page import methods_page
+
+    def page() -> str:
+        return " ".join(html.unescape(methods_page(Settings())).split())
+
+    assert (
+        'its mean is that value and its SD 0, exactly, and no interval is shown or drawn: the page says "exact: '
+        'every trial identical" (for a ratio of two such sides, "exact: every trial identical on both sides",'
+    ) in page()
+    assert "one axis tick per measured value" in page() and "no line or band joins two values" in page()
+    monkeypatch.setattr(stats, "IDENTICAL", "no spread")
+    assert 'the page says "no spread"' in page()

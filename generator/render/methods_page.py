@@ -34,6 +34,8 @@ def methods_page(settings: Settings) -> str:
         noise=noise,
         noise_rule=rule,
         cv_warn=f"{stats.CV_WARN:.0%}",
+        identical=stats.IDENTICAL,
+        identical_sides=stats.IDENTICAL_SIDES,
         outlier_z=f"{stats.OUTLIER_Z:g}",
         outlier_min=f"{stats.OUTLIER_MIN:.0%}",
         first_worse=f"{stats.FIRST_TRIAL_WORSE:.0%}",
