@@ -312,9 +312,10 @@ def export(
 ) -> None:
     """Write the ledger as two tidy tables: every trial (trials.csv) and every claim (claims.csv).
 
-    One row per trial, condition and metric (with each condition and setup key as a column,
-    and whether the trial is excluded), and one row per claim and condition with its verdict
-    and interval. The built site publishes the same tables under ledger/.
+    One row per trial, condition and metric or rate (with each condition and setup key as a
+    column, whether the trial is excluded, and for a rate the counts it divides: rate_of), and
+    one row per claim and condition with its verdict and interval (for a rate, difference_pp:
+    its difference in percentage points). The built site publishes the same tables under ledger/.
     """
     from ..analysis.audit import audit
     from ..analysis.claims import evaluate_publication
