@@ -167,6 +167,7 @@ def test_a_rate_claim_reads_in_points_then_the_ratio_on_the_card_chart_table_and
         "so for this prompt set the difference is exactly +39.0 pp, 28.2% → 67.2% (ratio 2.386x; "
         "another prompt set may differ)"
     ) in page  # the verdict's reason
+    assert "The smallest change worth calling is ±1.0% (a rate is judged by its ratio: 0.990x to 1.010x)" in page
     forest = json.loads(pages["claims/acceptance-up/charts/forest.json"])
     (row,) = forest["datasets"]["table"]
     assert (

@@ -243,6 +243,15 @@ def _ratio_cells(c: Comparison, unit: str | None) -> tuple[str, str]:
     return ratio, f"[{times(c.ci_low)}, {times(c.ci_high)}]"
 
 
+def _min_effect(ev: Evaluation) -> str:
+    """The smallest change worth calling, and for a claim on a rate the ratio it bounds: a rate
+    is judged by its ratio, with min_effect as a ratio ("±1.0%, as a ratio 0.990x to 1.010x")."""
+    shown = f"±{ev.min_effect:.1%}"
+    if any(proportions(c, ev.unit) is not None for c in ev.conditions):
+        shown += f" (a rate is judged by its ratio: {times(1 - ev.min_effect)} to {times(1 + ev.min_effect)})"
+    return shown
+
+
 def forest_rows(chain: Sequence[Evaluation]) -> list[dict[str, str]]:
     """The table beside the forest plot: one row per claim and condition."""
     out = []
@@ -329,7 +338,7 @@ def claim_page(
         forest=forest if rows else None,
         forest_table=blocks.table(FOREST_COLUMNS, [list(row.values()) for row in rows], right=[3]),
         folded=blocks.details,
-        min_effect=f"±{first.min_effect:.1%}",
+        min_effect=_min_effect(first),
         trials=trials,
         sweep=sweep,
         confounds=[_confounds(ev) for ev in chain if ev.claim.kind == "comparison"],
