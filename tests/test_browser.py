@@ -272,7 +272,7 @@ def test_hostile_text_stays_inert_and_literal(browser: Any, tmp_path: Path, scre
             watched.charts_drawn()
             if path == compare:  # the hostile title, setup value and condition label arrive as JSON, shown as text
                 watched.page.wait_for_selector("table[data-bl-table='figures']")
-                assert f"Title {HOSTILE}" in (watched.page.text_content("datalist") or "")
+                assert f"Title {HOSTILE}" in (watched.page.text_content("select[name=b]") or "")
             assert watched.page.evaluate("() => window.pwned") is None, path
             assert "<script>window.pwned=1</script>" in watched.page.inner_text("body"), path
             assert watched.hosts <= {url.split("/")[2]}, (path, watched.hosts)  # nothing third-party loaded
@@ -467,9 +467,9 @@ def test_the_compare_page_shows_a_changed_manifest_key_and_the_ratios_diff_print
     watched.page.goto(f"{server}/runs/{B}/")
     watched.page.click("a:has-text('this run with any other')")
     watched.page.wait_for_url(f"**/compare/?a={B}")
-    assert watched.page.input_value("input[name=a]") == B
-    watched.page.fill("input[name=a]", A)
-    watched.page.fill("input[name=b]", B)
+    assert watched.page.input_value("select[name=a]") == B
+    watched.page.select_option("select[name=a]", A)
+    watched.page.select_option("select[name=b]", B)
     watched.page.click("button:has-text('Compare')")
     watched.page.wait_for_selector("table[data-bl-table='figures']")
     assert watched.page.url.endswith(f"/compare/?a={A}&b={B}")
@@ -512,8 +512,8 @@ def test_the_compare_page_shows_a_changed_manifest_key_and_the_ratios_diff_print
     worse = watched.page.eval_on_selector("td.bl-cue--worse", "n => getComputedStyle(n).color")
     assert worse == "rgb(198, 40, 40)"
     assert f"In a terminal, benchledger diff {A} {B} prints the same figures." in watched.page.inner_text("article")
-    watched.page.fill("input[name=a]", B)  # the other way round: the terminal hint follows the pair shown
-    watched.page.fill("input[name=b]", A)
+    watched.page.select_option("select[name=a]", B)  # the other way round: the terminal hint follows the pair shown
+    watched.page.select_option("select[name=b]", A)
     watched.page.click("button:has-text('Compare')")
     watched.page.wait_for_url(f"**/compare/?a={B}&b={A}")
     watched.page.wait_for_selector("table[data-bl-table='figures']")
@@ -739,7 +739,8 @@ def test_no_table_on_any_page_is_wider_than_its_column_at_1280_or_390(browser: A
 def overflowing(browser: Any, url: str, paths: list[str], size: tuple[int, int]) -> list[str]:
     """What OVERFLOW finds on each page at one viewport size, one browser page for them all."""
     page = browser.new_page(viewport={"width": size[0], "height": size[1]})
-    page.route("**/assets/benchledger/{vega,charts}.js", lambda route: route.abort())  # a chart has its own box
+    for unneeded in ("**/assets/benchledger/{vega,charts}.js", "**/search/*", "**/workers/*"):  # a chart has its own box
+        page.route(unneeded, lambda route: route.abort())
     found: list[str] = []
     for path in paths:
         page.goto(f"{url}/{path}", wait_until="domcontentloaded")
@@ -822,6 +823,88 @@ def test_the_compare_page_reads_two_reported_figures_as_diff_prints_them(browser
     assert rows == [[*expected, "no interval: A and B are reported, not trials", "–"]]
     printed = CliRunner().invoke(app, ["diff", a, b, "--repo", str(repo)], env={"COLUMNS": "400"}).stdout
     assert " │ ".join([*expected, "no interval: A and B are reported, not trials"]) in printed
+    assert watched.errors == []
+    watched.page.close()
+
+
+def test_a_deep_link_to_the_compare_page_shows_the_ratios_diff_computes(browser: Any, example_site: Path) -> None:
+    """`compare/?a=X&b=Y` on the example site picks both runs in the page's own lists and shows
+    B / A and its interval as `benchledger diff X Y --json` computes them, figure by figure."""
+    from generator.format.signed import change
+
+    a, b = "2026-11-29-testbed-nodraft", "2026-11-29-testbed-nmax2"
+    result = CliRunner().invoke(app, ["diff", a, b, "--json", "--repo", str(example_site.parent)])
+    assert result.exit_code == 0, result.output
+    spread = [f for f in json.loads(result.stdout)["figures"] if f["ratio"] is not None and f["ci_low"] != f["ci_high"]]
+    assert len(spread) >= 2
+    with served(example_site) as url:
+        watched = Watched(browser)
+        watched.page.goto(f"{url}/compare/?a={a}&b={b}")
+        watched.page.wait_for_selector("table[data-bl-table='figures']")
+        assert (watched.page.input_value("select[name=a]"), watched.page.input_value("select[name=b]")) == (a, b)
+        rows = watched.page.eval_on_selector_all(
+            "table[data-bl-table='figures'] tbody tr", "rows => rows.map(r => [...r.cells].map(c => c.textContent))"
+        )
+        shown = {(row[0], row[1]): row[3:5] for row in rows}
+        for f in spread:
+            label = ", ".join(f"{k}={v}" for k, v in f["at"].items())
+            interval = f"[{change(f['ci_low'])}, {change(f['ci_high'])}]"
+            assert shown[(f["metric"], label)] == [change(f["ratio"]), interval]
+        assert watched.errors == []
+        watched.page.close()
+
+
+def test_picking_runs_on_the_compare_page_updates_its_address(browser: Any, example: str) -> None:
+    """Each pick is kept in location.search (history.replaceState), so the view can be shared;
+    an unknown id in the address is named, never inserted as markup."""
+    a, b = "2026-11-29-testbed-nodraft", "2026-11-29-testbed-nmax2"
+    watched = Watched(browser)
+    watched.page.goto(f"{example}/compare/")
+    watched.page.wait_for_function("() => document.querySelector('.bl-compare[data-bl-ready=\"yes\"]')")
+    assert watched.page.evaluate("() => location.search") == ""
+    watched.page.select_option("select[name=a]", a)
+    assert watched.page.evaluate("() => location.search") == f"?a={a}"
+    assert watched.page.inner_text(".bl-compare-status") == "Pick a run for B."
+    watched.page.select_option("select[name=b]", b)
+    watched.page.wait_for_selector("table[data-bl-table='figures']")
+    assert watched.page.evaluate("() => location.search") == f"?a={a}&b={b}"
+    watched.page.reload()  # the address alone brings the same view back
+    watched.page.wait_for_selector("table[data-bl-table='figures']")
+    assert watched.page.input_value("select[name=b]") == b
+    watched.page.goto(f"{example}/compare/?a={a}&b=%3Cimg%20src%3Dx%20onerror%3Dwindow.pwned%3D1%3E")
+    watched.page.wait_for_selector(".bl-compare-status:has-text('No run')")
+    hostile = "<img src=x onerror=window.pwned=1>"
+    assert watched.page.inner_text(".bl-compare-status") == f"No run {hostile} in this publication."
+    assert watched.page.evaluate("() => window.pwned") is None
+    assert watched.errors == []
+    watched.page.close()
+
+
+def test_the_claims_filter_is_kept_in_the_address_and_restored_from_it(browser: Any, example: str) -> None:
+    """A verdict picked on the claims page is written to the address (#verdict=no-trial-data,
+    history.replaceState); reloading that address shows the same rows, and "all" clears it."""
+    watched = Watched(browser)
+    watched.page.goto(f"{example}/claims/")
+    watched.page.wait_for_function("() => document.querySelector('.bl-filter[data-bl-ready]')")
+    visible = (
+        "() => [...document.querySelectorAll('.bl-stack--ledger table tbody tr')].filter(r => !r.hidden)"
+        ".map(r => r.querySelector('[data-bl-headline]').getAttribute('data-bl-headline'))"
+    )
+    everything = watched.page.evaluate(visible)
+    button = "button[data-bl-verdict='no trial data']"
+    count = int(watched.page.inner_text(button).removeprefix("no trial data (").removesuffix(")"))
+    watched.page.click(button)
+    assert watched.page.evaluate("() => location.hash") == "#verdict=no-trial-data"
+    chosen = watched.page.evaluate(visible)
+    assert chosen == ["no-trial-data"] * count and len(everything) > count > 0
+    watched.page.reload()
+    watched.page.wait_for_function("() => document.querySelector('.bl-filter[data-bl-ready]')")
+    assert watched.page.evaluate(visible) == chosen
+    pressed = watched.page.eval_on_selector(".bl-filter .md-button--primary", "b => b.getAttribute('data-bl-verdict')")
+    assert pressed == "no trial data"
+    watched.page.click("button[data-bl-verdict='all']")
+    assert watched.page.evaluate("() => location.href").endswith("/claims/")  # no fragment for every claim
+    assert watched.page.evaluate(visible) == everything
     assert watched.errors == []
     watched.page.close()
 

@@ -92,3 +92,28 @@ def test_the_terminal_hint_is_marked_for_the_page_to_follow_the_chosen_pair(tmp_
     page = generate(root)["compare/index.md"].decode()
     pair = f"{A} {B}".replace("-", "&#45;")
     assert f'<p class="bl-compare-hint">In a terminal, <code>benchledger diff {pair}</code>' in page
+
+
+def test_the_page_offers_every_run_to_pick_by_title_with_hostile_text_escaped(tmp_path: Path) -> None:
+    """Both pickers are in the page as built (no script needed to see what can be compared):
+    an empty choice, then every run newest first, its title and id as text, its id the value."""
+    root = write_tree(tmp_path, publication(measured_run(A, title='<b onmouseover="x()">First</b>'), measured_run(B)))
+    page = generate(root)["compare/index.md"].decode()
+    a, b = (run.replace("-", "&#45;") for run in (A, B))
+    options = (
+        '<option value="">pick a run</option>\n'
+        f'<option value="{b}">Run {b} ({b})</option>\n'
+        f'<option value="{a}">&#60;b onmouseover&#61;&#34;x&#40;&#41;&#34;&#62;First&#60;&#47;b&#62; ({a})</option>'
+    )
+    assert f'<label>A (baseline) <select name="a" autocomplete="off">\n{options}\n</select></label>' in page
+    assert f'<label>B (candidate) <select name="b" autocomplete="off">\n{options}\n</select></label>' in page
+    assert page.count("<option ") == 6 and "<b " not in page
+
+
+def test_the_page_documents_its_deep_link_with_the_two_newest_runs(tmp_path: Path) -> None:
+    root = write_tree(tmp_path, publication(measured_run(A), measured_run(B)))
+    page = generate(root)["compare/index.md"].decode()
+    a, b = (run.replace("-", "&#45;") for run in (A, B))
+    assert "A link to this page can name both runs: `compare/?a=RUN_A&b=RUN_B`" in page
+    assert f'<a href="?a={a}&amp;b={b}" class="bl-compare-example">the two newest runs</a>' in page
+    assert '<form class="bl-compare-form" method="get" action="./">' in page  # without a script, a GET to the same link

@@ -85,6 +85,14 @@ def first_settling(present: int, best_at: Callable[[int], tuple[str | None, floa
     return Settling(None, None, 0.0)
 
 
+def _exp(x: Any) -> Any:
+    """np.exp kept inside the finite floats, as stats.exp: an extreme draw saturates instead of
+    overflowing (trials spread over hundreds of orders of magnitude)."""
+    import numpy as np
+
+    return np.exp(np.clip(x, -stats.LOG_MAX, stats.LOG_MAX))
+
+
 def comparison_settling(
     log_ratio: float,
     sd_log: float,
@@ -110,8 +118,8 @@ def comparison_settling(
         spread = se * spread_factor(df)
         half, tost_half = stats.t_quantile(level, df) * spread, stats.t_quantile(tost_level(level), df) * spread
         codes = judge_many(
-            (np.exp(estimate - half), np.exp(estimate + half)),
-            (np.exp(estimate - tost_half), np.exp(estimate + tost_half)),
+            (_exp(estimate - half), _exp(estimate + half)),
+            (_exp(estimate - tost_half), _exp(estimate + tost_half)),
             direction=direction,
             claimed_ratio=claimed_ratio,
             min_effect=min_effect,

@@ -49,6 +49,21 @@ def compare_outputs(ledger: Ledger, confidence: float) -> dict[str, bytes]:
         mark=Markup(generated_mark("the runs")),
         level=t.level(confidence),
         example=" ".join(r.id for r in reversed(example)) if len(example) == 2 else None,
+        link=deep_link(*(r.id for r in reversed(example))) if len(example) == 2 else None,
         count=len(runs),
+        options=run_options(runs),
     )
     return {f"{COMPARE}/index.md": page.encode(), f"{COMPARE}/runs.json": _json(listing)}
+
+
+def run_options(runs: list[Run]) -> Markup:
+    """The <option>s of both run pickers, newest first: each run's title and id as text, its id
+    as the value (escaped: a title is the publisher's text), after an empty choice."""
+    options = ['<option value="">pick a run</option>']
+    options += [f'<option value="{t.attr(r.id)}">{t.text(r.meta.title)} ({t.text(r.id)})</option>' for r in runs]
+    return Markup("\n".join(options))
+
+
+def deep_link(a: str, b: str) -> Markup:
+    """The page's own address with two runs picked: `?a=RUN&b=RUN`, which compare.js reads."""
+    return Markup(f"?a={t.attr(t.path_url(a))}&amp;b={t.attr(t.path_url(b))}")

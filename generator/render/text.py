@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from decimal import Decimal
 from typing import Any
 from urllib.parse import quote
 
@@ -141,6 +142,8 @@ def number(value: float | None, digits: int = 4) -> str:
         return "–"
     if value == 0 or not signed.in_range(value):
         return "0" if value == 0 else signed.OUT_OF_RANGE
+    if abs(value) >= 1e16:  # past a float's integer digits: the shortest digits that read back as it, then zeros
+        return f"{Decimal(repr(value)):,f}"
     places = max(0, min(8, digits - 1 - math.floor(math.log10(abs(value)))))
     shown = f"{value:,.{places}f}"
     return shown.rstrip("0").rstrip(".") if "." in shown else shown

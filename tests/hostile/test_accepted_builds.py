@@ -3,11 +3,13 @@ edge cases, each checked and then generated (or built with MkDocs) without an ex
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pytest
 import yaml
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
@@ -39,15 +41,35 @@ def report(claims: list[dict]) -> str:
     return "---\n" + yaml.safe_dump({"title": "R", "date": "2026-09-06", "claims": claims}) + "---\n\n# R\n"
 
 
+NOT_FINITE = re.compile(r"(?<![A-Za-z])(inf|Infinity|nan|NaN)(?![A-Za-z])")  # what json and f-strings write
+
+
+def unbounded(files: dict[str, bytes]) -> list[str]:
+    """Every generated page, chart spec and ledger file that writes a figure as inf or nan (the
+    bundled vega library is not ours)."""
+    return [
+        f"{path}: {match.group(0)}"
+        for path, data in files.items()
+        if not path.startswith("assets/")
+        for match in NOT_FINITE.finditer(data.decode(errors="replace"))
+    ]
+
+
 def check_then_generate(root: Path) -> None:
     result = CliRunner().invoke(app, ["check", "--repo", str(root)])
     assert "Traceback" not in result.output
     event("accepted by check" if result.exit_code == 0 else "refused by check")  # --hypothesis-show-statistics
     if result.exit_code == 0:
-        generate(root)  # must not raise
+        assert unbounded(generate(root)) == []  # must not raise, and every figure is finite or absent
+
+
+# Trials of 1e-100 and 1e99 on both sides: a ratio interval past the floats. It made the build
+# raise OverflowError (render/forest.py) and `compare` print "+inf%"; found on a fresh clone.
+SPREAD = [(1e-100, 5, 4), (1e-100, 5, 4), (1e99, 5, 4), (1e99, 5, 4)]
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@example(a=SPREAD, b=SPREAD, said="+20%", where={"concurrency": 8}, metric="tokens_per_second")
 @given(
     rows,  # a row at concurrency 1 and one at 8 per trial
     rows,
@@ -124,3 +146,46 @@ def test_known_edge_cases_check_and_build_strictly(tmp_path: Path, case: str) ->
     assert result.exit_code == 0 and "Traceback" not in result.output, result.output
     page = root / "site" / "claims" / str(claim["id"]) / "index.html"
     assert page.is_file() and (root / "site" / "index.html").is_file()  # the accepted claim is published
+
+
+def spread_publication(root: Path) -> Path:
+    """Both runs' trials 1e-100 and 1e99 at each condition (inside the accepted range): a ratio
+    of 1 whose 95% interval lies past the floats at both ends."""
+    first, second = measured_run(A), measured_run(B)
+    first[f"runs/{A}/results.csv"] = second[f"runs/{B}/results.csv"] = results(SPREAD)
+    for run in (first, second):
+        run.pop(next(k for k in run if k.endswith("requests.csv")))
+    claim = {"id": "c", "statement": "s", "metric": "tokens_per_second", "baseline": A, "candidate": B}
+    claim |= {"at": {"concurrency": 8}, "claimed": "+20%"}
+    return write_tree(root, publication(first, second, extra={"site_src/reports/r.md": report([claim])}))
+
+
+def test_trials_hundreds_of_orders_apart_build_and_read_out_of_range(tmp_path: Path) -> None:
+    """It raised OverflowError in `build --strict`, and `compare` printed "+inf%"."""
+    root = spread_publication(tmp_path / "pub")
+    assert CliRunner().invoke(app, ["check", "--repo", str(root)]).exit_code == 0
+    built = CliRunner().invoke(app, ["build", "--strict", "--repo", str(root)])
+    assert built.exit_code == 0 and "Traceback" not in built.output, built.output
+    page = (root / "site" / "claims" / "c" / "index.html").read_text()
+    assert "out of range, out of range&#93;" in page  # the interval's ends, in words
+    assert unbounded(generate(root)) == []
+    claims = json.loads((root / "site" / "ledger" / "claims.json").read_text())
+    assert [(c["ratio"], c["ci_low"], c["ci_high"]) for c in claims] == [(1.0, None, None)]
+
+
+def test_compare_and_diff_print_no_infinite_figure(tmp_path: Path) -> None:
+    root = spread_publication(tmp_path / "pub")
+    ask = ["compare", A, B, "--metric", "tokens_per_second", "--at", "concurrency=8", "--repo", str(root)]
+    printed = CliRunner().invoke(app, ask, env={"COLUMNS": "200"})
+    assert printed.exit_code == 0 and "inf" not in printed.output, printed.output
+    assert "ratio candidate/baseline: 1 [out of range, out of range]" in printed.output
+    assert "the 95% interval of the ratio runs from out of range to out of range" in printed.output
+    found = json.loads(CliRunner().invoke(app, [*ask, "--json"]).stdout)
+    assert (found["ratio"], found["ci_low"], found["ci_high"]) == (1.0, None, None)
+    table = CliRunner().invoke(app, ["diff", A, B, "--repo", str(root)], env={"COLUMNS": "200"})
+    speeds = [line.split("│")[4:6] for line in table.output.splitlines() if "tokens_per_second" in line]
+    assert [[cell.strip() for cell in s] for s in speeds] == [["0.0%", "[out of range, out of range]"]] * 2
+    assert "inf" not in table.output, table.output
+    figures = json.loads(CliRunner().invoke(app, ["diff", A, B, "--json", "--repo", str(root)]).stdout)["figures"]
+    speed = [f for f in figures if f["metric"] == "tokens_per_second"]
+    assert [(f["ratio"], f["ci_low"], f["ci_high"]) for f in speed] == [(1.0, None, None)] * 2

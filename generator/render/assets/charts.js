@@ -54,15 +54,16 @@
     }).observe(document.body, { attributes: true, attributeFilter: ["data-md-color-scheme"] });
   }
   function filters() {
+    /* The claims filter: a button shows one verdict's rows. The choice is kept in the address
+       (#verdict=within-noise, history.replaceState), so a filtered view can be shared and
+       reloaded; the front page links to these fragments. */
     var bar = document.querySelector(".bl-filter");
     if (!bar || bar.getAttribute("data-bl-ready")) { return; }
     bar.setAttribute("data-bl-ready", "yes");
     var table = bar.nextElementSibling;
     while (table && !table.querySelector("table")) { table = table.nextElementSibling; }
     if (!table) { return; }
-    bar.addEventListener("click", function (event) {
-      var button = event.target.closest("button[data-bl-verdict]");
-      if (!button) { return; }
+    function show(button) {
       var wanted = button.getAttribute("data-bl-verdict");
       Array.prototype.forEach.call(bar.querySelectorAll("button"), function (b) {
         b.classList.toggle("md-button--primary", b === button);
@@ -72,11 +73,29 @@
         var verdict = held ? held.getAttribute("data-bl-headline").replace(/-/g, " ") : "";
         row.hidden = wanted !== "all" && verdict !== wanted;
       });
+      return wanted;
+    }
+    function asked() {
+      var found = /^#verdict=([a-z-]+)$/.exec(window.location.hash);
+      var wanted = found ? found[1].replace(/-/g, " ") : "all";
+      return bar.querySelector('button[data-bl-verdict="' + wanted + '"]') || bar.querySelector('button[data-bl-verdict="all"]');
+    }
+    bar.addEventListener("click", function (event) {
+      var button = event.target.closest("button[data-bl-verdict]");
+      if (!button) { return; }
+      var wanted = show(button);
+      var url = new URL(window.location.href);
+      url.hash = wanted === "all" ? "" : "verdict=" + wanted.replace(/ /g, "-");
+      window.history.replaceState(window.history.state, "", url.href);
     });
-    var asked = /^#verdict=([a-z-]+)$/.exec(window.location.hash);
-    if (asked) {
-      var chosen = bar.querySelector('button[data-bl-verdict="' + asked[1].replace(/-/g, " ") + '"]');
-      if (chosen) { chosen.click(); }
+    bar.blShowAsked = function () { var button = asked(); if (button) { show(button); } };
+    bar.blShowAsked();
+    if (!window.blFilterWatching) {  /* once per window: instant navigation keeps the window */
+      window.blFilterWatching = true;
+      window.addEventListener("hashchange", function () {
+        var current = document.querySelector(".bl-filter[data-bl-ready]");
+        if (current && current.blShowAsked) { current.blShowAsked(); }
+      });
     }
   }
   function ready() { draw(); filters(); redrawOnToggle(); }

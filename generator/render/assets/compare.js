@@ -6,6 +6,7 @@
 (function () {
   "use strict";
   var RUN_ID = /^[a-z0-9][a-z0-9._-]*$/;
+  var LOG_MAX = Math.log(Number.MAX_VALUE);  /* stats.LOG_MAX */
 
   function element(tag, text, attrs) {
     var node = document.createElement(tag);
@@ -34,8 +35,14 @@
     return wrap;
   }
   function pct(ratio) {
+    /* A ratio past 1e300 or nearer 0 than 1e-300 is out of range (format/signed.py's in_range):
+       only an interval over trials hundreds of orders of magnitude apart gets there. */
+    if (!(isFinite(ratio) && (ratio === 0 || (Math.abs(ratio) > 1e-300 && Math.abs(ratio) < 1e300)))) {
+      return "out of range";
+    }
     var v = (ratio - 1) * 100, shown = Math.abs(v).toFixed(1);
     if (v === 0) { return "0.0%"; }
+    if (Math.abs(v) >= 1e15) { shown = Math.abs(v).toExponential(1); }  /* as signed(): '+1.0e+201%' */
     if (shown === "0.0") { shown = String(Number(Math.abs(v).toPrecision(1))); }  /* never "-0.0%" */
     return (v < 0 ? "-" : "+") + shown + "%";  /* generator/format/signed.py's change() */
   }
@@ -64,6 +71,11 @@
     var ss = logs.reduce(function (a, b) { return a + (b - mean) * (b - mean); }, 0);
     return { n: n, mean: mean, variance: ss / (n - 1) };
   }
+  function exp(x) {
+    /* stats.exp: saturated inside the floats (never 0 or Infinity), so a bound past them reads
+       "out of range" here as in benchledger diff. */
+    return Math.exp(Math.max(-LOG_MAX, Math.min(LOG_MAX, x)));
+  }
   function ratio(listing, a, b) {
     /* Welch on the log scale, as stats.ratio_interval and Ratio.bounds. */
     if (a.length < 2 || b.length < 2) { return null; }
@@ -77,7 +89,7 @@
     }
     var df = (va + vb) * (va + vb) / (va * va / (sa.n - 1) + vb * vb / (sb.n - 1));
     var half = tQuantile(listing, df) * se;
-    return { ratio: Math.exp(diff), low: Math.exp(diff - half), high: Math.exp(diff + half) };
+    return { ratio: exp(diff), low: exp(diff - half), high: exp(diff + half) };
   }
   function differences(a, b) {
     var keys = Object.keys(a.environment).concat(Object.keys(b.environment));
@@ -156,42 +168,34 @@
       " intervals, one condition at a time):"));
     out.appendChild(table(["metric", "condition", "n (A / B)", "B / A", "interval", "change"], rows, "figures"));
   }
-  function picker(label, name, list, value) {
-    var wrap = element("label", label + " ");
-    var input = element("input", null, { name: name, list: "bl-compare-runs", size: "34", autocomplete: "off" });
-    input.value = value || "";
-    wrap.appendChild(input);
-    return wrap;
-  }
   function setup(root) {
+    /* The form, its two pickers (every run, rendered by the build) and the status line are in
+       the page; this fills them from the address (?a=RUN&b=RUN), keeps the address on the pair
+       picked (history.replaceState) and shows the comparison once both are picked. */
     if (root.getAttribute("data-bl-ready")) { return; }
     root.setAttribute("data-bl-ready", "pending");
+    var form = root.querySelector("form.bl-compare-form");
+    var status = root.querySelector(".bl-compare-status");
+    var out = root.querySelector(".bl-compare-result");
+    if (!form || !status || !out) { return; }
     fetchJson(root.getAttribute("data-bl-runs")).then(function (listing) {
       var known = Object.create(null);  /* a run id may be "constructor" */
-      var options = element("datalist", null, { id: "bl-compare-runs" });
-      listing.runs.forEach(function (r) {
-        known[r[0]] = true;
-        options.appendChild(element("option", r[1] + " (" + r[2] + ")", { value: r[0] }));
-      });
-      var params = new URLSearchParams(window.location.search);
-      var form = element("form", null, { "class": "bl-compare-form" });
-      form.appendChild(picker("A (baseline)", "a", listing, params.get("a")));
-      form.appendChild(picker("B (candidate)", "b", listing, params.get("b")));
-      form.appendChild(element("button", "Compare", { type: "submit", "class": "md-button" }));
-      var status = element("p", null, { "class": "bl-compare-status", role: "status" });
-      var out = element("div", null, { "class": "bl-compare-result" });
-      root.textContent = "";
-      [options, form, status, out].forEach(function (n) { root.appendChild(n); });
+      listing.runs.forEach(function (r) { known[r[0]] = true; });
+      function picked(name) { return form.elements[name].value.trim(); }
+      function unknown(ids) {
+        return ids.filter(function (id) { return id && (!RUN_ID.test(id) || !known[id]); });
+      }
+      function address() {
+        var url = new URL(window.location.href), query = new URLSearchParams();
+        ["a", "b"].forEach(function (name) { if (picked(name)) { query.set(name, picked(name)); } });
+        url.search = query.toString() ? "?" + query.toString() : "";
+        window.history.replaceState(window.history.state, "", url.href);
+      }
       function go() {
-        var a = form.elements.a.value.trim(), b = form.elements.b.value.trim();
+        var a = picked("a"), b = picked("b");
         out.textContent = "";
-        if (!a || !b) { status.textContent = "Pick two runs."; return; }
-        var bad = [a, b].filter(function (id) { return !RUN_ID.test(id) || !known[id]; });
-        if (bad.length) { status.textContent = "No run " + bad[0] + " in this publication."; return; }
+        if (!a || !b) { status.textContent = a || b ? "Pick a run for " + (a ? "B." : "A.") : "Pick two runs."; return; }
         status.textContent = "Loading\u2026";
-        var url = new URL(window.location.href);
-        url.search = "?a=" + encodeURIComponent(a) + "&b=" + encodeURIComponent(b);
-        window.history.replaceState(null, "", url.href);
         Promise.all([a, b].map(function (id) { return fetchJson("../runs/" + id + "/compare.json"); }))
           .then(function (runs) {
             status.textContent = "";
@@ -203,11 +207,24 @@
           })
           .catch(function (error) { status.textContent = "Could not load the runs (" + error.message + ")."; });
       }
-      form.addEventListener("submit", function (event) { event.preventDefault(); go(); });
-      if (params.get("a") && params.get("b")) { go(); } else { root.setAttribute("data-bl-ready", "yes"); }
+      form.addEventListener("submit", function (event) { event.preventDefault(); address(); go(); });
+      form.addEventListener("change", function () { address(); go(); });
+      var params = new URLSearchParams(window.location.search);
+      var asked = [params.get("a") || "", params.get("b") || ""].map(function (id) { return id.trim(); });
+      var bad = unknown(asked);
+      if (bad.length) {
+        /* The address is only ever text here: the id is shown with textContent, never as markup. */
+        status.textContent = "No run " + bad[0] + " in this publication.";
+        root.setAttribute("data-bl-ready", "yes");
+        return;
+      }
+      form.elements.a.value = asked[0];
+      form.elements.b.value = asked[1];
+      if (asked[0] || asked[1]) { go(); }
+      if (!(asked[0] && asked[1])) { root.setAttribute("data-bl-ready", "yes"); }
     }).catch(function (error) {
       root.setAttribute("data-bl-ready", "failed");
-      root.textContent = "The run list could not be loaded (" + error.message + "); use benchledger diff A B.";
+      status.textContent = "The run list could not be loaded (" + error.message + "); use benchledger diff A B.";
     });
   }
   function start() {
