@@ -91,6 +91,11 @@ def _results(rows: list[tuple[int, int]]) -> str:
 
 
 def rate_publication(tmp_path: Path, low: list[tuple[int, int]], high: list[tuple[int, int]]) -> dict[str, bytes]:
+    """The pages of `rate_repo`."""
+    return generate(rate_repo(tmp_path, low, high))
+
+
+def rate_repo(tmp_path: Path, low: list[tuple[int, int]], high: list[tuple[int, int]]) -> Path:
     """Two runs and a claim that n_max 2 accepts more of its drafted tokens than n_max 12."""
     runs = []
     for run_id, rows in ((LOW, low), (HIGH, high)):
@@ -107,7 +112,7 @@ def rate_publication(tmp_path: Path, low: list[tuple[int, int]], high: list[tupl
         "at": {"concurrency": 1},
     }
     front = "---\n" + yaml.safe_dump({"title": "Rates", "claims": [claim]}) + "---\n\n# Rates\n"
-    return generate(write_tree(tmp_path, publication(*runs, extra={"site_src/reports/rates.md": front})))
+    return write_tree(tmp_path, publication(*runs, extra={"site_src/reports/rates.md": front}))
 
 
 def shown(page: bytes) -> str:
@@ -206,3 +211,31 @@ def test_the_methods_page_states_the_rate_rules_from_the_code() -> None:
     assert "with the smallest change worth calling\n   as a ratio (±2.0%: beyond 0.980x or 1.020x)" in page
     assert "**truncated to [0, 1]**" in page and "never as the interval's n" in page
     assert "Wilson score interval" not in page
+
+
+def test_a_rate_claim_is_judged_by_its_ratio_with_min_effect_as_a_ratio(tmp_path: Path) -> None:
+    """10.0% -> 10.5% is +0.5 pp, under a point, but a ratio of 1.05x: beyond 1 + min_effect
+    (1.010x), so supported. The verdict rule for rates is the ratio's, as FORMAT.md says."""
+    low = [(1000, k) for k in (99, 100, 101, 100, 100)]
+    high = [(1000, k) for k in (105, 104, 106, 105, 105)]
+    pages = rate_publication(tmp_path, low, high)
+    page = shown(pages["claims/acceptance-up/index.md"])
+    ratio = stats.ratio_interval([k / 1000 for _, k in low], [k / 1000 for _, k in high])
+    assert ratio.low > 1.01 and f"{ratio.low:.3f}x to {ratio.high:.3f}x" == "1.039x to 1.061x"
+    assert (
+        "Supported: the difference is +0.5 pp, 10.0% → 10.5%, and the 95% interval of the ratio runs from "
+        "1.039x to 1.061x, entirely beyond the smallest change worth calling, as an increase."
+    ) in page
+
+
+def test_compare_prints_a_rate_in_points_then_its_ratio(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from generator.cli import app
+
+    root = rate_repo(tmp_path, IDENTICAL_LOW, IDENTICAL_HIGH)
+    args = ["compare", LOW, HIGH, "--metric", "acceptance", "--at", "concurrency=1", "--repo", str(root)]
+    result = CliRunner().invoke(app, args, env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert f"candidate vs baseline: +39.0 pp, 28.2% → 67.2% (ratio 2.386x; {EXACT})" in result.output
+    assert "28.2% (every trial identical)" in result.output and "0.2816" not in result.output

@@ -229,7 +229,9 @@ def _print_condition(console: Any, r: ClaimComparison, c: Comparison) -> None:
     from rich.table import Table
 
     from ..analysis.stats import IDENTICAL, IDENTICAL_SIDES
+    from ..render import rate_text
     from ..render import text as t
+    from ..render.verdict_text import interval_text, proportions
 
     def safe(value: object) -> str:
         return escape(shown(str(value)))
@@ -244,12 +246,17 @@ def _print_condition(console: Any, r: ClaimComparison, c: Comparison) -> None:
             value = t.number(side.values[0]) if side.values else "–"
             n = str(side.n) if side.published else "not reported"
             table.add_row(name, safe(side.run), n, "–", f"{value} (reported)")
+        elif side.rate is not None:  # a rate: in percent, its interval over the trials
+            mean = rate_text.mean_interval(side.rate)
+            table.add_row(name, safe(side.run), str(side.rate.n), t.percent(s.median), safe(mean))
         else:
             ci = f" [{t.number(s.ci_low)}, {t.number(s.ci_high)}]" if s.ci_low is not None else ""
             ci = f" ({IDENTICAL})" if s.constant else ci
             table.add_row(name, safe(side.run), str(s.n), t.number(s.median), safe(f"{t.number(s.mean)}{ci}"))
     console.print(table)
-    if c.ratio is not None:
+    if c.ratio is not None and proportions(c, r.unit) is not None:  # percentage points first, the ratio labelled
+        console.print(safe(f"candidate vs baseline: {interval_text(c, unit=r.unit)}"))
+    elif c.ratio is not None:
         interval = f" [{t.number(c.ci_low)}, {t.number(c.ci_high)}]" if c.ci_low is not None else ""
         interval = f" ({IDENTICAL_SIDES})" if c.ci_low is not None and c.ci_low == c.ci_high else interval
         console.print(safe(f"ratio candidate/baseline: {t.number(c.ratio)}{interval}"))  # "[out of range" is no tag
