@@ -539,3 +539,5 @@ def test_every_surface_states_the_four_states_in_the_same_words() -> None:
         assert f"{state} ({when})" in helped
     example = '"rerun unsettled (0 of 10 agree, 0 differ)"'
     assert example in methods and example in formats and example in helped and example in guide
+    readme = (repo / "README.md").read_text()
+    assert "reproduced, partly reproduced, rerun unsettled or not reproduced, with the counts" in readme
