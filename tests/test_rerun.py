@@ -5,6 +5,7 @@ llama.cpp test bed version is in test_llama_cpp.py."""
 from __future__ import annotations
 
 import html
+import json
 import re
 import shutil
 import subprocess
@@ -498,6 +499,8 @@ def test_an_unsettled_rerun_reads_the_same_everywhere(
     assert f"benchledger rerun: {said}. The new trials" in str(data["statement"])
     code, out = cli("review", "--base", "main", "--repo", str(root))
     assert code == 0 and f"| `{RUN}` | no rerun | **{said}** |" in out, out
+    code, out = cli("review", "--base", "main", "--format", "json", "--repo", str(root))
+    assert code == 0 and json.loads(out)["reruns"] == [[RUN, "no rerun", said]], out
     (path,) = (root / "runs" / RUN / "receipts").glob("*.yaml")
     data["statement"] = (
         "Re-ran the recorded invocation with benchledger rerun: 0 of 2 figures agree (partly reproduced)."
