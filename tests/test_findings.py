@@ -271,3 +271,21 @@ def test_the_claims_export_carries_the_finding_and_its_check(tmp_path: Path) -> 
     example = {row["claim"]: row for row in json.loads(generate(EXAMPLE)["ledger/claims.json"])}
     assert example["shortlist-c8-matched"]["finding_check"] == "not checked"
     assert example["testbed-drafting-matched"]["finding_check"] == "borne out"
+
+
+def test_review_names_a_new_corrections_finding_and_what_its_runs_say(tmp_path: Path) -> None:
+    from generator.analysis.review import judge, review
+    from generator.render.review_text import review_markdown
+
+    before = _publication(tmp_path / "a", {"finding": "contradicted"})
+    claims_only = (before / "site_src/reports/seed.md").read_text()
+    first = claims_only[: claims_only.index("- id: shortlist-matched")]
+    (before / "site_src/reports/seed.md").write_text(first.rstrip() + "\nlimits: []\n---\n\n# The seed story\n")
+    after = _publication(tmp_path / "b", {"finding": "contradicted"})
+    found = review(judge(before, "site_src", Settings()), judge(after, "site_src", Settings()))
+    text = review_markdown(found, "main", "fix")
+    assert (
+        "- `shortlist-matched` corrects `shortlist-c8`: finds contradicted (it finds contradicted, but the claim "
+        "&#40;&#43;20&#37;&#41; judged on its runs is overstated)"
+    ) in text
+    assert "1 new correction" in text and "(s)" not in text

@@ -83,8 +83,8 @@ def test_review_names_the_flipped_verdict_the_new_run_and_the_stale_receipt(pub:
         "<!-- benchledger review -->",
         "## benchledger review: HEAD&#126;1 → HEAD",
         "",
-        "**1 run(s) added, 2 run(s) changed, 1 claim verdict(s) changed, 1 receipt(s) gone stale, "
-        "1 receipt state(s) changed, 1 new problem(s)**",
+        "**1 run added, 2 runs changed, 1 claim verdict changed, 1 receipt gone stale, "
+        "1 receipt state changed, 1 new problem**",
     ]
     assert "| `2026-09-03-new` | added |" in out  # ids as written: they match [a-z0-9._-]
     assert "| `2026-09-01-fast` | changed |" in out

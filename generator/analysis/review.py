@@ -65,6 +65,7 @@ class Review:
     edited: tuple[str, ...] = ()  # claims kept under their id whose declaration changed
     receipts: tuple[tuple[str, str, str], ...] = ()  # (run, state before, state after), every change
     reruns: tuple[tuple[str, str, str], ...] = ()  # (run, rerun before, after) in the site's words, every change
+    findings: tuple[tuple[str, str, str], ...] = ()  # (new correction, its finding, what its runs say of it)
 
     @property
     def empty(self) -> bool:
@@ -124,6 +125,7 @@ def review(base: Judged, head: Judged, measured: Mapping[str, str] | None = None
             )
         ),
         grids=_grid_changes(base, head) if judged else (),
+        findings=_findings(base, head),
         stale=gone_stale,
         problems=tuple(p for p in head.problems if str(p) not in known),
         judged=judged,
@@ -195,4 +197,20 @@ def _grid_changes(base: Judged, head: Judged) -> tuple[VerdictChange, ...]:
         if before != after and either is not None:
             why = now.reason if now else ""
             out.append(VerdictChange(grid_id, either.attribution.statement, before, after, why))
+    return tuple(out)
+
+
+def _findings(base: Judged, head: Judged) -> tuple[tuple[str, str, str], ...]:
+    """Each new correction that states a finding: (its id, the finding, what its runs say of it)."""
+    out = []
+    for claim_id, ev in sorted(head.evaluations.items()):
+        found = ev.correction
+        if claim_id in base.evaluations or found is None or found.finding is None:
+            continue
+        check = found.disagreement or (
+            ("borne out by its runs" if found.settled else "not settled by its runs")
+            if found.checked
+            else "not checked"
+        )
+        out.append((claim_id, found.finding, check))
     return tuple(out)

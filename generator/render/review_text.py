@@ -33,26 +33,27 @@ def review_markdown(found: Review, base: str, head: str) -> str:
     if found.empty:
         return "\n".join([*lines, "No run, claim, grid, receipt or problem changes.", ""])
     counts = [
-        (len(found.added), "run(s) added"),
-        (len(found.changed), "run(s) changed"),
-        (len(found.removed), "run(s) removed"),
-        (len(found.verdicts), "claim verdict(s) changed"),
-        (len(found.edited), "claim(s) edited"),
-        (len(found.corrections), "new correction(s)"),
-        (len(found.grids), "grid verdict(s) changed"),
-        (len(found.stale), "receipt(s) gone stale"),
-        (len(found.receipts), "receipt state(s) changed"),
-        (len(found.reruns), "rerun outcome(s) changed"),
-        (len(found.problems), "new problem(s)"),
+        (len(found.added), "run added", "runs added"),
+        (len(found.changed), "run changed", "runs changed"),
+        (len(found.removed), "run removed", "runs removed"),
+        (len(found.verdicts), "claim verdict changed", "claim verdicts changed"),
+        (len(found.edited), "claim edited", "claims edited"),
+        (len(found.corrections), "new correction", "new corrections"),
+        (len(found.grids), "grid verdict changed", "grid verdicts changed"),
+        (len(found.stale), "receipt gone stale", "receipts gone stale"),
+        (len(found.receipts), "receipt state changed", "receipt states changed"),
+        (len(found.reruns), "rerun outcome changed", "rerun outcomes changed"),
+        (len(found.problems), "new problem", "new problems"),
     ]
-    lines += ["**" + ", ".join(f"{n} {what}" for n, what in counts if n) + "**", ""]
+    lines += ["**" + ", ".join(f"{n} {one if n == 1 else many}" for n, one, many in counts if n) + "**", ""]
     if not found.judged:
         lines += ["A side has errors, so its verdicts could not be computed; fix the problems below first.", ""]
     lines += _runs(found)
     lines += _changes("Claims whose verdict changed", "Claim", found.verdicts, "Measured after")
     if found.corrections:
         lines += ["### New corrections", ""]
-        lines += [f"- {_id(fix)} corrects {_id(claim)}" for fix, claim in found.corrections] + [""]
+        said = {fix: f": finds {finding} ({_said(check)})" for fix, finding, check in found.findings}
+        lines += [f"- {_id(fix)} corrects {_id(claim)}{said.get(fix, '')}" for fix, claim in found.corrections] + [""]
     if found.edited:
         lines += ["### Claims edited under the same id", ""]
         lines += [
