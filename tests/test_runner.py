@@ -128,7 +128,7 @@ def test_faults_are_counted_per_request(tmp_path: Path) -> None:
     assert errors[0].startswith("HTTP 500") and len(errors) == 2
     assert [float(r["errors"]) for r in rows(run / "results.csv")] == [1.0, 1.0]
     meta = yaml.safe_load((run / "run.yaml").read_text())
-    assert "2 request(s) failed" in meta["notes"] and "malformed SSE line(s)" in meta["notes"]
+    assert "2 requests failed and 2 malformed SSE lines were skipped" in meta["notes"], meta["notes"]
 
 
 def test_unreachable_server_fails_before_the_first_trial(tmp_path: Path) -> None:

@@ -66,7 +66,8 @@ def _check(repo: Path, quiet: bool = False, allow_stale: bool = False) -> tuple[
         if problem.severity == "warning":
             typer.echo(f"Warning: {shown(str(problem))}", err=True)
     if checked.errors:
-        typer.echo(f"{checked.ledger.summary()}: {len(checked.errors)} problem(s)", err=True)
+        found = len(checked.errors)
+        typer.echo(f"{checked.ledger.summary()}: {found} {'problem' if found == 1 else 'problems'}", err=True)
         fail(checked.errors)
     if not quiet:
         typer.echo(f"{checked.ledger.summary()}: no problems")

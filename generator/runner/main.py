@@ -242,7 +242,10 @@ def run_command(common: Common, asked: CommandOptions, console: Console) -> Path
         metrics |= {e.name: dict(asked.declared.get(e.name, {})) for e in found}
         failures = sum(1 for entry in log if entry["error"])
         extra_notes = (
-            [f"{failures} failed execution(s) were retried and not counted as trials; see raw/executions.jsonl."]
+            [
+                f"{failures} failed {'execution was' if failures == 1 else 'executions were'} retried and not "
+                "counted as trials; see raw/executions.jsonl."
+            ]
             if failures
             else []
         )

@@ -94,8 +94,8 @@ def _openai_notes(outcome: Outcome, record: OpenAIRecord) -> list[str]:
     out = []
     if failed or malformed:
         out.append(
-            f"{failed} request(s) failed and {malformed} malformed SSE line(s) were skipped in "
-            "the recorded trials; see requests.csv."
+            f"{failed} {'request' if failed == 1 else 'requests'} failed and {malformed} malformed SSE "
+            f"{'line was' if malformed == 1 else 'lines were'} skipped in the recorded trials; see requests.csv."
         )
     bound = [m for _, _, m in outcome.completed if m.row.get("client_bound")]
     if bound:
@@ -108,7 +108,8 @@ def _openai_notes(outcome: Outcome, record: OpenAIRecord) -> list[str]:
         )
     if refused:
         out.append(
-            f"{refused} field(s) from the server were of the wrong type, negative or impossible (such as more "
+            f"{refused} {'field' if refused == 1 else 'fields'} from the server {'was' if refused == 1 else 'were'} "
+            "of the wrong type, negative or impossible (such as more "
             "accepted than drafted tokens) and were not recorded; see raw/requests-detail.jsonl."
         )
     return out
