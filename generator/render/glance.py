@@ -192,8 +192,9 @@ def _by_report(ledger: Ledger, evaluations: Mapping[str, Evaluation], up: str) -
         picked = [*(ev for ev in mine if ev.corrected_by), *holds][:SHOWN]
         lines = [_corrected(ev, evaluations, up) if ev.corrected_by else _holds(ev, up) for ev in picked]
         rest: dict[str, int] = {}
+        shown = {ev.claim.id for ev in picked}
         for ev in mine:
-            if ev not in picked and not (ev.claim.corrects in evaluations and evaluations[ev.claim.corrects] in picked):
+            if ev.claim.id not in shown and ev.claim.corrects not in shown:  # a correction is on its claim's line
                 rest[ev.headline] = rest.get(ev.headline, 0) + 1
         if rest:
             said = ", ".join(
@@ -210,9 +211,9 @@ def _by_report(ledger: Ledger, evaluations: Mapping[str, Evaluation], up: str) -
 
 def _provenance(evaluations: Sequence[Evaluation], ledger: Ledger) -> str:
     """Where a report's figures come from: "6 runs measured here", "2 runs reported without trials"."""
-    runs = {r for ev in evaluations for r in (ev.claim.baseline, ev.claim.candidate, ev.claim.run) if r in ledger.runs}
+    runs = {r for ev in evaluations for r in (ev.claim.baseline, ev.claim.candidate, ev.claim.run) if r is not None}
     kinds: dict[str, int] = {}
-    for run_id in runs:
+    for run_id in sorted(runs & set(ledger.runs)):
         kind = ledger.runs[run_id].meta.source.kind
         kinds[kind] = kinds.get(kind, 0) + 1
     words = {"measured": "measured here", "reported": "reported without trials", "republished": "republished"}
