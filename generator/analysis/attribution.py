@@ -141,12 +141,13 @@ def _fit(
             rows.append([1.0, *(math.prod(codes[k] for k in term) for term in terms)])
             ys.append(math.log(value))
     fit = OLS(np.array(ys), np.array(rows)).fit()
-    ci = np.exp(fit.conf_int(alpha=1 - settings.confidence))
-    tost = np.exp(fit.conf_int(alpha=1 - tost_level(settings.confidence)))
+    limit = stats.LOG_MAX  # as stats.exp: a bound past the floats saturates (read "out of range"), never inf
+    ci = np.exp(np.clip(fit.conf_int(alpha=1 - settings.confidence), -limit, limit))
+    tost = np.exp(np.clip(fit.conf_int(alpha=1 - tost_level(settings.confidence)), -limit, limit))
     effects = []
     for t, term in enumerate(terms, start=1):
         names = tuple(factors[k] for k in term)
-        ratio = float(math.exp(fit.params[t]))
+        ratio = stats.exp(float(fit.params[t]))
         direction = gain if names == (credits,) else (1 if ratio > 1 else -1 if ratio < 1 else 0)
         bounds, tbounds = (float(ci[t][0]), float(ci[t][1])), (float(tost[t][0]), float(tost[t][1]))
         verdict = judge(bounds, tbounds, direction, None, settings.min_effect, band).verdict

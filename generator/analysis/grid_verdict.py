@@ -136,7 +136,7 @@ def judged(
     rule = _rule(grid, gain, path, min_effect)
     est, half = _estimates(grid)
     verdict = GRID_VERDICTS[int(rule.decide(est, half)[0])]
-    gained = math.exp(float(est[0] @ rule.weights))
+    gained = stats.exp(float(est[0] @ rule.weights))
     grid = replace(grid, gain=gained)
     mains = {e.factors[0]: e for e in grid.effects if len(e.factors) == 1}
     real_gains = sorted(

@@ -69,7 +69,7 @@ def forest_ticks(rows: Sequence[Mapping[str, Any]], domain: tuple[float, float],
     span = math.log(domain[1]) - math.log(domain[0])
 
     def clear(a: float, b: float) -> bool:
-        room = abs(math.log(a / b)) / span * AXIS_PX
+        room = abs(math.log(a) - math.log(b)) / span * AXIS_PX  # a / b underflows for ends 1e-250 and 1e250
         return room >= (_label_px(tick_label(a, ratios)) + _label_px(tick_label(b, ratios))) / 2 + 4
 
     kept = [1.0]

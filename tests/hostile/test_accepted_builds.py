@@ -189,3 +189,19 @@ def test_compare_and_diff_print_no_infinite_figure(tmp_path: Path) -> None:
     figures = json.loads(CliRunner().invoke(app, ["diff", A, B, "--json", "--repo", str(root)]).stdout)["figures"]
     speed = [f for f in figures if f["metric"] == "tokens_per_second"]
     assert [(f["ratio"], f["ci_low"], f["ci_high"]) for f in speed] == [(1.0, None, None)] * 2
+
+
+def test_a_grid_of_trials_hundreds_of_orders_apart_generates_with_every_figure_finite(tmp_path: Path) -> None:
+    """A 2x2 attribution grid whose cells hold trials of 1e-100 and 1e99: its effects' intervals
+    overflowed numpy's exp (inf in the fit), and the forest's ticks took the log of 1e-250 / 1e250."""
+    from builders import cell, grid_attribution, grid_report
+
+    trials = {("a0", "b0"): [1e-100, 1e99, 1e-100], ("a1", "b0"): [1e99, 1e-100, 1e99]}
+    trials |= {("a0", "b1"): [1e-100, 1e99, 1e-100], ("a1", "b1"): [1e99, 1e-100, 1e-100]}
+    runs = {f"2026-09-01-{a}-{b}": cell(f"2026-09-01-{a}-{b}", {"a": a, "b": b}, v) for (a, b), v in trials.items()}
+    grid = grid_attribution(list(runs), {"A": "setup.a", "B": "setup.b"}, credits="B")
+    root = write_tree(tmp_path / "pub", publication(*runs.values(), extra=grid_report(grid)))
+    assert CliRunner().invoke(app, ["check", "--repo", str(root)]).exit_code == 0
+    files = generate(root)
+    assert unbounded(files) == []
+    assert "out of range" in files["claims/the-grid/index.md"].decode()
