@@ -289,3 +289,14 @@ def test_review_names_a_new_corrections_finding_and_what_its_runs_say(tmp_path: 
         "&#40;&#43;20&#37;&#41; judged on its runs is overstated)"
     ) in text
     assert "1 new correction" in text and "(s)" not in text
+
+
+def test_the_methods_page_states_the_out_of_range_rule_from_the_code(monkeypatch: pytest.MonkeyPatch) -> None:
+    from generator.format import signed
+    from generator.render.methods_page import methods_page
+
+    assert 'above 1e300 in\n  magnitude, or nearer 0 than 1e-300 (and not 0), reads "out of range"' in html.unescape(
+        methods_page(Settings())
+    )
+    monkeypatch.setattr(signed, "RANGE_HIGH", 1e200)
+    assert "above 1e200 in" in methods_page(Settings())

@@ -3,10 +3,13 @@ parameters (so the page cannot drift from the code), and what each rule cannot k
 
 from __future__ import annotations
 
+import math
+
 from markupsafe import Markup
 
 from ..analysis import findings, grid_verdict, power, reproduction, stats, verdicts
 from ..analysis.comparison import RECOMMENDED, Settings
+from ..format import signed
 from ..format.front_matter import MAX_FACTORS
 from ..format.models import CLIENT_FIGURES
 from ..format.signed import times
@@ -55,6 +58,9 @@ def methods_page(settings: Settings) -> str:
         recommended=Markup(", ".join(f"`{s}`" for s in RECOMMENDED if s != "warmup_trials")),
         findings=Markup(", ".join(f"`{f}`" for f in findings.FINDINGS)),
         finding_rule=[(Markup(f"**{f}**"), t.text(when)) for f, when in findings.RULE.items()],
+        range_high=f"1e{round(math.log10(signed.RANGE_HIGH))}",
+        range_low=f"1e{round(math.log10(signed.RANGE_LOW))}",
+        out_of_range=signed.OUT_OF_RANGE,
         rerun_tost=t.level(verdicts.tost_level(stats.CONFIDENCE)),
         rerun_margin=f"{reproduction.MARGIN:.0%}",
         rerun_alpha=f"{1 - stats.CONFIDENCE:.3g}",
