@@ -324,7 +324,7 @@ def test_no_unmatched_condition_says_how_many_recorded_keys_were_compared(tmp_pa
     compared, so two runs with a bare manifest do not read as two matched machines."""
     full = _unmatched_section(repo_with(tmp_path, [claim()]))
     assert full == (
-        f"None: apart from setup.draft_vocab, the 11 keys the manifests and setups of {A} and {B} record match "
+        f"No key that both record differs: apart from setup.draft_vocab, the 11 keys the manifests and setups of {A} and {B} record match "
         "(accelerators.0.cuda, accelerators.0.driver, accelerators.0.name, host.cores, host.memory_gb, "
         "host.name, kernels.draft_head_gemm, setup.head_kernel, …). Conditions nobody recorded cannot be checked."
     )
@@ -334,6 +334,6 @@ def test_no_unmatched_condition_says_how_many_recorded_keys_were_compared(tmp_pa
     b[f"runs/{B}/results.csv"] = SLOWER
     bare = write_tree(tmp_path / "thin", publication(a, b, extra={"site_src/reports/seed.md": report([claim()])}))
     assert _unmatched_section(bare) == (
-        f"None: apart from setup.draft_vocab, the 1 key the manifests and setups of {A} and {B} record match "
+        f"No key that both record differs: apart from setup.draft_vocab, the 1 key the manifests and setups of {A} and {B} record match "
         "(warmup_trials). Conditions nobody recorded cannot be checked."
     )

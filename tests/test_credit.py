@@ -129,7 +129,7 @@ def test_a_credit_to_the_other_factor_is_misattributed(tmp_path: Path) -> None:
     pages = _grid_publication(tmp_path, "setup.vocab")
     card = pages["claims/the-claim/index.md"].decode()
     assert f"{SUPPORTED} · {MISATTRIBUTED}" in card
-    assert "The grid credits kernel, not vocab" in card
+    assert "The grid credits the gain to kernel, not to vocab" in html.unescape(card)
 
 
 def test_an_inconclusive_card_says_how_many_trials_settle_it_and_how() -> None:
@@ -196,7 +196,7 @@ def test_each_condition_names_its_own_band_of_no_difference() -> None:
     pages, _ = _example()
     card = pages["claims/testbed-throughput-nmax2-vs-nmax12-every-load/index.md"].decode()
     assert (
-        "<dt>Within-noise band</dt><dd>concurrency&#61;1&#58; ±4.5&#37;&#59; concurrency&#61;4&#58; ±4.4&#37;</dd>"
+        "<dt>Within&#45;noise band</dt><dd>concurrency&#61;1&#58; ±4.5&#37;&#59; concurrency&#61;4&#58; ±4.4&#37;</dd>"
         in card
     )
 

@@ -71,7 +71,7 @@ def test_every_run_yaml_field_reaches_the_run_page(tmp_path: Path) -> None:
         "Higher is better",
         "draft_accepted / draft_tokens",
         "rate-description-marker",
-        "7 trial(s) run and discarded",
+        "7 trials run and discarded",
         "republished from",
         "citation-marker",
         "https://example.org/url-marker",

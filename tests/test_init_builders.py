@@ -152,10 +152,14 @@ def test_reenacted_seed_claim_flags_the_build_by_itself(tmp_path: Path) -> None:
     root = example(tmp_path)
     assert cli("generate", "--repo", str(root))[0] == 0
     page = (root / "site_src" / "claims" / "testbed-drafting-native" / "index.md").read_text()
-    assert "<tr><td>build.GGML&#95;NATIVE</td><td>OFF</td><td>ON</td></tr>" in page
+    assert (
+        '<tr><td data-label="Key">build.GGML&#95;NATIVE</td>'
+        '<td data-label="Baseline (2026&#45;11&#45;29&#45;testbed&#45;nodraft)">OFF</td>'
+        '<td data-label="Candidate (2026&#45;11&#45;29&#45;testbed&#45;nmax2&#45;native)">ON</td></tr>'
+    ) in page
     assert "unmatched conditions" in page and "Correction of testbed&#45;drafting&#45;native" in page
     matched = page.split("## Unmatched conditions in testbed&#45;drafting&#45;matched")[1]
-    assert matched.lstrip().startswith("None:")
+    assert matched.lstrip().startswith("No key that both record differs:")
 
 
 def test_init_ships_a_review_workflow_and_a_run_on_request_workflow(tmp_path: Path) -> None:
