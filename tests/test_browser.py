@@ -639,17 +639,7 @@ def test_on_a_phone_every_cell_of_a_verdict_table_is_on_screen(browser: Any, exa
     )
     expected = {
         "ledger": ['"Date"', '"Claim"', '"Verdict"', '"Effect"', '"Claimed"', '"Flags"'],
-        "runs": [
-            '"Run"',
-            '"Receipts"',
-            '"Source"',
-            '"Trials"',
-            '"Date"',
-            '"Benchmark"',
-            '"Title"',
-            '"Setup"',
-            '"Conditions"',
-        ],
+        "runs": ['"Run"', '"Receipts"', '"Source"', '"Trials"', '"Date"', '"Setup"'],
         "compare": ['"key"', '"A"', '"B"'],
         "grid": ['"Effect"', '"Ratio"', '"Interval"', '"Verdict"'],
         "claim": [
@@ -739,7 +729,11 @@ def test_no_table_on_any_page_is_wider_than_its_column_at_1280_or_390(browser: A
 def overflowing(browser: Any, url: str, paths: list[str], size: tuple[int, int]) -> list[str]:
     """What OVERFLOW finds on each page at one viewport size, one browser page for them all."""
     page = browser.new_page(viewport={"width": size[0], "height": size[1]})
-    for unneeded in ("**/assets/benchledger/{vega,charts}.js", "**/search/*", "**/workers/*"):  # a chart has its own box
+    for unneeded in (
+        "**/assets/benchledger/{vega,charts}.js",
+        "**/search/*",
+        "**/workers/*",
+    ):  # a chart has its own box
         page.route(unneeded, lambda route: route.abort())
     found: list[str] = []
     for path in paths:
@@ -750,6 +744,39 @@ def overflowing(browser: Any, url: str, paths: list[str], size: tuple[int, int])
         found += [f"{size[0]}px /{path}: {line}" for line in page.evaluate(OVERFLOW)]
     page.close()
     return found
+
+
+# The first row of a table: each cell's label (data-label, shown before it on a phone), its text,
+# and whether the reader can see all of it: inside the window and inside every box around it
+# that clips or scrolls (Material's scroll wrapper clipped "n" and "Min – Max" at 1280 px).
+FIRST_ROW = """(kind) => [...document.querySelector(`article table[data-bl-table='${kind}'] tbody tr`).cells].map(c => {
+  const r = c.getBoundingClientRect();
+  let seen = r.left >= 0 && r.right <= window.innerWidth + 1;
+  for (let n = c.parentElement; n && n !== document.body; n = n.parentElement) {
+    if (getComputedStyle(n).overflowX !== 'visible') {
+      const b = n.getBoundingClientRect(); seen = seen && r.left >= b.left - 1 && r.right <= b.left + n.clientWidth + 1; } }
+  const before = getComputedStyle(c, '::before').content;
+  return [c.dataset.label, c.textContent, seen, before];
+})"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_n_and_the_interval_show_in_the_summary_and_the_ratio_table(browser: Any, example: str, width: int) -> None:
+    """The run's Summary and the claim's "Ratio and interval": every cell in view, n, the
+    interval and the range whole; on a phone each cell is a labelled line of a card."""
+    found = {}
+    for name, kind in (("run", "summary"), ("claim", "forest")):
+        watched = open_in(browser, f"{example}/{READ[name]}", "default", width)
+        found[kind] = watched.page.evaluate(FIRST_ROW, kind)
+        watched.page.close()
+    summary, forest = ({label: (text, seen) for label, text, seen, _ in found[k]} for k in ("summary", "forest"))
+    assert list(summary) == ["Condition", "Metric", "n", "Median", "Mean [95% CI]", "CV", "Min – Max"]
+    assert summary["n"] == ("5", True) and summary["Min – Max"] == ("820.1 – 921.3", True)
+    assert summary["Mean [95% CI]"] == ("872.4 [824.4, 923.1]", True)
+    assert forest["n (baseline / candidate)"] == ("5 / 5", True) and forest["Interval"][1]
+    assert all(seen for _, seen in [*summary.values(), *forest.values()]), found
+    labelled = [before == f'"{label}"' for label, _, _, before in [*found["summary"], *found["forest"]]]
+    assert all(labelled) if width == 390 else not any(labelled)  # labels only where the row is a card
 
 
 CLAIM_VERDICTS = ["no trial data", "contradicted", "overstated", "supported", "within noise", "inconclusive"]

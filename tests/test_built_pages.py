@@ -136,8 +136,9 @@ def example_pages() -> dict[str, bytes]:
 
 def test_a_side_without_trials_reads_trials_not_reported_in_the_forest_table(example_pages: dict[str, bytes]) -> None:
     page = example_pages["claims/shortlist-c8/index.md"].decode()
-    assert "<td>trials not reported</td>" in page
-    assert "<td>0 / 0</td>" not in page
+    n = '<td data-label="n &#40;baseline &#47; candidate&#41;">'  # the forest table's n column
+    assert f"{n}trials not reported</td>" in page
+    assert f"{n}0 / 0</td>" not in page
 
 
 def test_a_decrease_carries_the_minus_sign_and_nothing_claimed_reads_not_stated(
@@ -146,12 +147,14 @@ def test_a_decrease_carries_the_minus_sign_and_nothing_claimed_reads_not_stated(
     ledger = example_pages["claims/index.md"].decode()
     row = next(line for line in ledger.splitlines() if 'href="testbed-drafting-matched/"' in line)
     # the effect, then what is claimed ("-": a bare sign)
-    assert "<td>−34.7&#37; &#91;−39.2&#37;, −30.0&#37;&#93;</td><td>a decrease</td>" in row
-    assert "&#45;34.7" not in row and "<td>&#45;</td>" not in row
+    effect = '<td data-label="Effect">−34.7&#37; &#91;−39.2&#37;, −30.0&#37;&#93;</td>'
+    assert effect + '<td data-label="Claimed">a decrease</td>' in row
+    assert "&#45;34.7" not in row and '<td data-label="Claimed">&#45;</td>' not in row
     overstated = next(line for line in ledger.splitlines() if 'href="testbed-throughput-nmax4-vs-nmax3/"' in line)
-    assert "<td>−16&#37;</td>" in overstated  # claimed: "-16%"
+    assert '<td data-label="Claimed">−16&#37;</td>' in overstated  # claimed: "-16%"
     unclaimed = next(line for line in ledger.splitlines() if 'href="testbed-spec-vs-nodraft/"' in line)
-    assert "<td>not stated</td>" in unclaimed and "<td>–</td>" not in unclaimed.split("bl-verdicts")[1]
+    claimed = '<td data-label="Claimed">'
+    assert f"{claimed}not stated</td>" in unclaimed and f"{claimed}–</td>" not in unclaimed
     card = example_pages["claims/testbed-drafting-matched/index.md"].decode()
     assert "<dt>Claimed</dt><dd>a decrease &#40;direction&#41;</dd>" in card
     assert "<dt>Claimed</dt><dd>not stated &#40;direction&#58; the metric&#39;s better&#41;</dd>" in card

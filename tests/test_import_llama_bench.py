@@ -162,7 +162,8 @@ def test_someone_elses_trials_are_republished_and_every_page_says_who(tmp_path: 
     assert meta["source"]["kind"] == "republished"
     assert CliRunner().invoke(app, ["generate", "--repo", str(root)]).exit_code == 0
     page = (root / "site_src" / "runs" / "2025-04-24-theirs" / "index.md").read_text()
-    assert "<td>Source</td><td>republished from <a href=" in page and "Measured by someone else" in page
+    assert '<td data-label="Field">Source</td><td data-label="Value">republished from <a href=' in page
+    assert "Measured by someone else" in page
     assert "republished from" in (root / "site_src" / "runs" / "index.md").read_text()
 
 

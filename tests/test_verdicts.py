@@ -307,7 +307,8 @@ def test_repetitions_in_one_process_carry_a_caveat(tmp_path: Path) -> None:
     assert "repetitions in one process" in ev.flags
     CliRunner().invoke(app, ["generate", "--repo", str(root)])
     page = (root / "site_src" / "runs" / B / "index.md").read_text()
-    assert "Trials are repetitions inside one process" in page and "<td>Trial unit</td><td>repetition</td>" in page
+    assert "Trials are repetitions inside one process" in page
+    assert '<td data-label="Field">Trial unit</td><td data-label="Value">repetition</td>' in page
 
 
 def _report(claims: list[dict]) -> str:

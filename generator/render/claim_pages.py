@@ -202,7 +202,7 @@ def trials_table(ev: Evaluation) -> Markup:
             for trial, value, reason in s.excluded:
                 struck = Markup(f"<del>{shown(value)}</del> (excluded: {t.text(reason)})")
                 rows.append([*where, name, s.run, Markup(f"<del>{trial}</del>"), struck])
-    return blocks.table(head, rows, right=[len(head) - 2, len(head) - 1], searched=False)
+    return blocks.table(head, rows, right=[len(head) - 2, len(head) - 1], searched=False, kind="trials")
 
 
 def _rate_percent(value: float | None) -> str:
@@ -336,7 +336,7 @@ def claim_page(
         lead=findings(first, "../"),
         cards=[card(ev, role, t.level(settings.confidence)) for ev, role in zip(chain, roles, strict=True)],
         forest=forest if rows else None,
-        forest_table=blocks.table(FOREST_COLUMNS, [list(row.values()) for row in rows], right=[3]),
+        forest_table=blocks.table(FOREST_COLUMNS, [list(row.values()) for row in rows], right=[3], kind="forest"),
         folded=blocks.details,
         min_effect=_min_effect(first),
         trials=trials,

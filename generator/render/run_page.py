@@ -96,7 +96,7 @@ def per_trial_table(run: Run, at_metric: Sequence[MetricAt], level: str) -> Mark
     labels = [t.text(m.label) for m in at_metric]
     if run.reported:
         reported = [(t.text(m.label), reported_value(m, Markup(""))) for m in at_metric]
-        return blocks.table(["Condition", "Reported value"], reported, right=[1], searched=False)
+        return blocks.table(["Condition", "Reported value"], reported, right=[1], searched=False, kind="trials")
     excluded = {(m.label, tr): (v, why) for m in at_metric for tr, v, why in m.excluded}
     by_trial = [dict(zip(m.trials, m.values, strict=True)) for m in at_metric]
     trials = sorted({tr for m in at_metric for tr in m.trials if tr is not None} | {tr for _, tr in excluded if tr})
@@ -120,7 +120,7 @@ def per_trial_table(run: Run, at_metric: Sequence[MetricAt], level: str) -> Mark
         [f"mean [{level} CI]"]
         + [Markup(f"{t.number(m.summary.mean)} {ci(m.summary)}") if m.summary else "–" for m in at_metric]
     )
-    return blocks.table(["Trial", *labels], rows, right=range(len(labels) + 1), searched=False)
+    return blocks.table(["Trial", *labels], rows, right=range(len(labels) + 1), searched=False, kind="trials")
 
 
 def run_page(

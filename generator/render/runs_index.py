@@ -33,31 +33,36 @@ def runs_index(
         rows = [_index_row(run, states, site_up) for run in chunk]
         pager = _pager(number, len(chunks), len(ordered), per_page, up)
         path = "index.md" if number == 1 else f"{PAGES}/{number}.md"
-        table = blocks.table(INDEX_COLUMNS, rows, right=[3])
+        table = blocks.table(INDEX_COLUMNS, rows, right=[3], kind="runs")
         out[path] = render(
             "runs_index.md.j2", mark=Markup(generated_mark("runs/")), table=table, pager=pager, up=up, runs=len(rows)
         )
     return out
 
 
-INDEX_COLUMNS = ("Run", "Receipts", "Source", "Trials", "Date", "Benchmark", "Title", "Setup", "Conditions")
+INDEX_COLUMNS = ("Run", "Receipts", "Source", "Trials", "Date", "Setup")
 
 
 def _index_row(run: Run, states: Mapping[str, tuple[str, str]] | None, up: str) -> tuple[object, ...]:
-    """A run's row of the index; `up` climbs from the index page's URL to runs/."""
+    """A run's row of the index; `up` climbs from the index page's URL to runs/. The run's
+    title and benchmark sit under its id, its conditions under its setup: six columns fit the
+    content column at 1280 px."""
     meta = run.meta
     setup = "; ".join(f"{k}={t.scalar(v)}" for k, v in flatten(meta.setup).items())
+    conditions = ", ".join(label_of(run, at) for at in run.results.condition_values())
     return (
-        t.link(run.id, f"{up}{t.path_url(run.id)}/"),
+        _lines(t.link(run.id, f"{up}{t.path_url(run.id)}/"), f"{meta.title} · {meta.benchmark}"),
         state_badge(*(states or {}).get(run.id, ("unverified", "unverified"))),
         source_text(run),
         run.results.trials if not run.reported else "not reported",
         meta.date,
-        meta.benchmark,
-        meta.title,
-        setup or "–",
-        ", ".join(label_of(run, at) for at in run.results.condition_values()),
+        _lines(t.text(setup or "–"), f"conditions: {conditions}") if conditions else setup or "–",
     )
+
+
+def _lines(first: Markup, second: str) -> Markup:
+    """A cell of two lines: `first` (markup), then `second` (untrusted text) in smaller type."""
+    return Markup(f'{first}<br><span class="bl-sub">{t.text(second)}</span>')
 
 
 def _pager(number: int, pages: int, total: int, per_page: int, up: str) -> Markup | None:

@@ -92,7 +92,7 @@ def sweep_table(found: Sweep, figure: str, level: str) -> Markup:
         if isinstance(low, float) and isinstance(high, float):
             interval = f" ({IDENTICAL})" if low == high else f" [{t.number(low)}, {t.number(high)}]"
         rows.append([row["series"], t.number(x), row["n"], t.number(mean) + interval])
-    return blocks.table(head, rows, right=[1, 2])
+    return blocks.table(head, rows, right=[1, 2], kind="sweep")
 
 
 SWEEPS = "ledger/sweeps"  # ledger/sweeps/<report slug>/<k>.json: the k-th sweep directive's chart
