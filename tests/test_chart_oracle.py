@@ -353,6 +353,7 @@ class Context:
     rows: Mapping[str, list[tuple[str, float, float | None, float | None, float | None]]]  # chart -> rows
     cells: Mapping[str, list[tuple[str, str, str]]]  # grid id -> (run, first level, series)
     grid_at: Mapping[str, str]  # grid id -> the label of its condition in its runs
+    statements: Mapping[str, str] = field(default_factory=dict)  # claim id -> its statement
 
 
 def check_sides(ctx: Context, claim: str, spec: Mapping[str, Any], tally: Tally) -> None:
@@ -399,6 +400,55 @@ def contrast(a: str, b: str) -> float:
     return (high + 0.05) / (low + 0.05)
 
 
+def round_tick(text: str, ratios: bool) -> bool:
+    """A forest tick at a round value: the change it stands for has at most two significant
+    digits ('-15%', '+150%', '0.5x', '2.5x'; never '-7.7%' at an interval's end, nor '2.386x')."""
+    change = Decimal(text[:-1].replace(",", "").replace("+", "")) - (1 if ratios else 0)
+    return change == 0 or len(change.normalize().as_tuple().digits) <= 2
+
+
+def tick_value(text: str, ratios: bool) -> float:
+    """The ratio a forest tick stands for: '2.5x' -> 2.5, '-15%' -> 0.85."""
+    return float(text[:-1].replace(",", "")) if ratios else 1 + number(text)
+
+
+def covered(chart: str, ticks: list[float], drawn_x: list[float]) -> None:
+    """The ticks cover what is drawn, not only its ends: at least two, and nothing drawn farther
+    beyond the outermost ticks than the widest gap between two neighbours."""
+    assert len(ticks) >= 2, f"{chart}: one tick cannot be read"
+    gap = max(b - a for a, b in itertools.pairwise(ticks))
+    assert all(ticks[0] - gap <= x <= ticks[-1] + gap for x in drawn_x), f"{chart}: ticks {ticks}, drawn {drawn_x}"
+
+
+def short(statement: str) -> str:
+    """A claim's statement as its forest row reads it: the first sentence, at most 60 characters,
+    cut at a word with an ellipsis."""
+    first = " ".join(statement.split()).split(". ")[0].rstrip(".")
+    if len(first) <= 60:
+        return first
+    words = first[:60].split(" ")
+    return " ".join(words[:-1] if len(words) > 1 else words)[:59].rstrip(" ,;:") + "…"
+
+
+def row_labels(spec: Mapping[str, Any]) -> list[tuple[float, str, list[str]]]:
+    """The forest's row labels as Vega draws them: x (in the plot's pixels, 0 at its left edge),
+    alignment and lines."""
+    out: list[tuple[float, str, list[str]]] = []
+
+    def walk(group: Mapping[str, Any], ox: float, orient: str) -> None:
+        for node in group.get("items", []):
+            for item in node.get("items", []):
+                x = ox + item.get("x", 0)
+                if node.get("marktype") == "group":
+                    walk(item, x, item.get("orient", orient) if node.get("role") == "axis" else orient)
+                elif node.get("role") == "axis-label" and orient == "left":
+                    text = item["text"]
+                    out.append((x, str(item.get("align")), list(text) if isinstance(text, list) else [str(text)]))
+
+    walk(vlc.vegalite_to_scenegraph(dict(spec))["scenegraph"]["items"][0], 0.0, "")
+    return out
+
+
 def check_forest(ctx: Context, chart: str, spec: Mapping[str, Any], tally: Tally) -> None:
     (p,) = panels(spec)
     want = ctx.rows[chart]
@@ -428,32 +478,38 @@ def check_forest(ctx: Context, chart: str, spec: Mapping[str, Any], tally: Tally
     assert len(intervals) == len(ends), f"{chart}: {len(intervals)} intervals for {len(ends)} rows"
     for (a, b), (lo, hi) in zip(intervals, ends, strict=True):
         assert abs(a - lo) <= 2 * pixel * lo and abs(b - hi) <= 2 * pixel * hi, f"{chart}: interval"
-    # The axis: percent change, every tick labelled, a label at 0; a claim's one row labelled at
-    # its interval's ends. (Rows crowd each other's ends off a phone's axis: their own labels
-    # carry every end, checked below.)
-    # A claim on a rate reads as a ratio, labelled as one (1.000x at no change), never as a percent
-    # change beside percentages.
+    # The axis: percent change (a rate claim's: its ratio, labelled as one, never a percent change
+    # beside percentages), every tick labelled, at round values that cover what is drawn.
     ratios = "ratio (log scale)" in p.axis_titles["bottom"]
     shown = multiple if ratios else percent
     labels = dict((text, pos) for pos, text in p.ticks["bottom"])
     assert p.tick_marks["bottom"] == len(p.ticks["bottom"]), f"{chart}: a tick without its label"
-    assert shown(1.0) in labels, f"{chart}: no label at {shown(1.0)}: {sorted(labels)}"
-    assert abs(labels[shown(1.0)] - one[0].x) <= 1, f"{chart}: {shown(1.0)} is not at the line of no change"
-    for end in [e for row in want for e in row[2:4] if e is not None] if len(want) == 1 else []:
-        assert shown(end) in labels, f"{chart}: the interval end {shown(end)} is not labelled"
-        assert abs(labels[shown(end)] - one[0].x - math.log(end) / step) <= 1.5, f"{chart}: {shown(end)}"
+    zero = "1x" if ratios else "0%"
+    assert zero in labels, f"{chart}: no label at {zero}: {sorted(labels)}"
+    assert abs(labels[zero] - one[0].x) <= 1, f"{chart}: {zero} is not at the line of no change"
+    for text, pos in labels.items():
+        assert round_tick(text, ratios), f"{chart}: the tick {text!r} is not a round value: {sorted(labels)}"
+        assert abs(read(pos) - tick_value(text, ratios)) <= 2 * pixel * read(pos), f"{chart}: {text} off its place"
+    marks = [*diamonds, *crosses, *(m for m in rules if "x2" in m.item)]
+    drawn_x = [x for m in marks for x in (m.x, m.item.get("x2", m.item["x"]) + m.x - m.item["x"])]
+    covered(chart, sorted(labels.values()), drawn_x)
     assert ratios or "change in percent" in p.axis_titles["bottom"]
-    assert "left" not in p.ticks, f"{chart}: row labels narrow the plot"
-    # Each row named in full, the names distinct; a key to every mark.
-    texts = [str(m.item["text"]) for m in p.of("text")]
-    assert ratios == all(" pp (ratio " in t for t in texts), f"{chart}: a rate claim's axis is its ratio: {texts}"
+    # Each row named by its claim's statement (shortened; the id only in the tooltip) or its
+    # effect, with its figures, in a column left of the plot: no label crosses a gridline or mark.
+    rows_ = row_labels(spec)
+    assert all(align == "right" and x < 0 for x, align, _ in rows_), f"{chart}: a label inside the plot: {rows_}"
+    assert all(m.x >= -0.5 for m in p.marks), f"{chart}: a mark left of the plot, under the labels"
+    texts = [" ".join(lines) for _, _, lines in rows_]
+    assert ratios == all(" pp ratio " in t for t in texts), f"{chart}: a rate claim's axis is its ratio: {texts}"
     for name, ratio, low, high, _ in want:
         head, _, at = name.partition(" @ ")
         numbers = f"{shown(ratio)} [{shown(low)}, {shown(high)}]" if low is not None and high is not None else ""
         if low is not None and low == high:  # every trial identical on both sides: no interval to draw
-            numbers = f"{shown(ratio)}{'; ' if ratios else ' ('}exact: every trial identical on both sides"
-        start = head + "\n" + (f"at {at}\n" if at else "")
-        assert any(t.startswith(start) and numbers in t for t in texts), f"{chart}: {name} {numbers} in {texts}"
+            numbers = f"{shown(ratio)} {'' if ratios else '('}exact: every trial identical on both sides"
+        start = short(ctx.statements[head]) if head in ctx.statements else head
+        start += f" at {at}" if at else ""
+        assert any(t.startswith(start + " ") and numbers in t for t in texts), f"{chart}: {start} {numbers} in {texts}"
+        assert all(not t.startswith(head + " ") for t in texts) or head not in ctx.statements, f"{chart}: an id"
     assert len(set(texts)) == len(texts) == len(want)
     key = ["interval and measured change, coloured by verdict", "claimed change"][: 1 + bool(claimed)]
     assert p.legend[:-2] == key and p.legend[-2].startswith("smaller than worth calling (±")
@@ -585,7 +641,8 @@ def context(root: Path) -> Context:
         grid_at[g.attribution.id] = next(
             label(meta, r) for r in rows_ if all(_same(r[k], v) for k, v in g.attribution.at.items())
         )
-    return Context(root, metric, condition, sides, rows, cells, grid_at)
+    statements = {i: ev.claim.statement for i, ev in evaluations.items()}
+    return Context(root, metric, condition, sides, rows, cells, grid_at, statements)
 
 
 RUN_CHART = re.compile(r"runs/(?P<run>[^/]+)/charts/(?P<name>.+)-(?P<kind>trials|sequence|reported|sweep)\.json")
@@ -686,14 +743,23 @@ def test_each_panel_of_a_faceted_trials_chart_draws_its_own_five_trials(example:
     assert [len(p.of("rect")) for p in panels(spec)] == [1, 1]  # one mean each, not both
 
 
-def test_the_overstated_claims_forest_is_labelled_in_percent_at_its_interval_and_at_zero(
+def test_the_overstated_claims_forest_is_labelled_at_round_percents_with_its_statement_left_of_the_plot(
     example: dict[str, bytes],
 ) -> None:
+    """The axis was labelled only at the interval's ends ('-16.0%', '-7.7%', '-2.4%', '0%') and
+    the row's label, the claim's id, was drawn inside the plot across its gridlines. Now round
+    ticks cover the axis, and the row reads the claim's statement, shortened, in a column of its
+    own left of the plot."""
     spec = json.loads(example["claims/testbed-throughput-nmax4-vs-nmax3/charts/forest.json"])
     (p,) = panels(spec)
-    assert [text for _, text in sorted(p.ticks["bottom"])] == ["-16.0%", "-7.7%", "-2.4%", "0%"]
-    (text,) = [m.item["text"] for m in p.of("text")]
-    assert text == ("testbed-throughput-nmax4-vs-nmax3\noverstated: -5.1% [-7.7%, -2.4%]; claimed -16.0%")
+    assert [text for _, text in sorted(p.ticks["bottom"])] == ["-15%", "-10%", "-5%", "0%", "+5%"]
+    ((x, align, lines),) = row_labels(spec)
+    assert lines == [
+        *("On the test bed, n_max 4", "generates fewer tokens per", "second…"),
+        *("overstated: -5.1%", "[-7.7%, -2.4%]", "claimed -16.0%"),
+    ]
+    assert align == "right" and x < 0 <= min(m.x for m in p.marks)
+    assert p.of("text") == []  # nothing written inside the plot
     assert p.legend == [
         "interval and measured change, coloured by verdict",
         "claimed change",
@@ -702,13 +768,55 @@ def test_the_overstated_claims_forest_is_labelled_in_percent_at_its_interval_and
     ]
 
 
+def test_a_rate_claims_forest_is_labelled_at_round_multiples(example: dict[str, bytes]) -> None:
+    """The ratio axis read '1.000x' and '2.386x' (no change and the one row's ratio); now round
+    multiples cover it."""
+    spec = json.loads(example["claims/testbed-acceptance-nmax2-vs-nmax12/charts/forest.json"])
+    (p,) = panels(spec)
+    assert [text for _, text in sorted(p.ticks["bottom"])] == ["1x", "1.5x", "2x", "2.5x"]
+    ((_, _, lines),) = row_labels(spec)
+    assert lines[:3] == ["On the test bed, n_max 2", "accepts a larger share of", "drafted…"]
+
+
+def test_a_forest_row_names_its_claim_by_statement_and_keeps_the_id_for_the_tooltip(
+    example: dict[str, bytes],
+) -> None:
+    spec = json.loads(example["claims/testbed-drafting-matched/charts/forest.json"])
+    (p,) = panels(spec)
+    assert [lines[:3] for _, _, lines in row_labels(spec)] == [
+        ["Drafting with n_max 2", "raises generation speed", "at…"],
+        ["With both sides on the", "same GGML_NATIVE=OFF build", "(the…"],
+    ]
+    assert all("testbed-drafting" not in line for _, _, lines in row_labels(spec) for line in lines)
+    diamonds = sorted(m.field("claim") for m in p.of("symbol") if m.item.get("shape") == "diamond")
+    assert diamonds == ["testbed-drafting-matched", "testbed-drafting-native"]
+
+
 def test_two_conditions_of_one_claim_are_labelled_in_full_and_apart(example: dict[str, bytes]) -> None:
     spec = json.loads(example["claims/testbed-throughput-nmax2-vs-nmax12-every-load/charts/forest.json"])
-    (p,) = panels(spec)
-    assert sorted(str(m.item["text"]).split("\n")[:2] for m in p.of("text")) == [
-        ["testbed-throughput-nmax2-vs-nmax12-every-load", "at concurrency=1"],
-        ["testbed-throughput-nmax2-vs-nmax12-every-load", "at concurrency=4"],
+    title = ["On the test bed, n_max 2", "generates more tokens per", "second…"]
+    assert sorted(lines[:4] for _, _, lines in row_labels(spec)) == [
+        [*title, "at concurrency=1"],
+        [*title, "at concurrency=4"],
     ]
+
+
+def test_a_statement_is_drawn_as_text_never_as_markup(tmp_path: Path) -> None:
+    """A statement is data: Vega draws '<b>' and '&' as the characters they are."""
+    a, b = "2026-09-01-first", "2026-09-02-second"
+    claim = (
+        f"claims:\n  - id: marked\n    date: 2026-09-04\n    statement: 'B <b>is</b> & fast. Second.'\n"
+        f"    metric: tokens_per_second\n    baseline: {a}\n    candidate: {b}\n    at: {{concurrency: 8}}\n"
+    )
+    report = f"---\ntitle: Claims\ndate: 2026-09-04\n{claim}---\n\n# Claims\n"
+    root = write_tree(
+        tmp_path / "pub", publication(measured_run(a), measured_run(b), extra={"site_src/reports/c.md": report})
+    )
+    spec = json.loads(generate(root)["claims/marked/charts/forest.json"])
+    ((_, _, lines),) = row_labels(spec)
+    assert lines[0] == "B <b>is</b> & fast"
+    svg = vlc.vegalite_to_svg(spec)
+    assert "B &lt;b&gt;is&lt;/b&gt; &amp; fast" in svg and "<b>" not in svg
 
 
 def test_the_report_sweep_names_every_line_in_full(example: dict[str, bytes]) -> None:
@@ -892,9 +1000,9 @@ def test_a_forest_row_with_no_spread_says_so_instead_of_a_zero_width_interval() 
 
     row = {"claim": "acceptance @ concurrency=1", "verdict": "supported", "ratio": 2.386, "low": 2.386, "high": 2.386}
     assert forest_label(row) == (
-        "acceptance\nat concurrency=1\nsupported: +138.6% (exact: every trial identical on both sides)"
+        "acceptance\nat concurrency=1\nsupported: +138.6%\n(exact: every trial\nidentical on both sides)"
     )
     spread = {**row, "low": 2.2, "high": 2.5, "claimed": 2.0}
     assert (
-        forest_label(spread) == "acceptance\nat concurrency=1\nsupported: +138.6% [+120.0%, +150.0%]; claimed +100.0%"
+        forest_label(spread) == "acceptance\nat concurrency=1\nsupported: +138.6%\n[+120.0%, +150.0%]\nclaimed +100.0%"
     )

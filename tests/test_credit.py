@@ -206,7 +206,6 @@ def test_a_comparison_without_spread_says_so_instead_of_a_point_interval() -> No
     card = pages["claims/testbed-acceptance-nmax2-vs-nmax12/index.md"].decode()
     assert (
         "Supported&#58; every trial of each side gave the same rate, so for this prompt set the difference is "
-        "exactly &#43;39.0 pp, 28.2&#37; → 67.2&#37; &#40;ratio 2.386x&#59; another prompt set may differ&#41;"
-        in card
+        "exactly &#43;39.0 pp, 28.2&#37; → 67.2&#37; &#40;ratio 2.386x&#59; another prompt set may differ&#41;" in card
     )
     assert "from &#43;138.6&#37; to &#43;138.6&#37;" not in card and "138.6" not in card  # one unit: points, then ratio

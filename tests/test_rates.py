@@ -176,8 +176,8 @@ def test_a_rate_claim_reads_in_points_then_the_ratio_on_the_card_chart_table_and
     assert "The smallest change worth calling is ±1.0% (a rate is judged by its ratio: 0.990x to 1.010x)" in page
     forest = json.loads(pages["claims/acceptance-up/charts/forest.json"])
     (row,) = forest["datasets"]["table"]
-    assert (
-        row["label"] == "acceptance-up\nsupported: +39.0 pp (ratio 2.386x; exact: every trial identical on both sides)"
+    assert row["label"] == (  # the statement, then points first and the ratio labelled as one
+        "n_max 2 accepts a larger\nshare\nsupported: +39.0 pp\nratio 2.386x\nexact: every trial\nidentical on both sides"
     )
     assert "ratio (log scale)" in json.dumps(forest) and "'+.1%'" not in json.dumps(forest)
     ledger = shown(pages["claims/index.md"])

@@ -296,7 +296,8 @@ def _forest_rows(comparisons: list[Evaluation]) -> list[dict[str, object]]:
             if c.ratio is None:
                 continue
             name = f"{ev.claim.id} @ {c.label}" if several else ev.claim.id
-            row: dict[str, object] = {"claim": name, "verdict": c.verdict, "ratio": c.ratio}
+            row: dict[str, object] = {"claim": name, "statement": ev.claim.statement, "verdict": c.verdict}
+            row["ratio"] = c.ratio
             row |= {"low": c.ci_low, "high": c.ci_high}
             if (both := verdict_text.proportions(c, ev.unit)) is not None:  # a rate: read in points first
                 row["points"] = both[1] - both[0]
