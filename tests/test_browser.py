@@ -386,13 +386,13 @@ def test_a_sweep_chart_draws_measured_loads_only_with_no_band(browser: Any, serv
     sweep = "div.bl-chart[data-bl-spec='charts/tokens_per_second-sweep.json']"
     count = "(n, mark) => n.querySelectorAll(`path[aria-roledescription='${mark}']`).length"
     bands = watched.page.eval_on_selector(sweep, count, "area mark")
-    points = watched.page.eval_on_selector(sweep, count, "point")
+    points = watched.page.eval_on_selector(sweep, count, "circle")
     assert bands == 0 and points == 2  # no band between loads, a point at concurrency 1 and 8
     watched.page.goto(f"{server}/reports/seed/")  # the report's <!-- sweep --> directive: both runs, one chart
     watched.charts_drawn()
     sweep = "div.bl-chart[data-bl-spec*='ledger/sweeps/seed/1.json']"
     bands = watched.page.eval_on_selector(sweep, count, "area mark")
-    points = watched.page.eval_on_selector(sweep, count, "point")
+    points = watched.page.eval_on_selector(sweep, count, "circle")
     assert bands == 0 and points == 4  # no band, each run a point at concurrency 1 and 8
     assert f"candidate: {B}" not in watched.page.inner_text("article")  # series are named by run id alone
     assert B in (watched.page.text_content("article details") or "")  # folded, yet in the page
