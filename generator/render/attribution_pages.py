@@ -18,6 +18,7 @@ from ..format.conditions import condition_label
 from ..ledger.records import Ledger
 from . import charts as ch
 from . import text as t
+from .chart_templates import ChartTemplates
 from .forest import forest_spec
 from .templating import generated_mark, render
 from .verdict_text import badge, verdict_badges
@@ -30,7 +31,7 @@ def attribution_outputs(
     grids: Sequence[Grid],
     evaluations: Mapping[str, Evaluation],
     settings: Settings,
-    templates: ch.ChartTemplates,
+    templates: ChartTemplates,
 ) -> dict[str, bytes]:
     """Each grid's page and charts, under claims/<id>/ (ids are unique across claims and grids)."""
     out: dict[str, bytes] = {}

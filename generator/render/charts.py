@@ -3,23 +3,22 @@
 A chart is built over a named data source, `table`, and depends only on its
 labels (metric, unit, condition order), so one built chart serves every run
 with the same labels: Altair's construction and validation are slow, so
-`ChartTemplates` keeps the spec and `ChartTemplates.spec()` inlines each run's rows. Field names
+`chart_templates.ChartTemplates` keeps the spec and inlines each run's rows. The round
+domains and ticks they are drawn on are `axes.py`. Field names
 are fixed; publisher strings only ever appear as data values and titles,
 which Vega draws as text.
 """
 
 from __future__ import annotations
 
-import itertools
-import json
 import math
 import statistics
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from decimal import Decimal
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..format.signed import in_range
+from .axes import constant_span
+from .chart_templates import DATA, DOMAIN_MARK, TICKS_MARK
 
 if TYPE_CHECKING:
     import altair as alt
@@ -38,9 +37,6 @@ else:
 HEIGHT = 220
 FACET_WIDTH = 110
 BLUE, GREY, ORANGE = "#1f77b4", "#7f7f7f", "#d95f02"
-DATA = "table"
-DOMAIN_MARK = (0.000123456, 98765.4321)  # stands for the axis domain in the cached template
-TICKS_MARK = (0.000234567, 87654.321)  # stands for the axis ticks in the cached template
 
 
 @dataclass(frozen=True)
@@ -114,36 +110,6 @@ def trials_chart(order: tuple[str, ...], metric: str, unit: str | None, level: s
         .facet(column=alt.Column("condition:N", sort=list(order), title=None), data=_data())
         .resolve_scale(y="independent")
     )
-
-
-PAD_STEPS = 2.5  # a panel of one value spans it ±2.5 steps of its last digit: ticks fall on that digit
-MAX_STEP_DIGITS = 3  # ... a step of at most the value's third significant digit
-
-
-def constant_step(value: float) -> float:
-    """The tick step of an axis that draws one value: its last significant digit as written
-    (2,180 -> 10, 0.7 -> 0.1, 0 -> 1), at most its third (1,367 -> 10, not 1), so no label
-    carries a digit the value does not."""
-    if not math.isfinite(value):
-        raise ValueError(f"an axis cannot be drawn around {value}")
-    exponent = Decimal(repr(float(value))).normalize().as_tuple().exponent
-    last = 10.0 ** int(exponent)
-    if value == 0:
-        return last
-    return max(last, 10.0 ** (math.floor(math.log10(abs(value))) - (MAX_STEP_DIGITS - 1)))
-
-
-def constant_span(value: float) -> tuple[float, float]:
-    """The axis domain around one value: ±PAD_STEPS steps (Vega's six ticks of a 220 px axis
-    then fall on the step), shifted to stop at 0 rather than cross it (a count of 0 errors
-    spans 0 to 5, never -2)."""
-    step = constant_step(value)
-    low, high = value - PAD_STEPS * step, value + PAD_STEPS * step
-    if value >= 0 > low:
-        return 0.0, 2 * PAD_STEPS * step
-    if value <= 0 < high:
-        return -2 * PAD_STEPS * step, 0.0
-    return low, high
 
 
 def _pads(points: Sequence[Point]) -> list[dict[str, Any]]:
@@ -254,74 +220,6 @@ def rate_chart(order: tuple[str, ...], rate: str, level: str) -> Any:
     return _layer(trials, bars, dots, width="container", height=HEIGHT)
 
 
-def _finite(value: Any) -> Any:
-    """JSON has no Infinity or NaN: a non-finite number, or one past 1e300 (a bound out of range,
-    `format.signed.in_range`), is drawn as missing."""
-    return None if isinstance(value, float) and not in_range(value) else value
-
-
-@dataclass
-class ChartTemplates:
-    """Each chart's Vega-Lite spec without data, built once per builder and labels. Whoever
-    renders owns one and passes it down (the build cache keeps it between builds, so a build
-    that draws no new kind of chart never imports Altair)."""
-
-    known: dict[str, str] = field(default_factory=dict)  # "<builder> <labels as JSON>" -> its spec
-    compact: dict[str, str] = field(default_factory=dict)  # the same key -> its spec as `spec` writes it
-
-    def template(self, builder: Callable[..., Any], *labels: Any) -> str:
-        """The Vega-Lite spec of `builder(*labels)` without data."""
-        key = _key(builder, labels)
-        known = self.known.get(key)
-        if known is None:
-            known = self.known[key] = json.dumps(builder(*labels).to_dict(validate=True))
-        return known
-
-    def spec(
-        self,
-        builder: Callable[..., Any],
-        labels: tuple[Any, ...],
-        rows: Sequence[dict[str, Any]],
-        domain: tuple[float, float] | None = None,
-        ticks: Sequence[float] | None = None,
-    ) -> bytes:
-        """The chart's Vega-Lite JSON with its rows inlined (the page never fetches data), and the
-        axis domain and ticks put in place of DOMAIN_MARK and TICKS_MARK (so one template serves
-        every domain). Keys sorted, no spaces: the template is written so once, and the rows
-        take the place of a mark."""
-        key = _key(builder, labels)
-        text = self.compact.get(key)
-        if text is None:
-            template = {**json.loads(self.template(builder, *labels)), "datasets": _ROWS_MARK}
-            text = self.compact[key] = _compact(template)
-        if domain is not None:
-            text = text.replace(_DOMAIN_TEXT, _compact(list(domain)))
-        if ticks is not None:
-            text = text.replace(_TICKS_TEXT, _compact(list(ticks)))
-        try:
-            if not all(in_range(v) for row in rows for v in row.values() if isinstance(v, float)):
-                raise ValueError("out of range")
-            data = json.dumps({DATA: rows}, sort_keys=True, separators=(",", ":"), allow_nan=False)
-        except ValueError:  # a non-finite number or one out of range: drawn as missing
-            data = _compact({DATA: [{k: _finite(v) for k, v in row.items()} for row in rows]})
-        return text.replace(_ROWS_TEXT, data, 1).encode()
-
-
-def _key(builder: Callable[..., Any], labels: tuple[Any, ...]) -> str:
-    """A chart template's key: its builder and labels (`ChartTemplates.known` and `.compact`)."""
-    return f"{builder.__name__} {json.dumps(labels)}"
-
-
-_ROWS_MARK = "benchledger: the chart's rows go here"
-
-
-def _compact(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
-
-
-_ROWS_TEXT, _DOMAIN_TEXT, _TICKS_TEXT = _compact(_ROWS_MARK), _compact(list(DOMAIN_MARK)), _compact(list(TICKS_MARK))
-
-
 # Marks drawn over the page's own background, light or dark (Material's slate): each keeps a
 # contrast of 3:1 or more on both (WCAG's for graphics), so no interval fades into white and
 # neither the cross nor the line of no change turns black on dark grey.
@@ -415,51 +313,3 @@ def sweep_chart(metric: str, unit: str | None, condition: str, level: str) -> An
     )
     points = base.mark_circle(size=60, opacity=1).encode(x=x, xOffset=offset, y=y, color=color, tooltip=tooltip)
     return _layer(bars, points, width="container", height=HEIGHT)
-
-
-def sweep_domain(rows: Sequence[Mapping[str, Any]]) -> tuple[float, float]:
-    """The y extent of a sweep: every mean and interval end, or `constant_span` of the one value
-    they all are."""
-    ends = [v for r in rows for v in (r.get("low"), r.get("mean"), r.get("high")) if isinstance(v, float | int)]
-    ends = [float(v) for v in ends if in_range(v)]  # a bound out of range is drawn as missing
-    if not ends:
-        return 0.0, 1.0
-    low, high = min(ends), max(ends)
-    if low == high:
-        span = constant_span(low)
-        return span if span[0] < span[1] and all(math.isfinite(v) for v in span) else (low, high)
-    return low, high
-
-
-MAX_TICKS = 7
-
-
-def resolution(values: Iterable[float]) -> float:
-    """The finest digit the values are written to (1,000 and 2,500 -> 100; 0.7 -> 0.1)."""
-    exponents = [int(Decimal(repr(float(v))).normalize().as_tuple().exponent) for v in values if math.isfinite(v)]
-    return 10.0 ** min(exponents) if exponents else 1.0
-
-
-def round_ticks(low: float, high: float, finest: float) -> list[float]:
-    """At most MAX_TICKS ticks from a multiple at or below `low` to one at or above `high`, a step
-    of 1, 2 or 5 times a power of ten and never finer than `finest`: no label carries a digit the
-    values do not."""
-    span = high - low
-    step = max(finest, 10.0 ** (math.floor(math.log10(span)) - 1)) if span > 0 else finest
-    power = 10.0 ** math.floor(math.log10(step))
-    for k in itertools.count():
-        step = (1, 2, 5)[k % 3] * power * 10 ** (k // 3)
-        if step >= finest * (1 - 1e-9) and math.ceil(high / step - 1e-9) - math.floor(low / step + 1e-9) < MAX_TICKS:
-            break
-    first, last = math.floor(low / step + 1e-9), math.ceil(high / step - 1e-9)
-    places = max(0, -math.floor(math.log10(step)))
-    return [round(k * step, places) for k in range(first, last + 1)]
-
-
-def sweep_axis(rows: Sequence[Mapping[str, Any]]) -> tuple[tuple[float, float], list[float]]:
-    """A sweep's y domain and ticks: round ticks around every mean and interval end, no finer
-    than the means are written to."""
-    low, high = sweep_domain(rows)
-    means = [float(r["mean"]) for r in rows if isinstance(r.get("mean"), float | int)]
-    ticks = round_ticks(low, high, resolution(means)) if in_range(low) and in_range(high) else [low, high]
-    return (ticks[0], ticks[-1]), ticks

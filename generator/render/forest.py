@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 from ..analysis.stats import IDENTICAL_SIDES
 from ..analysis.wording import pct
 from ..format.signed import RANGE_HIGH, in_range, points, times
-from .charts import BLUE, DOMAIN_MARK, GREY, TICKS_MARK, ChartTemplates, _layer
+from .chart_templates import DOMAIN_MARK, TICKS_MARK, ChartTemplates
+from .charts import BLUE, GREY, _layer
 
 if TYPE_CHECKING:
     import altair as alt

@@ -19,6 +19,7 @@ from ..ledger.records import Ledger, Run
 from . import attribution_pages, claim_pages, methods_page, run_page, runs_index, sweeps, verdict_text
 from . import charts as ch
 from . import text as t
+from .chart_templates import ChartTemplates
 from .compare_page import COMPARE, RUN_DATA, run_data
 from .forest import forest_spec
 
@@ -92,11 +93,11 @@ def run_outputs(
     receipts: RunReceipts | None = None,
     confidence: float = CONFIDENCE,
     *,
-    templates: ch.ChartTemplates | None = None,
+    templates: ChartTemplates | None = None,
 ) -> dict[str, bytes]:
     """The page of one run, its chart specs and its published files (`templates`: the chart
     templates built so far, else every chart is built afresh)."""
-    templates = templates if templates is not None else ch.ChartTemplates()
+    templates = templates if templates is not None else ChartTemplates()
     base = f"{RUNS}/{run.id}"
     summary = summarize_run(run, confidence)
     level = t.level(confidence)
@@ -132,7 +133,7 @@ def _metric_charts(
     at_metric: list[MetricAt],
     confidence: float,
     out: dict[str, bytes],
-    templates: ch.ChartTemplates,
+    templates: ChartTemplates,
 ) -> run_page.ChartBlock | None:
     """A metric's charts (written into `out`) and the block that shows them on the run page."""
     if not at_metric:
@@ -172,7 +173,7 @@ def _metric_charts(
 
 
 def _rate_charts(
-    run: Run, rates: Sequence[RateAt], level: str, out: dict[str, bytes], templates: ch.ChartTemplates
+    run: Run, rates: Sequence[RateAt], level: str, out: dict[str, bytes], templates: ChartTemplates
 ) -> list[run_page.ChartSpec]:
     """Each rate's chart (written into `out`): every trial's rate, and per condition the mean of
     the trials' rates with its t interval over them (none where every trial gave one rate)."""
@@ -207,11 +208,11 @@ def claim_outputs(
     settings: Settings,
     grids: Sequence[Grid] = (),
     *,
-    templates: ch.ChartTemplates | None = None,
+    templates: ChartTemplates | None = None,
 ) -> dict[str, bytes]:
     """The claims ledger, a page per claim (with its whole correction chain) and the methods page
     (`templates`: the chart templates built so far, else every chart is built afresh)."""
-    templates = templates if templates is not None else ch.ChartTemplates()
+    templates = templates if templates is not None else ChartTemplates()
     panel = attribution_pages.grids_panel(grids, "../")
     out = {
         f"{CLAIMS}/index.md": claim_pages.claims_index(evaluations, panel).encode(),
@@ -245,7 +246,7 @@ def claim_outputs(
 
 
 def _claim_sweep(
-    ledger: Ledger, ev: Evaluation, confidence: float, out: dict[str, bytes], base: str, templates: ch.ChartTemplates
+    ledger: Ledger, ev: Evaluation, confidence: float, out: dict[str, bytes], base: str, templates: ChartTemplates
 ) -> claim_pages.SweepBlock | None:
     """Both sides of a comparison claim on one sweep chart (written into `out`), when they share
     a numeric condition: where the claim's condition sits among the others."""

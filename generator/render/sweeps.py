@@ -18,6 +18,8 @@ from ..ledger.references import swept_condition
 from . import blocks
 from . import charts as ch
 from . import text as t
+from .axes import sweep_axis
+from .chart_templates import ChartTemplates
 
 
 @dataclass(frozen=True)
@@ -56,11 +58,11 @@ def unit_of(runs: Sequence[Run], figure: str) -> str | None:
     return next((run.meta.metrics[figure].unit for run in runs if figure in run.meta.metrics), None)
 
 
-def sweep_spec(found: Sweep, figure: str, unit: str | None, level: str, templates: ch.ChartTemplates) -> bytes:
+def sweep_spec(found: Sweep, figure: str, unit: str | None, level: str, templates: ChartTemplates) -> bytes:
     """The chart's spec: an interval of no width (every trial identical) has no ends, so no
     rule is drawn and no tooltip shows one."""
     rows = [r | {"low": None, "high": None} if r["low"] == r["high"] else r for r in found.rows]
-    domain, ticks = ch.sweep_axis(rows)
+    domain, ticks = sweep_axis(rows)
     return templates.spec(ch.sweep_chart, (figure, unit, found.condition, level), rows, domain, ticks)
 
 
@@ -123,7 +125,7 @@ def report_sweeps(ledger: Ledger, confidence: float) -> dict[str, tuple[ReportSw
 
 
 def report_sweep_outputs(
-    ledger: Ledger, placed: Mapping[str, Sequence[ReportSweep]], confidence: float, templates: ch.ChartTemplates
+    ledger: Ledger, placed: Mapping[str, Sequence[ReportSweep]], confidence: float, templates: ChartTemplates
 ) -> dict[str, bytes]:
     """The chart of every drawn sweep directive."""
     out = {}

@@ -15,7 +15,7 @@ It holds six things, the first five keyed so that each is used only when it can 
   claim, the verdict settings, its corrections and its runs' digests and receipt states);
 - the links and anchors of each built page, by the sha256 of the page's bytes (the link crawl
   reads every page again, and parses only those whose bytes changed);
-- the chart templates (`render.charts.ChartTemplates`), which depend only on the code.
+- the chart templates (`render.chart_templates.ChartTemplates`), which depend only on the code.
 
 It is an object its owner passes to what uses it: the plugin holds one across `serve`
 rebuilds, a command loads one per build. Nothing here is module state.
@@ -56,7 +56,7 @@ from typing import Any
 from ..analysis.claims import Remembered
 from ..analysis.receipts import RunReceipts
 from ..ledger.runs import ParsedRuns
-from ..render.charts import ChartTemplates
+from ..render.chart_templates import ChartTemplates
 from ..render.ledger_files import Fragments
 from .collector import paused
 from .files import Stamp, stamp
