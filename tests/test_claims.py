@@ -16,7 +16,7 @@ from scipy import stats as sps
 from typer.testing import CliRunner
 
 from builders import SLOWER, A, B, claim, repo_with, report
-from generator.analysis import stats, verdicts
+from generator.analysis import ratios, stats, verdicts
 from generator.cli import app
 from generator.ledger.load import load
 from helpers import MANIFEST, RESULTS, generate, measured_run, publication, write_tree
@@ -27,7 +27,7 @@ from helpers import MANIFEST, RESULTS, generate, measured_run, publication, writ
 def test_ratio_interval_by_hand() -> None:
     b = [math.exp(0.0), math.exp(0.2)]
     c = [math.exp(0.1), math.exp(0.5)]
-    r = stats.ratio_interval(b, c)
+    r = ratios.ratio_interval(b, c)
     # log means 0.1 and 0.3; sample variances 0.02 and 0.08; se = sqrt(0.01 + 0.04)
     assert r.ratio == pytest.approx(math.exp(0.2))
     assert r.df == pytest.approx(0.05**2 / (0.01**2 + 0.04**2))
@@ -52,7 +52,7 @@ def test_verdict_rule(low: float, high: float, direction: int, expected: str) ->
 
 
 def test_trials_needed_grows_with_noise() -> None:
-    assert stats.trials_needed(0.02, 0.06) < stats.trials_needed(0.06, 0.06) < stats.trials_needed(0.12, 0.06)
+    assert ratios.trials_needed(0.02, 0.06) < ratios.trials_needed(0.06, 0.06) < ratios.trials_needed(0.12, 0.06)
 
 
 samples = st.lists(st.floats(min_value=1, max_value=1000), min_size=2, max_size=12)
@@ -60,7 +60,7 @@ samples = st.lists(st.floats(min_value=1, max_value=1000), min_size=2, max_size=
 
 @given(samples, samples)
 def test_swapping_sides_inverts_the_ratio_and_the_verdict(b: list[float], c: list[float]) -> None:
-    r, s = stats.ratio_interval(b, c), stats.ratio_interval(c, b)
+    r, s = ratios.ratio_interval(b, c), ratios.ratio_interval(c, b)
     assert r.ratio * s.ratio == pytest.approx(1)
     assert r.low * s.high == pytest.approx(1) and r.high * s.low == pytest.approx(1)
     swap = {"supported": "contradicted", "contradicted": "supported"}
@@ -71,13 +71,13 @@ def test_swapping_sides_inverts_the_ratio_and_the_verdict(b: list[float], c: lis
 
 @given(samples, samples, st.floats(min_value=0.01, max_value=100))
 def test_scaling_every_value_leaves_the_ratio(b: list[float], c: list[float], k: float) -> None:
-    r, s = stats.ratio_interval(b, c), stats.ratio_interval([x * k for x in b], [x * k for x in c])
+    r, s = ratios.ratio_interval(b, c), ratios.ratio_interval([x * k for x in b], [x * k for x in c])
     assert s.ratio == pytest.approx(r.ratio) and s.low == pytest.approx(r.low)
 
 
 @given(samples, samples)
 def test_interval_contains_the_estimate(b: list[float], c: list[float]) -> None:
-    r = stats.ratio_interval(b, c)
+    r = ratios.ratio_interval(b, c)
     assert r.low <= r.ratio * (1 + 1e-12) and r.ratio <= r.high * (1 + 1e-12)
 
 
@@ -86,7 +86,7 @@ def test_null_comparisons_rarely_call_an_effect() -> None:
     called = 0
     for _ in range(1000):
         b, c = rng.lognormal(3, 0.05, 5), rng.lognormal(3, 0.05, 5)
-        r = stats.ratio_interval(b, c)
+        r = ratios.ratio_interval(b, c)
         cv = max(np.std(b, ddof=1) / b.mean(), np.std(c, ddof=1) / c.mean())
         called += verdicts.judge((r.low, r.high), r.bounds(0.9), 1, None, 0.01, cv).verdict in (
             "supported",
@@ -103,7 +103,7 @@ def test_interval_covers_the_true_ratio(n: int) -> None:
     for _ in range(1000):
         b = rng.lognormal(3, 0.05, n)
         c = rng.lognormal(3 + math.log(true), 0.08, n)
-        r = stats.ratio_interval(b, c)
+        r = ratios.ratio_interval(b, c)
         covered += r.low <= true <= r.high
     assert 930 <= covered <= 970
 
@@ -229,7 +229,7 @@ def test_compare_json_has_exactly_the_documented_keys(tmp_path: Path) -> None:
     assert out["at"] == {"concurrency": 8} and out["n_baseline"] == out["n_candidate"] == 5
     b = [104.1, 103.5, 104.8, 102.9, 104.0]
     c = [99.1, 98.2, 98.9, 97.5, 104.0]
-    expected = stats.ratio_interval(b, c)
+    expected = ratios.ratio_interval(b, c)
     assert out["ratio"] == pytest.approx(expected.ratio)
     assert out["ci_low"] == pytest.approx(expected.low)
     # [-7.1%, -1.1%] lies wholly below -1%, against the metric's "higher is better".

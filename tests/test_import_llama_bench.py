@@ -16,7 +16,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from generator.analysis import stats
+from generator.analysis import ratios
 from generator.cli import app
 from helpers import csv_rows, generate, import_into
 
@@ -145,7 +145,7 @@ def test_published_summaries_from_two_csv_imports_get_a_welch_verdict(tmp_path: 
     assert found["n_baseline"] == 3 and found["ratio"] == pytest.approx(1.3, rel=1e-3)
     row = next(r for r in rows(FIXTURES / "testbed-tiny-threads.csv") if r["n_gen"] == "16" and r["n_threads"] == "1")
     mean, sd = float(row["avg_ts"]), float(row["stddev_ts"])
-    expected = stats.ratio_from_summaries((mean, sd, 3), (mean * 1.3, sd, 3)).bounds(0.95)
+    expected = ratios.ratio_from_summaries((mean, sd, 3), (mean * 1.3, sd, 3)).bounds(0.95)
     assert (found["ci_low"], found["ci_high"]) == pytest.approx(expected, rel=1e-4)
 
 

@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats as sps
 
-from generator.analysis import stats
+from generator.analysis import rates, ratios
 from helpers import generate, measured_run, publication, write_tree
 
 TRIALS = 5
@@ -36,7 +36,7 @@ def coverage(accepted: np.ndarray, drafted: np.ndarray) -> float:
     """How often the rate's interval, as the pages show it, holds the true rate."""
     held = 0
     for num, den in zip(accepted, drafted, strict=True):
-        r = stats.summarize_rate(num, den)
+        r = rates.summarize_rate(num, den)
         assert r.ci_low is not None and r.ci_high is not None and r.n == TRIALS
         held += r.ci_low <= TRUE_RATE <= r.ci_high
     return held / len(accepted)
@@ -71,7 +71,7 @@ def test_the_rate_interval_covers_the_true_rate_when_tokens_inside_a_trial_are_c
     )
 )
 def test_a_rate_interval_stays_inside_0_and_1_and_holds_the_mean(counts: list[tuple[int, int]]) -> None:
-    r = stats.summarize_rate([k for k, _ in counts], [n for _, n in counts])
+    r = rates.summarize_rate([k for k, _ in counts], [n for _, n in counts])
     assert r.mean is not None and 0 <= r.mean <= 1 and r.n == len(counts)
     if r.constant:
         assert (r.ci_low, r.ci_high, r.sd) == (None, None, 0.0)
@@ -139,9 +139,9 @@ def test_the_run_page_shows_a_rate_over_its_trials_with_the_tokens_as_context(tm
     ) in page
     assert "Wilson" not in page and "6,835" not in page and "Pooled" not in page
     varied = shown(pages[f"runs/{HIGH}/index.md"])
-    rates = [289 / 430, 292 / 431, 280 / 428, 295 / 433, 285 / 430]  # 67.0% [65.6%, 68.3%] by scipy's t
-    low, high = sps.t.interval(0.95, 4, loc=np.mean(rates), scale=sps.sem(rates))
-    assert f"<td>{np.mean(rates):.1%} [{low:.1%}, {high:.1%}]</td>" == "<td>67.0% [65.6%, 68.3%]</td>"
+    trial_rates = [289 / 430, 292 / 431, 280 / 428, 295 / 433, 285 / 430]  # 67.0% [65.6%, 68.3%] by scipy's t
+    low, high = sps.t.interval(0.95, 4, loc=np.mean(trial_rates), scale=sps.sem(trial_rates))
+    assert f"<td>{np.mean(trial_rates):.1%} [{low:.1%}, {high:.1%}]</td>" == "<td>67.0% [65.6%, 68.3%]</td>"
     assert "<td>67.0% [65.6%, 68.3%]</td>" in varied and "<td>2,152 draft_tokens over 5 trials</td>" in varied
 
 
@@ -153,7 +153,7 @@ def test_the_rate_chart_draws_the_trials_and_their_mean_with_no_rule_when_they_a
     assert (mean["value"], mean["n"], mean["low"], mean["high"]) == (385 / 1367, 5, None, None)
     varied = json.loads(pages[f"runs/{HIGH}/charts/rate-acceptance.json"])["datasets"]["table"]
     (mean,) = [r for r in varied if r["kind"] == "mean"]
-    want = stats.summarize_rate([289, 292, 280, 295, 285], [430, 431, 428, 433, 430])
+    want = rates.summarize_rate([289, 292, 280, 295, 285], [430, 431, 428, 433, 430])
     assert (mean["value"], mean["low"], mean["high"]) == (want.mean, want.ci_low, want.ci_high)
 
 
@@ -190,7 +190,7 @@ def test_a_rate_claim_with_spread_shows_the_ratio_interval_labelled_as_one(tmp_p
     varied = [(430, 289), (431, 292), (428, 280), (433, 295), (430, 285)]
     pages = rate_publication(tmp_path, [(1367, 385), (1367, 380), (1367, 391), (1367, 379), (1367, 388)], varied)
     page = shown(pages["claims/acceptance-up/index.md"])
-    ratio = stats.ratio_interval([k / 1367 for k in (385, 380, 391, 379, 388)], [k / n for n, k in varied])
+    ratio = ratios.ratio_interval([k / 1367 for k in (385, 380, 391, 379, 388)], [k / n for n, k in varied])
     assert f"{ratio.ratio:.3f}x [{ratio.low:.3f}x, {ratio.high:.3f}x]" == "2.380x [2.328x, 2.433x]"
     assert "<dt>Measured</dt><dd>+38.8 pp, 28.1% → 67.0% (ratio 2.380x [2.328x, 2.433x])</dd>" in page
     assert "<td>+38.8 pp (ratio 2.380x)</td><td>[2.328x, 2.433x]</td>" in page
@@ -221,7 +221,7 @@ def test_a_rate_claim_is_judged_by_its_ratio_with_min_effect_as_a_ratio(tmp_path
     high = [(1000, k) for k in (105, 104, 106, 105, 105)]
     pages = rate_publication(tmp_path, low, high)
     page = shown(pages["claims/acceptance-up/index.md"])
-    ratio = stats.ratio_interval([k / 1000 for _, k in low], [k / 1000 for _, k in high])
+    ratio = ratios.ratio_interval([k / 1000 for _, k in low], [k / 1000 for _, k in high])
     assert ratio.low > 1.01 and f"{ratio.low:.3f}x to {ratio.high:.3f}x" == "1.039x to 1.061x"
     assert (
         "Supported: the difference is +0.5 pp, 10.0% → 10.5%, and the 95% interval of the ratio runs from "

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from generator.analysis import stats
+from generator.analysis import rates, ratios, stats
 
 finite = st.floats(min_value=0.01, max_value=1e6, allow_nan=False, allow_infinity=False)
 
@@ -66,11 +66,11 @@ def test_a_rate_is_summarized_over_its_trials_not_its_pooled_tokens() -> None:
     t.interval as the oracle), far wider than a Wilson interval over 4,088 tokens would be."""
     from scipy import stats as sps
 
-    r = stats.summarize_rate([1490, 1502], [2048, 2040])
-    rates = (1490 / 2048, 1502 / 2040)
-    assert r.per_trial == rates and r.n == 2 and r.attempts_per_trial == (2048, 2040)
-    assert r.mean == pytest.approx(sum(rates) / 2)
-    low, high = sps.t.interval(0.95, 1, loc=sum(rates) / 2, scale=sps.sem(rates))
+    r = rates.summarize_rate([1490, 1502], [2048, 2040])
+    trial_rates = (1490 / 2048, 1502 / 2040)
+    assert r.per_trial == trial_rates and r.n == 2 and r.attempts_per_trial == (2048, 2040)
+    assert r.mean == pytest.approx(sum(trial_rates) / 2)
+    low, high = sps.t.interval(0.95, 1, loc=sum(trial_rates) / 2, scale=sps.sem(trial_rates))
     assert (r.ci_low, r.ci_high) == (pytest.approx(low), pytest.approx(high))
     assert round(r.ci_low, 4) == 0.6764 and round(r.ci_high, 4) == 0.7874 and r.interval == "t"
     assert (r.successes, r.attempts, r.same_attempts) == (2992, 4088, None)
@@ -79,26 +79,26 @@ def test_a_rate_is_summarized_over_its_trials_not_its_pooled_tokens() -> None:
 def test_a_rate_interval_is_truncated_to_0_and_1() -> None:
     """Trials at 98%, 100% and 99%: the t interval's upper end, 101.5%, is truncated to 100%
     (a true rate lies in [0, 1], so the truncated interval holds it exactly when the t does)."""
-    r = stats.summarize_rate([98, 100, 99], [100, 100, 100])
+    r = rates.summarize_rate([98, 100, 99], [100, 100, 100])
     assert r.ci_high == 1.0 and r.ci_low is not None and round(r.ci_low, 4) == 0.9652
     assert r.interval == "t, truncated to [0, 1]"
-    low = stats.summarize_rate([0, 2, 1], [100, 100, 100])
+    low = rates.summarize_rate([0, 2, 1], [100, 100, 100])
     assert low.ci_low == 0.0 and low.interval == "t, truncated to [0, 1]"
 
 
 def test_identical_trials_give_a_rate_with_no_interval() -> None:
     """Five temperature-0 trials that each drafted 1,367 tokens and accepted 385: the rate is
     exact for those prompts (SD 0) and has no interval, never one of no width."""
-    r = stats.summarize_rate([385] * 5, [1367] * 5)
+    r = rates.summarize_rate([385] * 5, [1367] * 5)
     assert r.mean == 385 / 1367 and r.sd == 0.0 and r.constant
     assert (r.ci_low, r.ci_high, r.interval) == (None, None, None)
     assert (r.n, r.same_attempts, r.attempts) == (5, 1367, 6835)
 
 
 def test_rate_with_nothing_drafted_has_no_interval() -> None:
-    r = stats.summarize_rate([0, 0], [0, 0])
+    r = rates.summarize_rate([0, 0], [0, 0])
     assert r.mean is None and r.per_trial == () and r.n == 0 and r.ci_low is None
-    one = stats.summarize_rate([3, 0], [10, 0])  # one trial attempted anything: a mean, no interval
+    one = rates.summarize_rate([3, 0], [10, 0])  # one trial attempted anything: a mean, no interval
     assert (one.n, one.mean, one.sd, one.ci_low) == (1, 0.3, None, None)
 
 
@@ -208,12 +208,12 @@ def test_five_identical_counts_have_no_interval_width() -> None:
 
 def test_a_ratio_of_two_constant_sides_is_their_quotient_with_no_interval() -> None:
     """np.var of five equal logs was 1e-30: an interval 1e-16 wide printed as "+19.6% [+19.6%, +19.6%]"."""
-    r = stats.ratio_interval([1367.0] * 5, [2180.0] * 5)
+    r = ratios.ratio_interval([1367.0] * 5, [2180.0] * 5)
     assert r.se == 0.0 and r.exact == 2180.0 / 1367.0
     assert r.ratio == 2180.0 / 1367.0 and r.bounds(0.95) == (r.ratio, r.ratio) == (r.low, r.high)
-    published = stats.ratio_from_summaries((100.0, 0.0, 5), (120.0, 0.0, 5))
+    published = ratios.ratio_from_summaries((100.0, 0.0, 5), (120.0, 0.0, 5))
     assert published.ratio == 1.2 and published.bounds(0.9) == (1.2, 1.2)
-    one_side = stats.ratio_interval([1367.0] * 5, [2170.0, 2180.0, 2190.0])
+    one_side = ratios.ratio_interval([1367.0] * 5, [2170.0, 2180.0, 2190.0])
     low, high = one_side.bounds(0.95)
     assert one_side.exact is None and low < one_side.ratio < high  # the other side's spread still counts
 
@@ -228,7 +228,7 @@ def test_identical_trials_give_their_value_and_no_spread_however_many(value: flo
 
 @given(any_positive, any_positive, st.integers(min_value=2, max_value=30), st.integers(min_value=2, max_value=30))
 def test_two_constant_sides_have_an_exact_ratio(b: float, c: float, n_b: int, n_c: int) -> None:
-    r = stats.ratio_interval([b] * n_b, [c] * n_c)
+    r = ratios.ratio_interval([b] * n_b, [c] * n_c)
     if math.isfinite(c / b) and c / b > 0:
         assert r.ratio == c / b and r.bounds(0.95) == (c / b, c / b)
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from builders import SLOWER, A, B, claim, repo_with
-from generator.analysis import stats, verdicts
+from generator.analysis import ratios, verdicts
 from generator.analysis.claims import evaluate_all
 from generator.analysis.comparison import Settings
 from generator.cli import app
@@ -140,7 +140,7 @@ def test_a_true_claimed_magnitude_is_rarely_called_overstated(n: int) -> None:
     overstated = 0
     for _ in range(1000):
         b, c = _trials(rng, n, 1.2)
-        r = stats.ratio_interval(b, c)
+        r = ratios.ratio_interval(b, c)
         overstated += verdicts.judge(r.bounds(0.95), r.bounds(0.90), 1, 1.2, 0.01, CV).verdict == "overstated"
     assert overstated <= 50  # at most 5%: the claimed value beyond the interval's far end is a 2.5% tail
 
@@ -151,7 +151,7 @@ def test_a_true_ratio_on_the_margin_is_rarely_called_equivalent(n: int) -> None:
     supported = 0
     for _ in range(1000):
         b, c = _trials(rng, n, 1.02)
-        r = stats.ratio_interval(b, c)
+        r = ratios.ratio_interval(b, c)
         supported += verdicts.judge_equivalence(r.bounds(0.95), r.bounds(0.90), 0.02).verdict == "supported"
     assert supported <= 50
 
@@ -161,7 +161,7 @@ def test_no_difference_with_a_margin_of_twice_the_cv_is_shown_at_n_30() -> None:
     supported = 0
     for _ in range(1000):
         b, c = _trials(rng, 30)
-        r = stats.ratio_interval(b, c)
+        r = ratios.ratio_interval(b, c)
         supported += verdicts.judge_equivalence(r.bounds(0.95), r.bounds(0.90), 2 * CV).verdict == "supported"
     assert supported >= 800
 
@@ -182,7 +182,7 @@ def test_several_conditions_keep_the_family_wise_error_under_the_null(
         called = []
         for _ in range(k):
             b, c = _trials(rng, n)
-            r = stats.ratio_interval(b, c)
+            r = ratios.ratio_interval(b, c)
             called.append(verdicts.judge(r.bounds(level), r.bounds(2 * level - 1), 1, None, min_effect, CV).verdict)
         wrong += any(v in ("supported", "contradicted") for v in called)
     assert wrong <= bound * 2000
@@ -192,8 +192,8 @@ def test_published_summaries_agree_with_raw_trials_of_that_mean_and_sd() -> None
     rng = np.random.default_rng(5050)
     for _ in range(200):
         b, c = _trials(rng, 8, 1.07)
-        raw = stats.ratio_interval(b, c)
-        summary = stats.ratio_from_summaries(
+        raw = ratios.ratio_interval(b, c)
+        summary = ratios.ratio_from_summaries(
             (float(b.mean()), float(b.std(ddof=1)), 8), (float(c.mean()), float(c.std(ddof=1)), 8)
         )
         for x, y in zip(raw.bounds(0.95), summary.bounds(0.95), strict=True):
@@ -337,7 +337,7 @@ def test_published_mean_sd_and_n_give_a_marked_welch_verdict(tmp_path: Path) -> 
     root = write_tree(tmp_path / "pub", files)
     ev = evaluations(root)["shortlist-c8"]
     assert ev.verdict == "supported" and ev.only is not None and ev.only.source == "summaries"
-    expected = stats.ratio_from_summaries((104.0, 1.2, 5), (112.3, 1.5, 5))
+    expected = ratios.ratio_from_summaries((104.0, 1.2, 5), (112.3, 1.5, 5))
     assert ev.only.ci_low == pytest.approx(expected.bounds(0.95)[0])
     assert "from published summaries" in ev.flags and "(from published mean, SD and n)" in ev.reason
     CliRunner().invoke(app, ["generate", "--repo", str(root)])
@@ -426,7 +426,7 @@ def no_difference_support(
     rng = np.random.default_rng(int(cv * 1000) * 100 + n + seed)
     supported = 0
     for _ in range(replications):
-        r = stats.ratio_interval(*_lognormal_pair(rng, n, cv, ratio))
+        r = ratios.ratio_interval(*_lognormal_pair(rng, n, cv, ratio))
         supported += verdicts.judge_equivalence(r.bounds(0.95), r.bounds(0.90), margin).verdict == "supported"
     return supported
 
@@ -581,7 +581,7 @@ def test_trials_needed_settle_the_verdict(
     rng = np.random.default_rng(7)
     decided = 0
     for _ in range(1000):
-        r = stats.ratio_interval(*_lognormal_pair(rng, n, cv, ratio))
+        r = ratios.ratio_interval(*_lognormal_pair(rng, n, cv, ratio))
         if margin is None:
             verdict = verdicts.judge(r.bounds(0.95), r.bounds(0.90), direction, None, 0.01, max(cv, 0.01)).verdict
         else:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from ..format.claimed import Claimed, Direction
 from ..format.keys import as_yaml
 from ..ledger.records import Row, Run
-from . import stats, wording
+from . import rates, ratios, stats, wording
 from .power import Settling, comparison_settling
 from .records import ClaimComparison, Comparison, Confound, Measured, Question, Settings, Side
 from .summaries import label_of, rate_trials
@@ -89,7 +89,7 @@ def side(
     rows = run.results.select(values_at, excluded=restore)
     left_out = () if restore else tuple(_excluded(run.results.excluded_at(values_at), metric))
     label = label_of(run, values_at)
-    rate: stats.RateSummary | None = None
+    rate: rates.RateSummary | None = None
     published: tuple[float, int] | None = None
     if metric in run.meta.rates:
         trials, rate = rate_trials(rows, run.meta.rates[metric], confidence)
@@ -229,7 +229,7 @@ def _point(b: Side, c: Side) -> float | None:
     return mean_c / mean_b if mean_b > 0 and mean_c > 0 else None
 
 
-def _measured(b: Side, c: Side, ratio: stats.Ratio, q: Question) -> tuple[Verdict, Measured]:
+def _measured(b: Side, c: Side, ratio: ratios.Ratio, q: Question) -> tuple[Verdict, Measured]:
     """The verdict rule on the ratio's intervals, against the within-noise band."""
     cvs = [s.cv for s in (b, c) if s.cv is not None]
     settings = q.settings
@@ -254,7 +254,7 @@ def _measured(b: Side, c: Side, ratio: stats.Ratio, q: Question) -> tuple[Verdic
         trials_needed=settling.trials if settling else None,
         settles_as=settling.outcome if settling else None,
         unsettled=_unsettled(ratio, settling, q, band),
-        mann_whitney_p=stats.mann_whitney(b.values, c.values) if b.n >= 10 and c.n >= 10 and not b.reported else None,
+        mann_whitney_p=ratios.mann_whitney(b.values, c.values) if b.n >= 10 and c.n >= 10 and not b.reported else None,
     )
 
 
@@ -265,23 +265,23 @@ class NoRatio:
     reason: str
 
 
-def _ratio(b: Side, c: Side) -> stats.Ratio | NoRatio:
+def _ratio(b: Side, c: Side) -> ratios.Ratio | NoRatio:
     """The ratio from per-trial values, or from published summaries when a side has only those;
     the reason for "no trial data" when neither is possible."""
     if b.n < 2 or c.n < 2:
         return NoRatio(wording.no_data(b, c))
     try:
         if b.published is None and c.published is None:
-            return stats.ratio_interval(b.values, c.values)
+            return ratios.ratio_interval(b.values, c.values)
         pb, pc = b.mean_sd_n, c.mean_sd_n
         if pb is None or pc is None:
             return NoRatio(wording.no_data(b, c))
-        return stats.ratio_from_summaries(pb, pc)
+        return ratios.ratio_from_summaries(pb, pc)
     except ValueError as err:
         return NoRatio(f"No verdict: {err}.")
 
 
-def _settling(ratio: stats.Ratio, judgement: Judgement, q: Question, band: float, present: int) -> Settling | None:
+def _settling(ratio: ratios.Ratio, judgement: Judgement, q: Question, band: float, present: int) -> Settling | None:
     """An inconclusive verdict: the trials per side that would decide it with 80% probability if
     the estimate and the spread stay as measured (never as many as there already are)."""
     if judgement.verdict != "inconclusive" or ratio.sd_log == 0:
@@ -299,7 +299,7 @@ def _settling(ratio: stats.Ratio, judgement: Judgement, q: Question, band: float
     )
 
 
-def _unsettled(ratio: stats.Ratio, settling: Settling | None, q: Question, band: float) -> str | None:
+def _unsettled(ratio: ratios.Ratio, settling: Settling | None, q: Question, band: float) -> str | None:
     """Why more trials will not settle an inconclusive verdict: the estimate sits on a bound."""
     if settling is None or settling.trials is not None:
         return None

@@ -12,7 +12,7 @@ from ..format.conditions import condition_label
 from ..format.keys import as_yaml
 from ..ledger.records import Run
 from ..ledger.references import shared_conditions
-from . import stats
+from . import ratios, stats
 from .comparison import MISSING, confounds, direction_of, environment, side
 
 T_STEPS = 2000  # t quantiles at 1/df = 0, 1/2000, ..., 1: linear in 1/df between them
@@ -33,7 +33,7 @@ def side_by_side(a: Run, b: Run, confidence: float = stats.CONFIDENCE) -> dict[s
                 figures.append(row | {"point_ratio": _point_ratio(sa.values, sb.values)})
                 continue
             try:
-                ratio = stats.ratio_interval(sa.values, sb.values)
+                ratio = ratios.ratio_interval(sa.values, sb.values)
             except ValueError:
                 pass  # fewer than two trials a side, or a zero: no ratio interval
             else:

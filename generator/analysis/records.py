@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 from ..errors import BenchledgerError, Problem
 from ..format.claimed import Claimed, Direction
-from . import stats
-from .stats import Source
+from . import rates, stats
+from .ratios import Source
 from .verdicts import Verdict
 
 NO_VARIATION = "no run-to-run variation"
@@ -59,7 +59,7 @@ class Side:
     trials: tuple[int | None, ...]
     reported: bool
     summary: stats.Summary | None  # None for reported figures
-    rate: stats.RateSummary | None = None  # a measured rate: its trials' proportions, mean and interval
+    rate: rates.RateSummary | None = None  # a measured rate: its trials' proportions, mean and interval
     counted: tuple[str, str] | None = None  # a rate: the metrics it divides (numerator, denominator)
     published: tuple[float, int] | None = None  # reported run with a published (SD, n)
     excluded: tuple[tuple[int | None, float, str], ...] = ()  # (trial, value, reason) left out

@@ -31,7 +31,7 @@ from typing import Literal
 from ..format.conditions import condition_label
 from ..format.models import CLIENT_FIGURES
 from ..ledger.records import Results, Run
-from . import stats
+from . import ratios, stats
 from .summaries import rate_trials
 from .verdicts import tost_level
 
@@ -124,7 +124,7 @@ def figure(
     band = MARGIN if margin is None else margin
     if len(a) < 2 or len(b) < 2 or any(v <= 0 for v in (*a, *b)):  # not measured again, too few, zeros
         return Figure(metric=name, at=at, ratio=None, low=None, high=None, margin=band, level=level, status="unsettled")
-    ratio = stats.ratio_interval(a, b)
+    ratio = ratios.ratio_interval(a, b)
     ci, tost = ratio.bounds(level), ratio.bounds(tost_level(stats.CONFIDENCE))
     return Figure(
         metric=name,

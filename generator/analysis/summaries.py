@@ -14,7 +14,8 @@ import numpy as np
 from ..format.conditions import condition_label
 from ..format.models import Rate
 from ..ledger.records import Row, Run
-from .stats import CONFIDENCE, RateSummary, Summary, summarize, summarize_rate, warnings
+from .rates import RateSummary, summarize_rate
+from .stats import CONFIDENCE, Summary, summarize, warnings
 
 
 def label_of(run: Run, at: Sequence[str]) -> str:

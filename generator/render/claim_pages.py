@@ -10,8 +10,9 @@ from markupsafe import Markup
 
 from ..analysis.claims import Evaluation
 from ..analysis.comparison import Comparison, Settings, Side
+from ..analysis.rates import RateSummary
 from ..analysis.records import RATE_EXACT
-from ..analysis.stats import IDENTICAL, IDENTICAL_SIDES, RateSummary
+from ..analysis.stats import IDENTICAL, IDENTICAL_SIDES
 from ..format.signed import level as level_of
 from ..format.signed import points, times
 from . import blocks, rate_text

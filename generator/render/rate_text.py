@@ -3,7 +3,7 @@ interval over them (the trial is the unit), and the summed counts as context onl
 
 from __future__ import annotations
 
-from ..analysis.stats import RateSummary
+from ..analysis.rates import RateSummary
 from . import text as t
 
 IDENTICAL_SIDE = "every trial identical"

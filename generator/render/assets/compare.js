@@ -64,7 +64,7 @@
     return values.every(function (v) { return v === values[0]; });
   }
   function logStats(values) {
-    /* Identical trials: their log and a variance of 0 exactly (a sum rounds), as stats._log_moments. */
+    /* Identical trials: their log and a variance of 0 exactly (a sum rounds), as ratios._log_moments. */
     if (identical(values)) { return { n: values.length, mean: Math.log(values[0]), variance: 0 }; }
     var logs = values.map(Math.log), n = logs.length;
     var mean = logs.reduce(function (a, b) { return a + b; }, 0) / n;
