@@ -117,7 +117,7 @@ def claim_rows(evaluations: Mapping[str, Evaluation]) -> list[dict[str, Any]]:
             "corrects": c.corrects or "",
             "finding": c.finding or "",
             "cause": "; ".join(c.causes),
-            "finding_check": _finding_check(ev),
+            "finding_check": (ev.correction.check or "") if ev.correction else "",
             "flags": "; ".join(ev.flags),
             "credit_verdict": "; ".join(c.verdict for c in ev.credits),
             "credit_grid": "; ".join(c.grid for c in ev.credits),
@@ -148,16 +148,3 @@ def _points(cond: Comparison) -> float | None:
     """A rate claim's difference in percentage points between the means of its trials' rates."""
     base, cand = cond.baseline.proportion, cond.candidate.proportion
     return (cand - base) * 100 if base is not None and cand is not None else None
-
-
-def _finding_check(ev: Evaluation) -> str:
-    """What the correction's runs say of its finding: borne out, not borne out, not settled, or
-    not checked (a withdrawal, or a correction without runs); empty without a finding."""
-    found = ev.correction
-    if found is None or found.finding is None:
-        return ""
-    if found.disagreement:
-        return "not borne out"
-    if not found.checked:
-        return "not checked"
-    return "borne out" if found.settled else "not settled"

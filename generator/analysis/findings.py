@@ -21,7 +21,7 @@ Pure: takes claims and loaded runs, returns frozen records.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import get_args
+from typing import Literal, get_args
 
 from ..format.claimed import parse_claimed
 from ..format.front_matter import FINDINGS, Claim, Finding
@@ -34,6 +34,7 @@ from .verdicts import Verdict
 __all__ = ["CHECKED", "FINDINGS", "RULE", "Correction", "correction_of"]
 CHECKED: tuple[Finding, ...] = ("misattributed", "overstated", "contradicted", "within noise")
 VERDICT_FINDINGS: tuple[Finding, ...] = tuple(f for f in CHECKED if f in get_args(Verdict))
+Check = Literal["borne out", "not borne out", "not settled", "not checked"]
 UNSETTLED: tuple[Verdict, ...] = ("inconclusive", "no trial data")
 # When each finding is borne out by the correction's runs (the methods page prints these).
 RULE: dict[Finding, str] = {
@@ -64,6 +65,17 @@ class Correction:
     def checked(self) -> bool:
         """Whether the correction's runs were held against its finding."""
         return self.rejudged is not None and self.finding in CHECKED
+
+    @property
+    def check(self) -> Check | None:
+        """What the correction's runs say of its finding; None when it states none."""
+        if self.finding is None:
+            return None
+        if self.disagreement:
+            return "not borne out"
+        if not self.checked:
+            return "not checked"
+        return "borne out" if self.settled else "not settled"
 
     @property
     def settled(self) -> bool:

@@ -207,10 +207,6 @@ def _findings(base: Judged, head: Judged) -> tuple[tuple[str, str, str], ...]:
         found = ev.correction
         if claim_id in base.evaluations or found is None or found.finding is None:
             continue
-        check = found.disagreement or (
-            ("borne out by its runs" if found.settled else "not settled by its runs")
-            if found.checked
-            else "not checked"
-        )
-        out.append((claim_id, found.finding, check))
+        said = found.disagreement or (f"{found.check} by its runs" if found.checked else "not checked")
+        out.append((claim_id, found.finding, said))
     return tuple(out)

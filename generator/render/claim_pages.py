@@ -19,7 +19,7 @@ from . import blocks, rate_text
 from . import text as t
 from .finding_text import check_text, corrected_line, finding_text, unrecorded_lines
 from .templating import generated_mark, render
-from .verdict_text import credit_lines, effect, flag_pills, interval_text, proportions, verdict_badges
+from .verdict_text import credit_lines, effect, flag_pills, interval_text, proportions, sides_n, verdict_badges
 
 CLAIMS = "claims"
 
@@ -266,7 +266,7 @@ def forest_rows(chain: Sequence[Evaluation]) -> list[dict[str, str]]:
                     **dict(zip(("ratio", "interval"), _ratio_cells(c, ev.unit), strict=True)),
                     "level": level_of(c.confidence),
                     "band": f"±{c.band:.1%}" if c.band is not None else "–",
-                    "n": t.n_pair(*(None if s.reported else s.n for s in (c.baseline, c.candidate))),
+                    "n": sides_n(c),
                 }
             )
     return out

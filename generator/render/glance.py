@@ -16,7 +16,7 @@ from ..analysis.receipts import RunReceipts
 from ..ledger.records import Ledger
 from . import text as t
 from .finding_text import finding_text
-from .verdict_text import badge, interval_text, verdict_badges
+from .verdict_text import badge, interval_text, sides_n, verdict_badges
 
 MARKER = "<!-- at a glance -->"
 SHOWN = 5  # newest items per list
@@ -167,14 +167,9 @@ def effect_n(ev: Evaluation) -> str:
     """The measured effect with its interval and both sides' n, for a one-condition comparison;
     the number of conditions otherwise."""
     if ev.only is not None:
-        c = ev.only
-        n = t.n_pair(None if c.baseline.reported else c.baseline.n, None if c.candidate.reported else c.candidate.n)
-        return f"{t.text(t.minus(interval_text(c, unit=ev.unit)))}, n = {n}"
+        return f"{t.text(t.minus(interval_text(ev.only, unit=ev.unit)))}, n = {sides_n(ev.only)}"
     if ev.conditions:
-        ns = {
-            t.n_pair(None if c.baseline.reported else c.baseline.n, None if c.candidate.reported else c.candidate.n)
-            for c in ev.conditions
-        }
+        ns = {sides_n(c) for c in ev.conditions}
         each = f", n = {ns.pop()} at each" if len(ns) == 1 else ""
         return f"at {t.plural(len(ev.conditions), 'condition')}{each}"
     return ""
@@ -234,7 +229,8 @@ def _corrected(ev: Evaluation, evaluations: Mapping[str, Evaluation], up: str) -
     words = finding_text(found, ev.claim.claimed) if found else ""
     said = f" {t.text(words[:1].upper() + words[1:])}." if found else ""
     reported = any(c.baseline.reported or c.candidate.reported for c in ev.conditions)
-    measured = f" {'As reported' if reported else 'On its own runs'}: {effect_n(ev)}." if effect_n(ev) else ""
+    shown = effect_n(ev)
+    measured = f" {'As reported' if reported else 'On its own runs'}: {shown}." if shown else ""
     by = "; ".join(claim_link(fix, up) for fix in fixes)
     return f"- **{what}**: {claim_link(ev, up)}{said}{measured} Corrected by {by}"
 

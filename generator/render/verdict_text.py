@@ -111,6 +111,11 @@ def _percent(s: Side) -> float | None:
     return figure / 100 if figure is not None else None
 
 
+def sides_n(c: Comparison) -> str:
+    """Both sides' n as one cell: '5 / 5', 'not reported / 5', 'trials not reported'."""
+    return t.n_pair(*(None if s.reported else s.n for s in (c.baseline, c.candidate)))
+
+
 def effect(ev: Evaluation) -> str:
     """The measured effect: its interval, or one line per condition of a several-condition claim
     (a decrease with the minus sign, `text.minus`)."""
