@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ..analysis.stats import IDENTICAL_SIDES
 from ..analysis.wording import pct
 from ..format.signed import RANGE_HIGH, in_range, points, times
+from . import text as t
 from .chart_templates import DOMAIN_MARK, TICKS_MARK, ChartTemplates
 from .charts import BLUE, GREY, _layer
 
@@ -132,18 +133,6 @@ def forest_ticks(domain: tuple[float, float], ratios: bool = False) -> list[floa
 STATEMENT_MAX = 60  # characters of a claim's statement on its forest row
 
 
-def shortened(statement: str) -> str:
-    """A claim's statement as its row's title: its first sentence, cut at a word to at most
-    STATEMENT_MAX characters with an ellipsis."""
-    first = " ".join(statement.split()).split(". ")[0].rstrip(".")
-    if len(first) <= STATEMENT_MAX:
-        return first
-    cut = first[: STATEMENT_MAX - 1]
-    if first[STATEMENT_MAX - 1] != " " and " " in cut:  # a word cut in two is left out
-        cut = cut.rsplit(" ", 1)[0]
-    return cut.rstrip(" ,;:") + "…"
-
-
 def _lines(text: str) -> list[str]:
     return textwrap.wrap(text, LABEL_CHARS, break_on_hyphens=False) or [text]
 
@@ -154,7 +143,7 @@ def forest_label(row: Mapping[str, Any]) -> str:
     verdict with the change, its interval and the change claimed, each on lines of its own."""
     name, _, at = str(row["claim"]).partition(" @ ")
     statement = row.get("statement")
-    title = shortened(statement) if isinstance(statement, str) and statement.strip() else name
+    title = t.shortened(statement, STATEMENT_MAX) if isinstance(statement, str) and statement.strip() else name
     pieces = rate_figures(row) if isinstance(row.get("points"), float) else _figures(row)
     return "\n".join(line for piece in [title, *([f"at {at}"] if at else []), *pieces] for line in _lines(piece))
 

@@ -152,10 +152,8 @@ TITLE_MAX = 110  # characters of a claim's statement shown as its link's title
 
 
 def title(ev: Evaluation) -> str:
-    """A claim's statement as a link title: its first sentence, cut at TITLE_MAX characters."""
-    words = ev.claim.statement.strip().split("\n")[0]
-    first = words.split(". ")[0].rstrip(".")
-    return first if len(first) <= TITLE_MAX else first[: TITLE_MAX - 1].rstrip() + "…"
+    """A claim's statement as a link title: its first sentence, cut at a word to TITLE_MAX characters."""
+    return t.shortened(ev.claim.statement, TITLE_MAX)
 
 
 def claim_link(ev: Evaluation, up: str) -> str:

@@ -214,3 +214,15 @@ def scalar(value: Any) -> str:
     """A YAML scalar as the publisher would write it (true, false, 8, text), and null, which a
     page never prints, as 'not recorded'."""
     return NOT_RECORDED if value is None else as_yaml(value)
+
+
+def shortened(statement: str, most: int) -> str:
+    """A claim's statement as a title: its first sentence, cut at a word to at most `most`
+    characters with an ellipsis (the forest's row labels, the front page's links)."""
+    first = " ".join(statement.split()).split(". ")[0].rstrip(".")
+    if len(first) <= most:
+        return first
+    cut = first[: most - 1]
+    if first[most - 1] != " " and " " in cut:  # a word cut in two is left out
+        cut = cut.rsplit(" ", 1)[0]
+    return cut.rstrip(" ,;:") + "…"
