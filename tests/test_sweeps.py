@@ -124,3 +124,12 @@ def test_a_sweep_of_identical_trials_draws_points_without_intervals(tmp_path: Pa
     table = html.unescape(str(sweep_table(found, "draft_tokens", "95%")))
     assert "2,180 (exact: every trial identical)" in table and "8,720 (exact: every trial identical)" in table
     assert "[2,180, 2,180]" not in table
+
+
+def test_a_rate_sweep_table_reads_in_percent_as_the_run_page_does() -> None:
+    page = html.unescape(
+        generate(Path(__file__).parents[1])["claims/testbed-acceptance-nmax2-vs-nmax12/index.md"].decode()
+    )
+    table = page[page.index("The numbers behind the sweep") :]
+    assert "28.2% (exact: every trial identical)" in table
+    assert "0.2816" not in page

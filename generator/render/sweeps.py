@@ -26,6 +26,7 @@ from .chart_templates import ChartTemplates
 class Sweep:
     condition: str
     rows: tuple[dict[str, object], ...]  # x, series, mean, n, low, high
+    rate: bool = False  # the figure is a rate: its table reads in percent, as the run page and cards do
 
 
 def sweep(runs: Sequence[tuple[str, Run]], figure: str, confidence: float) -> Sweep | None:
@@ -50,7 +51,8 @@ def sweep(runs: Sequence[tuple[str, Run]], figure: str, confidence: float) -> Sw
                 {"x": float(at[k]), "series": series, "mean": summary.mean, "n": summary.n}
                 | {"low": summary.ci_low, "high": summary.ci_high}
             )
-    return Sweep(name, tuple(rows)) if rows else None
+    rate = any(figure in run.meta.rates for _, run in measured)
+    return Sweep(name, tuple(rows), rate) if rows else None
 
 
 def unit_of(runs: Sequence[Run], figure: str) -> str | None:
@@ -86,14 +88,15 @@ def sweep_caption(found: Sweep, level: str, of: str = "") -> str:
 def sweep_table(found: Sweep, figure: str, level: str) -> Markup:
     """The numbers behind the chart, as an HTML table."""
     head = ["Series", found.condition, "n", f"{figure}: mean [{level} CI]"]
+    shown = t.percent if found.rate else t.number
     rows = []
     for row in found.rows:
         x, mean, low, high = (row[k] for k in ("x", "mean", "low", "high"))
         assert isinstance(x, float) and isinstance(mean, float)
         interval = ""
         if isinstance(low, float) and isinstance(high, float):
-            interval = f" ({IDENTICAL})" if low == high else f" [{t.number(low)}, {t.number(high)}]"
-        rows.append([row["series"], t.number(x), row["n"], t.number(mean) + interval])
+            interval = f" ({IDENTICAL})" if low == high else f" [{shown(low)}, {shown(high)}]"
+        rows.append([row["series"], t.number(x), row["n"], shown(mean) + interval])
     return blocks.table(head, rows, right=[1, 2], kind="sweep")
 
 
