@@ -40,6 +40,31 @@ def resolve_run_id(repo: Path, run: str) -> str:
     raise BenchledgerError(Problem(file=run, message=f"is not a run folder under {runs}"))
 
 
+def free_name(folder: Path, base: str) -> str:
+    """base, or base-2, base-3, ... : the first name under folder that no receipt, signature or
+    kept-trials folder holds yet, so a second receipt of the same verifier and day never
+    replaces the first."""
+    number = 1
+    while True:
+        name = base if number == 1 else f"{base}-{number}"
+        taken = (folder / f"{name}.yaml", folder / f"{name}.yaml.sig", folder / name)
+        if not any(path.exists() or path.is_symlink() for path in taken):
+            return name
+        number += 1
+
+
+def predates(run_day: dt.date, day: dt.date, run_id: str) -> None:
+    """Refuse a receipt dated before its run was measured: check would refuse it."""
+    if day < run_day:
+        raise BenchledgerError(
+            Problem(
+                file="--date",
+                message=f"{day.isoformat()} is before {run_id} was measured ({run_day.isoformat()}); "
+                "a receipt cannot predate its run: give the day you verified it",
+            )
+        )
+
+
 def write_receipt(
     repo: Path,
     run: str,
@@ -70,15 +95,9 @@ def write_receipt(
         raise BenchledgerError(
             Problem(file=f"{RUNS_DIR}/{run_id}", message="no such run; give its folder (runs/<id>) or its id")
         )
+    predates(ledger.runs[run_id].meta.date, day, run_id)
     folder = ledger.root / RUNS_DIR / run_id / RECEIPTS_DIR
-    target = folder / f"{day.isoformat()}-{slug(by)}.yaml"
-    if target.exists() or target.with_name(target.name + ".sig").exists():
-        raise BenchledgerError(
-            Problem(
-                file=str(target.relative_to(ledger.root)),
-                message="already exists; receipts are never overwritten (use another --date or remove it yourself)",
-            )
-        )
+    target = folder / f"{free_name(folder, f'{day.isoformat()}-{slug(by)}')}.yaml"
     receipt = {
         "schema": RECEIPT_SCHEMA,
         "verifier": by.strip(),

@@ -38,7 +38,7 @@ from ..ledger.invocation import option_value, runner_argv
 from ..ledger.load import load
 from ..ledger.records import RUNS_DIR, Run
 from ..ledger.runs import load_run
-from .receipt import resolve_run_id, slug, write_signed
+from .receipt import free_name, predates, resolve_run_id, slug, write_signed
 from .rerun_line import check_reading, recorded_line, with_option
 
 KEPT = ("results.csv", "run.yaml", "manifest.yaml")
@@ -107,12 +107,10 @@ def rerun(
     original = ledger.runs[run_id]
     _vouched(original)
     argv = recorded_line(original, base_url=ask.base_url, trials=ask.trials)
-    name = f"{day.isoformat()}-rerun-{slug(ask.by)}"
+    predates(original.meta.date, day, run_id)
     folder = ledger.root / RUNS_DIR / run_id
+    name = free_name(folder / RECEIPTS, f"{day.isoformat()}-rerun-{slug(ask.by)}")
     target = folder / RECEIPTS / f"{name}.yaml"
-    if target.exists() or (folder / RECEIPTS / name).exists():
-        where = str(target.relative_to(ledger.root))
-        raise BenchledgerError(Problem(file=where, message="already exists; receipts are never overwritten"))
     with tempfile.TemporaryDirectory(prefix="benchledger-rerun-") as tmp:
         made = _measure(Path(tmp), original, argv, (read, measure), echo, consent)
         differences = _differences(original, made)

@@ -58,7 +58,11 @@ def test_an_expired_key_cannot_sign_a_backdated_receipt(repo: Path, tmp_path: Pa
 
 
 def test_a_receipt_cannot_predate_its_run(repo: Path) -> None:
-    assert verify(repo, "Zak Example", "2026-08-01")[0] == 0
+    assert verify(repo, "Zak Example", "2026-09-25")[0] == 0
+    folder = repo / "runs" / RUN / "receipts"
+    written = folder / "2026-09-25-zak-example.yaml"
+    (folder / "2026-08-01-zak-example.yaml").write_text(written.read_text().replace("2026-09-25", "2026-08-01"))
+    written.unlink()
     code, out = cli("check", "--repo", str(repo))
     assert code == 1
     assert (
