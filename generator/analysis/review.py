@@ -10,14 +10,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import get_args
 
 from ..errors import Problem
 from ..ledger.records import Ledger
 from .audit import audit
 from .claims import Evaluation, evaluate_publication
 from .comparison import Settings
-from .grid_records import Grid
+from .grid_records import Grid, GridVerdict
 from .receipts import RunReceipts, reproductions
+from .verdicts import Verdict
 
 
 @dataclass(frozen=True)
@@ -29,6 +31,14 @@ class Judged:
     problems: tuple[Problem, ...]
     evaluations: Mapping[str, Evaluation]
     grids: tuple[Grid, ...]
+
+
+FAIL_ON: tuple[str, ...] = (
+    *sorted({*get_args(Verdict), *get_args(GridVerdict)}),
+    "stale",
+    "problems",
+    "removed",
+)  # what `--fail-on` may name: a verdict a claim or grid can newly show, or a kind of change
 
 
 def judge(root: Path, docs_dir: str, settings: Settings) -> Judged:
@@ -78,7 +88,7 @@ class Review:
         rank = {"dual-verified": 2, "verified": 1, "unverified": 0, "stale": -1}
         return tuple(run for run, was, now in self.receipts if rank.get(now, 0) < rank.get(was, 0))
 
-    def failing(self, names: tuple[str, ...]) -> list[str]:
+    def failing(self, names: tuple[str, ...]) -> list[str]:  # names: from FAIL_ON
         """Which of the `--fail-on` names this change trips: a verdict any claim newly shows,
         `stale`, `problems`, `removed` (runs or claims)."""
         out = []

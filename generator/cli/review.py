@@ -29,23 +29,29 @@ def review(
     verdict changed (before -> after, with the measured effect); new corrections; grids whose
     verdict changed; receipts gone stale; new problems.
 
-    Both sides are judged as the site build would judge them, each with its own mkdocs.yml
-    settings. The revisions are read with `git archive`; nothing of them is executed. Exit
+    The base side is where the change forked from --base (their merge base), so what --base
+    gained meanwhile is not reported as removed. Both sides are judged as the site build
+    would judge them, each with its own mkdocs.yml settings. The revisions are read with git
+    (ls-tree, cat-file); nothing of them is executed. Exit
     code 0 unless --fail-on names something the change brings.
 
     Example (in a pull-request workflow): benchledger review --base origin/main --fail-on contradicted
     """
-    from ..analysis.review import judge
+    from ..analysis.review import FAIL_ON, judge
     from ..analysis.review import review as diff_sides
-    from ..ledger.snapshot import snapshot
+    from ..ledger.snapshot import merge_base, snapshot
     from ..render.review_text import review_json, review_markdown
     from ..render.verdict_text import effect
 
     if format not in ("markdown", "json"):
         fail(f"--format {format!r}: expected markdown or json")
+    for name in fail_on or ():
+        if name not in FAIL_ON:
+            fail(f"--fail-on {name!r}: not one of {', '.join(FAIL_ON)}")
     with tempfile.TemporaryDirectory(prefix="benchledger-review-") as scratch, reported():
         sides = []
-        for name, ref in (("base", base), ("head", head)):
+        start = merge_base(repo, base, head or "HEAD")
+        for name, ref in (("base", start), ("head", head)):
             root = repo if ref is None else snapshot(repo, ref, Path(scratch) / name)
             docs = docs_dir_of(root).relative_to(root.resolve()).as_posix()
             sides.append(judge(root, docs, verdict_settings(root, None, None)))

@@ -56,6 +56,25 @@ def snapshot(repo: Path, ref: str, dest: Path) -> Path:
     return root / prefix if prefix else root
 
 
+def merge_base(repo: Path, base: str, head: str) -> str:
+    """The commit where `head` forked from `base` (`git merge-base`), as a full hash: the side a
+    change is reviewed against, so what `base` gained since is not read as removed by it."""
+    for ref in (base, head):
+        if not REF.match(ref) or ref.startswith("-"):
+            raise BenchledgerError(f"--base/--head {ref!r}: not a git revision; give a branch, tag or commit")
+    if shutil.which("git") is None:
+        raise BenchledgerError("git is not installed; review compares git revisions")
+    for ref in (base, head):
+        _git(repo, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", what=ref)
+    try:
+        return _git(repo, "merge-base", f"{base}^{{commit}}", f"{head}^{{commit}}", what=base).decode().strip()
+    except BenchledgerError:
+        raise BenchledgerError(
+            f"--base {base!r} and {head!r} share no history (no merge base); "
+            "review compares a change with where it started"
+        ) from None
+
+
 def _blobs(top: Path, ids: list[str], ref: str) -> list[bytes]:
     """The bytes of each blob, in order, read by one `git cat-file --batch`."""
     if not ids:
