@@ -76,11 +76,19 @@ class Review:
     receipts: tuple[tuple[str, str, str], ...] = ()  # (run, state before, state after), every change
     reruns: tuple[tuple[str, str, str], ...] = ()  # (run, rerun before, after) in the site's words, every change
     findings: tuple[tuple[str, str, str], ...] = ()  # (new correction, its finding, what its runs say of it)
+    guarded: tuple[tuple[str, str], ...] = ()  # (workflow, mkdocs.yml or allowed_signers path, added/changed/removed)
 
     @property
     def empty(self) -> bool:
         found = (self.added, self.changed, self.removed, self.verdicts, self.corrections, self.grids, self.edited)
-        return not any(found) and not self.stale and not self.problems and not self.receipts and not self.reruns
+        return (
+            not any(found)
+            and not self.guarded
+            and not self.stale
+            and not self.problems
+            and not self.receipts
+            and not self.reruns
+        )
 
     @property
     def downgraded(self) -> tuple[str, ...]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -39,7 +40,7 @@ def review(
     """
     from ..analysis.review import FAIL_ON, judge
     from ..analysis.review import review as diff_sides
-    from ..ledger.snapshot import merge_base, snapshot
+    from ..ledger.snapshot import guarded_changes, merge_base, snapshot
     from ..render.review_text import review_json, review_markdown
     from ..render.verdict_text import effect
 
@@ -51,13 +52,14 @@ def review(
     with tempfile.TemporaryDirectory(prefix="benchledger-review-") as scratch, reported():
         sides = []
         start = merge_base(repo, base, head or "HEAD")
+        guarded = guarded_changes(repo, start, head)
         for name, ref in (("base", start), ("head", head)):
             root = repo if ref is None else snapshot(repo, ref, Path(scratch) / name)
             docs = docs_dir_of(root).relative_to(root.resolve()).as_posix()
             sides.append(judge(root, docs, verdict_settings(root, None, None)))
     before, after = sides
     measured = {claim_id: effect(ev) for claim_id, ev in after.evaluations.items()}
-    found = diff_sides(before, after, measured)
+    found = replace(diff_sides(before, after, measured), guarded=guarded)
     shown_head = head or "working tree"
     typer.echo(review_json(found, base, shown_head) if format == "json" else review_markdown(found, base, shown_head))
     failing = found.failing(tuple(fail_on or ()))

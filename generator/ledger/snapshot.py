@@ -75,6 +75,19 @@ def merge_base(repo: Path, base: str, head: str) -> str:
         ) from None
 
 
+GUARDED = (":(top).github/workflows", "mkdocs.yml", "allowed_signers")  # what decides how a change is judged
+STATUS = {"A": "added", "M": "changed", "D": "removed", "T": "changed"}
+
+
+def guarded_changes(repo: Path, start: str, head: str | None) -> tuple[tuple[str, str], ...]:
+    """The workflow files, mkdocs.yml and allowed_signers that `head` (default: the working tree)
+    adds, changes or removes since `start`, as (path from the repository's top, what happened)."""
+    revs = (start,) if head is None else (start, head)
+    out = _git(repo, "diff", "--name-status", "--no-renames", "-z", *revs, "--", *GUARDED, what=start)
+    parts = [p.decode("utf-8", "backslashreplace") for p in out.split(b"\0") if p]
+    return tuple((path, STATUS.get(code[:1], "changed")) for code, path in zip(parts[::2], parts[1::2], strict=True))
+
+
 def _blobs(top: Path, ids: list[str], ref: str) -> list[bytes]:
     """The bytes of each blob, in order, read by one `git cat-file --batch`."""
     if not ids:

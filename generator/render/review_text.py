@@ -29,7 +29,7 @@ def _id(value: str) -> str:
 
 def review_markdown(found: Review, base: str, head: str) -> str:
     """The review as a comment: a title, one line of counts, then a section per kind of change."""
-    lines = [MARK, f"## benchledger review: {_said(base)} → {_said(head)}", ""]
+    lines = [MARK, *_guarded(found), f"## benchledger review: {_said(base)} → {_said(head)}", ""]
     if found.empty:
         return "\n".join([*lines, "No run, claim, grid, receipt or problem changes.", ""])
     counts = [
@@ -101,6 +101,35 @@ def _changes(title: str, kind: str, changes: Sequence[VerdictChange], last: str)
         said, effect = _said(c.statement), _said(c.measured) or "–"
         out.append(f"| {_id(c.id)}: {said} | {_said(before)} | **{_said(after)}** | {effect} |")
     return [*out, ""]
+
+
+WHAT = {
+    "mkdocs.yml": "the site's settings and the code its build runs (hooks, plugins, confidence, min_effect)",
+    "allowed_signers": "who may sign receipts; this review judges signatures with the base branch's file",
+}
+
+
+def _guarded(found: Review) -> list[str]:
+    """Before anything else: workflow files the change touches (the first line: a workflow can run
+    code on the repository's runners), then mkdocs.yml and allowed_signers, which decide verdicts."""
+    flows = [(p, how) for p, how in found.guarded if p.startswith(".github/workflows/")]
+    rest = [(p, how) for p, how in found.guarded if (p, how) not in flows]
+    out = []
+    if flows:
+        said = ", ".join(f"{_path(p)} ({how})" for p, how in flows)
+        out.append(
+            f"> **⚠ This pull request adds or changes workflow files:** {said}. Read them before approving a run."
+        )
+    for path, how in rest:
+        out.append(
+            f"> **⚠ {_path(path)} ({how}):** {WHAT.get(path.rsplit('/', 1)[-1], 'decides how runs are judged')}."
+        )
+    return [*out, ""] if out else []
+
+
+def _path(value: str) -> str:
+    """A path in a code span when it is plain; otherwise escaped like any untrusted text."""
+    return f"`{value}`" if all(c.isalnum() or c in "._-/" for c in value) else _said(value)
 
 
 def review_json(found: Review, base: str, head: str) -> str:

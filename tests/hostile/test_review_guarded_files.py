@@ -1,0 +1,41 @@
+"""A pull request that adds a workflow, or edits allowed_signers or mkdocs.yml, is named at the
+top of its review, never "No ... changes" (issue 34: high #3, medium #5, build items 2 and 3)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from test_review import cli, git, pub  # noqa: F401  (pub is a fixture)
+
+from generator.render.review_text import MARK
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+
+def test_an_added_workflow_is_the_first_line_of_the_review(pub: Path) -> None:  # noqa: F811
+    (pub / ".github" / "workflows").mkdir(parents=True, exist_ok=True)
+    (pub / ".github" / "workflows" / "x.yml").write_text("on: pull_request\njobs: {}\n")
+    git(pub, "add", "-A")
+    git(pub, "commit", "-qm", "a workflow")
+    code, out, _ = cli("review", "--base", "HEAD~1", "--head", "HEAD", "--repo", str(pub))
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == MARK
+    assert lines[1].startswith("> **⚠ This pull request adds or changes workflow files")
+    assert "`.github/workflows/x.yml` (added)" in lines[1]
+    assert "No run, claim" not in out
+
+
+def test_edited_signers_and_settings_are_named(pub: Path) -> None:  # noqa: F811
+    (pub / "allowed_signers").write_text("alice@example ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEx\n")
+    mkdocs = pub / "mkdocs.yml"
+    mkdocs.write_text(mkdocs.read_text() + "hooks:\n  - x.py\n")
+    git(pub, "add", "-A")
+    git(pub, "commit", "-qm", "trust")
+    code, out, _ = cli("review", "--base", "HEAD~1", "--head", "HEAD", "--repo", str(pub))
+    assert code == 0
+    assert "> **⚠ `allowed_signers` (added):** who may sign receipts" in out
+    assert "> **⚠ `mkdocs.yml` (changed):** the site's settings and the code its build runs" in out
+    assert "No run, claim" not in out
