@@ -55,7 +55,7 @@ def test_json_repetitions_become_trials(tmp_path: Path, name: str) -> None:
     assert manifest["software"] == {
         "engine": "llama.cpp",
         "engine_version": "8cf427ff",
-        "build_number": "5163",
+        "build_number": 5163,
         "backends": "CUDA",
     }
     assert manifest["host"] == {"cpu": "AMD Ryzen 7 7800X3D 8-Core Processor"}
@@ -181,7 +181,7 @@ def test_a_changed_raw_file_is_caught_by_check(tmp_path: Path) -> None:
     ("content", "message"),
     [
         ("[not json at all", "is not llama-bench json"),
-        ('{"n_prompt": 1}\n', "line 1.samples_ts: expected a list of positive numbers"),
+        ('{"n_prompt": 1}\n', "bad.txt:1: samples_ts: expected a list of positive numbers"),
         (
             '[{"samples_ts": [1, 2], "samples_ns": [1], "n_prompt": 1, "n_gen": 0, "n_depth": 0}]',
             "$[0].samples_ns: expected one positive number",
@@ -193,7 +193,7 @@ def test_a_changed_raw_file_is_caught_by_check(tmp_path: Path) -> None:
         ("[]", "holds no llama-bench test"),
         (
             "| model | test |\n| --- | --- |\n| x | pp 5 |\n",
-            "expected llama-bench's table with `test` and `t/s` columns",
+            "bad.txt:1: holds a Markdown table, but none with llama-bench's `test` and `t/s` columns",
         ),
         ("| test | t/s |\n| --- | --- |\n| pp 5 | fast |\n", "t/s: 'fast' is not `mean ± sd`"),
     ],
@@ -306,7 +306,7 @@ def test_ik_llama_json_without_n_depth_keeps_every_fork_setting(tmp_path: Path) 
         "gpu_blas": False,
     }
     assert settings["n_threads"] == 48 and "flash_attn" not in settings and "test" not in settings
-    assert manifest["software"] == {"engine": "llama.cpp", "engine_version": "ddc8eee1", "build_number": "3599"}
+    assert manifest["software"] == {"engine": "llama.cpp", "engine_version": "ddc8eee1", "build_number": 3599}
     assert "accelerators" not in manifest  # gpu_info is empty: a CPU run
     check(root)
 
@@ -462,3 +462,216 @@ def test_a_claim_on_republished_runs_is_flagged_with_the_source_url(tmp_path: Pa
     assert row["verdict"] == "supported" and "republished run" in row["flags"]
     page = html.unescape(generate(root)["claims/fa-on-slower-tg/index.md"].decode())
     assert f"<dd>2025-03-21-theirs: republished from ik_llama.cpp PR 273 ({url})</dd>" in page
+
+
+# Output as people save it (tests/fixtures/llama-bench/SOURCES.md, "Logs"): found by content,
+# whatever the extension, with the lines around it read or left out, never the cause of a refusal.
+
+KYUZ0 = FIXTURES / "kyuz0-glm47-flash-rocm.log"
+SUMMARY = ("--citation", "kyuz0/amd-strix-halo-toolboxes", "--repetitions", "5")
+
+
+def test_a_saved_log_is_read_by_content_with_its_build_line_and_device_lines(tmp_path: Path) -> None:
+    code, out, root = imported(tmp_path, str(KYUZ0), "--id", "2026-05-18-glm-rocm", *SUMMARY)
+    assert code == 0, out
+    assert (
+        "Note: Lines that are not llama-bench output (device lines, warnings, commands) were left out: "
+        "kyuz0-glm47-flash-rocm.log lines 1-2. The original under raw/ keeps them." in out
+    )
+    run = root / "runs" / "2026-05-18-glm-rocm"
+    meta = yaml.safe_load((run / "run.yaml").read_text())
+    assert meta["conditions"] == ["n_prompt", "n_gen", "n_depth"] and meta["imported"]["format"] == "md"
+    manifest = yaml.safe_load((run / "manifest.yaml").read_text())
+    assert manifest["software"] == {
+        "engine": "llama.cpp",
+        "engine_version": "0253fb21f",
+        "build_number": 9187,
+        "backends": "ROCm",
+    }
+    assert manifest["accelerators"] == [{"name": "AMD Radeon 8060S Graphics"}]
+    assert manifest["engine"]["llama_bench"] == {"n_gpu_layers": 99, "flash_attn": 1, "use_mmap": 0}
+    assert (run / "raw" / KYUZ0.name).read_bytes() == KYUZ0.read_bytes()
+    check(root)
+
+
+def test_an_sd_printed_as_zero_is_kept_as_its_bound_and_intervals_use_it(tmp_path: Path) -> None:
+    code, out, root = imported(tmp_path, str(KYUZ0), "--id", "2026-05-18-a", *SUMMARY)
+    assert code == 0, out
+    assert (
+        "Note: llama-bench printed an SD of 0.00 (kyuz0-glm47-flash-rocm.log line 6): an SD below half its last "
+        "digit, kept as `<0.005` (an upper bound, which intervals use), not as an SD of zero." in out
+    )
+    assert (root / "runs" / "2026-05-18-a" / "results.csv").read_text().splitlines() == [
+        "trial,n_prompt,n_gen,n_depth,tokens_per_second,tokens_per_second.sd,tokens_per_second.n",
+        ",512,0,0,422.28,1.78,5",
+        ",0,128,0,23.17,<0.005,5",
+    ]
+    faster = tmp_path / "faster.log"
+    faster.write_text(KYUZ0.read_text().replace("23.17 ± 0.00", "25.00 ± 0.00"))
+    assert imported(tmp_path, str(faster), "--id", "2026-05-18-b", *SUMMARY)[0] == 0
+    check(root)
+    page = generate(root)["runs/2026-05-18-a/index.md"].decode()
+    assert "23.17 tok&#47;s (SD &lt; 0.005, n = 5)" in page and "422.3 tok&#47;s ± 1.78 (SD, n = 5)" in page
+    compare = ["compare", "2026-05-18-a", "2026-05-18-b", "--metric", "tokens_per_second", "--at", "n_gen=128"]
+    found = json.loads(CliRunner().invoke(app, [*compare, "--repo", str(root), "--json"]).output)
+    expected = ratios.ratio_from_summaries((23.17, 0.005, 5), (25.0, 0.005, 5)).bounds(0.95)
+    assert (found["ci_low"], found["ci_high"]) == pytest.approx(expected, rel=1e-9)
+    assert found["ci_low"] < found["ratio"] < found["ci_high"]
+
+
+def test_device_lines_before_jsonl_are_left_out(tmp_path: Path) -> None:
+    code, out, root = imported(tmp_path, str(FIXTURES / "lhl-quick-test.jsonl"), "--id", "2025-10-28-quick")
+    assert code == 0, out
+    assert "were left out: lhl-quick-test.jsonl lines 1-4. The original under raw/ keeps them." in out
+    run = root / "runs" / "2025-10-28-quick"
+    assert rows(run / "results.csv")[:2] == [
+        {"trial": "1", "n_prompt": "512", "n_gen": "0", "n_depth": "0", "tokens_per_second": "5007.64",
+         "seconds": "0.102243694"},
+        {"trial": "1", "n_prompt": "0", "n_gen": "128", "n_depth": "0", "tokens_per_second": "192.587",
+         "seconds": "0.664633263"},
+    ]  # fmt: skip
+    manifest = yaml.safe_load((run / "manifest.yaml").read_text())
+    assert manifest["software"]["build_number"] == 6865 and manifest["software"]["engine_version"] == "1c1409e1"
+    check(root)
+
+
+RPC = FIXTURES / "lhl-rpc-scaling.md"
+
+
+def test_each_table_of_a_log_is_its_own_invocation(tmp_path: Path) -> None:
+    code, out, root = imported(tmp_path, str(RPC), "--id", "2025-08-08-rpc", *SUMMARY)
+    assert code == 0, out
+    assert (
+        "Note: The input appends 4 llama-bench invocations whose tests record the same settings, so each is its own "
+        "condition `invocation` (1: lhl-rpc-scaling.md lines 8-9 (after the line `❯ time build/bin/llama-bench -m "
+        "gpt-oss-120b-F16.gguf (base)`); 2: lhl-rpc-scaling.md lines 26-27 (after the line `❯ time build/bin/"
+        "llama-bench --rpc 192.168.128.12:50053 -m gpt-oss-120b-F16.gguf (base)`); 3: lhl-rpc-scaling.md lines "
+        "44-45" in out
+    )
+    run = root / "runs" / "2025-08-08-rpc"
+    assert yaml.safe_load((run / "run.yaml").read_text())["conditions"] == [
+        "n_prompt",
+        "n_gen",
+        "n_depth",
+        "invocation",
+    ]
+    assert [(r["invocation"], r["n_gen"], r["tokens_per_second"], r["tokens_per_second.sd"]) for r in rows(
+        run / "results.csv"
+    )] == [
+        ("1", "0", "404.67", "3.65"), ("1", "128", "33.50", "0.03"),
+        ("2", "0", "374.82", "3.68"), ("2", "128", "28.87", "0.11"),
+        ("3", "0", "363.54", "3.60"), ("3", "128", "23.02", "0.10"),
+        ("4", "0", "368.13", "1.76"), ("4", "128", "21.61", "0.05"),
+    ]  # fmt: skip
+    manifest = yaml.safe_load((run / "manifest.yaml").read_text())
+    assert manifest["software"] == {
+        "engine": "llama.cpp",
+        "engine_version": "9515c613",
+        "build_number": 6097,
+        "backends": "Vulkan,RPC",
+    }
+    assert manifest["accelerators"] == [{"name": "Radeon 8060S Graphics"}]
+    check(root)
+
+
+def test_an_error_in_a_later_table_cites_the_line_of_the_file(tmp_path: Path) -> None:
+    bad = tmp_path / "rpc.txt"
+    bad.write_text(RPC.read_text().replace("23.02 ± 0.10", "23.02 ± n/a"))
+    code, out, _ = imported(tmp_path, str(bad), "--id", "2025-08-08-bad", *SUMMARY)
+    assert code == 1 and out == (
+        "Error: rpc.txt:45: t/s: '23.02 ± n/a' is not `mean ± sd` (two finite numbers, e.g. 6.17 ± 0.07)\n"
+    )
+
+
+VULKAN = FIXTURES / "lhl-glm-vulkan-drivers.jsonl"
+
+
+def test_appended_invocations_of_the_same_tests_stay_apart(tmp_path: Path) -> None:
+    code, out, root = imported(tmp_path, str(VULKAN), "--id", "2025-08-08-vulkan")
+    assert code == 0, out
+    assert (
+        "Note: The input appends 2 llama-bench invocations whose tests record the same settings, so each is its own "
+        "condition `invocation` (1: lhl-glm-vulkan-drivers.jsonl lines 1-5; 2: lhl-glm-vulkan-drivers.jsonl lines "
+        "6-10). They are not pooled: llama-bench does not record what may have changed between them (an environment "
+        "variable, a driver), so say what did in the notes, and compare them with `at: {invocation: ...}`." in out
+    )
+    run = root / "runs" / "2025-08-08-vulkan"
+    table = rows(run / "results.csv")
+    assert len(table) == 50 and {r["invocation"] for r in table} == {"1", "2"}
+    first = [(r["trial"], r["tokens_per_second"]) for r in table if r["n_prompt"] == "1"]
+    assert first[:2] == [("1", "22.7693"), ("2", "22.969")] and first[5:7] == [("1", "22.7143"), ("2", "22.8687")]
+    assert yaml.safe_load((run / "run.yaml").read_text())["trial_unit"] == "repetition"
+    check(root)
+
+
+def test_tests_from_two_machines_are_refused_naming_both_or_split(tmp_path: Path) -> None:
+    files = [str(FIXTURES / "readme-rtx4080.jsonl"), str(FIXTURES / "testbed-tiny-threads.jsonl")]
+    code, out, root = imported(tmp_path, *files, "--id", "2026-11-30-two")
+    assert code == 1 and out == (
+        "Error: testbed-tiny-threads.jsonl lines 1-4: comes from another machine than readme-rtx4080.jsonl lines "
+        "1-2: AMD EPYC, not AMD Ryzen 7 7800X3D 8-Core Processor with NVIDIA GeForce RTX 4080; a run is measured on "
+        "one machine, so import each machine's results as its own run, or give --split-by machine to write one run "
+        "per machine\n"
+    )
+    assert not (root / "runs").exists() or not any((root / "runs").iterdir())
+    code, out, root = imported(tmp_path, *files, "--id", "2026-11-30-two", "--split-by", "machine")
+    assert code == 0, out
+    assert "Machine: AMD EPYC (testbed-tiny-threads.jsonl lines 1-4)" in out
+    one, two = root / "runs" / "2026-11-30-two-1", root / "runs" / "2026-11-30-two-2"
+    assert [p.name for p in (one / "raw").iterdir()] == ["readme-rtx4080.jsonl"]
+    assert [p.name for p in (two / "raw").iterdir()] == ["testbed-tiny-threads.jsonl"]
+    assert yaml.safe_load((one / "manifest.yaml").read_text())["accelerators"] == [{"name": "NVIDIA GeForce RTX 4080"}]
+    assert yaml.safe_load((two / "manifest.yaml").read_text())["host"] == {"cpu": "AMD EPYC"}
+    assert yaml.safe_load((two / "run.yaml").read_text())["title"] == (
+        "llama-bench results imported from testbed-tiny-threads.jsonl, on AMD EPYC"
+    )
+    check(root)
+
+
+def test_the_gpus_a_test_chose_inside_one_machine_are_a_condition(tmp_path: Path) -> None:
+    """GPU 0 or both GPUs of one machine (gpu_info lists the devices a run saw): one run."""
+    lines = (FIXTURES / "lhl-quick-test.jsonl").read_text().splitlines()
+    both = [line.replace('"gpu_info": "Radeon 8060S Graphics"', '"gpu_info": "Radeon 8060S Graphics, Radeon 8060S Graphics"') for line in lines[4:6]]  # fmt: skip
+    mixed = tmp_path / "devices.jsonl"
+    mixed.write_text("\n".join([*lines[:6], *both]) + "\n")
+    code, out, root = imported(tmp_path, str(mixed), "--id", "2025-10-28-devices")
+    assert code == 0, out
+    run = root / "runs" / "2025-10-28-devices"
+    assert yaml.safe_load((run / "run.yaml").read_text())["conditions"] == ["n_prompt", "n_gen", "n_depth", "gpu_info"]
+    assert [r["gpu_info"] for r in rows(run / "results.csv")] == [
+        "Radeon 8060S Graphics",
+        "Radeon 8060S Graphics",
+        "Radeon 8060S Graphics, Radeon 8060S Graphics",
+        "Radeon 8060S Graphics, Radeon 8060S Graphics",
+    ]
+    check(root)
+
+
+MEASUREMENT_LIKE = ("_ms", "_s", "_per_second", "_throughput", "_latency")
+
+
+@pytest.mark.parametrize(
+    ("name", "extra"),
+    [
+        ("readme-rtx4080.json", ()),
+        ("ik-flashmla3-fa-off.json", ()),
+        ("testbed-tiny-threads.csv", SUMMARY),
+        ("kyuz0-glm47-flash-rocm.log", SUMMARY),
+        ("lhl-quick-test.jsonl", ()),
+        ("lhl-glm-vulkan-drivers.jsonl", ()),
+    ],
+)
+def test_no_setting_it_writes_looks_like_a_measurement(tmp_path: Path, name: str, extra: tuple[str, ...]) -> None:
+    """check warns on manifest keys ending like a measurement with a number: none comes from here."""
+    code, out, root = imported(tmp_path, str(FIXTURES / name), "--id", "2026-01-01-x", *extra)
+    assert code == 0, out
+    manifest = yaml.safe_load((root / "runs" / "2026-01-01-x" / "manifest.yaml").read_text())
+    assert [k for k, v in flat(manifest) if k.endswith(MEASUREMENT_LIKE) and isinstance(v, int | float)] == []
+
+
+def flat(data: object, prefix: str = "") -> list[tuple[str, object]]:
+    if isinstance(data, dict):
+        return [kv for k, v in data.items() for kv in flat(v, f"{prefix}{k}.")]
+    if isinstance(data, list):
+        return [kv for i, v in enumerate(data) for kv in flat(v, f"{prefix}{i}.")]
+    return [(prefix.rstrip("."), data)]

@@ -142,3 +142,43 @@ def test_several_summary_exports_are_one_process_each(tmp_path: Path) -> None:
         ("3", "2.61205074138546e-07"),
     ]
     assert CliRunner().invoke(app, ["check", "--repo", str(root)]).exit_code == 0
+
+
+JENKINS = FIXTURES / "storage-jenkins-0002.json"
+
+
+def test_exports_from_two_machines_are_refused_naming_both(tmp_path: Path) -> None:
+    """pytest-benchmark's own saved runs come from two machines (minibox, jenkins): never one run."""
+    files = [str(FIXTURES / "storage-0028.json"), str(JENKINS)]
+    code, out, root = imported(tmp_path, *files, "--id", "2015-08-15-two", *CITE)
+    assert code == 1 and out == (
+        "Error: storage-jenkins-0002.json: comes from another machine than storage-0028.json: jenkins (Linux "
+        "3.13.0-53-generic), not minibox (Linux 3.13.0-55-generic); a run is measured on one machine, so import each "
+        "machine's results as its own run, or give --split-by machine to write one run per machine\n"
+    )
+    assert not (root / "runs" / "2015-08-15-two").exists()
+
+
+def test_split_by_machine_writes_one_run_per_machine_with_its_own_machine_info(tmp_path: Path) -> None:
+    files = [str(FIXTURES / n) for n in (*STORAGE, JENKINS.name)]
+    code, out, root = imported(tmp_path, *files, "--id", "2015-08-15-split", "--split-by", "machine", *CITE)
+    assert code == 0, out
+    assert "Machine: minibox (Linux 3.13.0-55-generic) (storage-0028.json, storage-0029.json, storage-0030.json)" in out
+    assert "Machine: jenkins (Linux 3.13.0-53-generic) (storage-jenkins-0002.json)" in out
+    runs = root / "runs"
+    assert sorted(p.name for p in runs.iterdir()) == ["2015-08-15-split-1", "2015-08-15-split-2"]
+    minibox = yaml.safe_load((runs / "2015-08-15-split-1" / "manifest.yaml").read_text())
+    jenkins = yaml.safe_load((runs / "2015-08-15-split-2" / "manifest.yaml").read_text())
+    assert minibox["host"]["name"] == "minibox" and jenkins["host"] == {
+        "name": "jenkins",
+        "os": "Linux 3.13.0-53-generic",
+        "arch": "x86_64",
+    }
+    assert yaml.safe_load((runs / "2015-08-15-split-1" / "run.yaml").read_text())["trial_unit"] == "process"
+    assert [r["seconds"] for r in csv_rows(runs / "2015-08-15-split-2" / "results.csv")] == ["20.1440749168396"]
+    assert sorted(p.name for p in (runs / "2015-08-15-split-2" / "raw").iterdir()) == ["storage-jenkins-0002.json"]
+    assert CliRunner().invoke(app, ["check", "--repo", str(root)]).exit_code == 0
+    result = CliRunner().invoke(app, ["import", "pytest-benchmark", *files, "--id", "x", "--split-by", "host"])
+    assert result.exit_code == 1 and "--split-by 'host': the one way to split an import is --split-by machine" in (
+        result.output
+    )

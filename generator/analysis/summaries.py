@@ -47,6 +47,7 @@ class MetricAt:
     summary: Summary | None  # None for reported figures
     warnings: tuple[str, ...]
     published: tuple[float, int] | None = None  # reported: the published (SD, n) beside the mean
+    sd_below: bool = False  # the published SD is an upper bound (printed 0.00: below 0.005)
     excluded: tuple[tuple[int | None, float, str], ...] = ()  # (trial, value, reason), out of the statistics
 
     @property
@@ -116,6 +117,7 @@ def summarize_run(run: Run, confidence: float = CONFIDENCE) -> RunSummary:
                     summary=None if reported else summarize(values, confidence),
                     warnings=() if reported else tuple(warnings(values, metric.better)),
                     published=kept[0].spread.get(name) if reported and len(kept) == 1 else None,
+                    sd_below=reported and len(kept) == 1 and name in kept[0].sd_below,
                     excluded=() if reported else left_out,
                 )
             )

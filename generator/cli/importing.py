@@ -11,7 +11,9 @@ import typer
 from .common import fail, reported
 
 if TYPE_CHECKING:
-    from ..importers.common import Imported
+    from ..importers.common import Imported, OnMachine
+
+    Parts = list[tuple[OnMachine[tuple[str, bytes]], Imported]]
 
 FORMATS = ("llama-bench", "vllm-bench", "guidellm", "hyperfine", "pytest-benchmark")
 
@@ -38,6 +40,14 @@ Repetitions = Annotated[
         "given); required for those formats, so their SDs are kept."
     ),
 ]
+SplitBy = Annotated[
+    str | None,
+    typer.Option(
+        "--split-by",
+        help="machine: files (or llama-bench tests) measured on different machines become one run each, "
+        "ID-1, ID-2, ... in order of appearance; without it they are refused, naming both machines.",
+    ),
+]
 KeepPaths = Annotated[
     bool,
     typer.Option(
@@ -62,14 +72,17 @@ def import_results(
     out: Annotated[Path, typer.Option(help="Folder the run folder is written into.")] = Path("runs"),
     force: Annotated[bool, typer.Option(help="Replace an existing run folder of the same id.")] = False,
     keep_paths: KeepPaths = False,
+    split_by: SplitBy = None,
 ) -> None:
     """Import results from a tool you already run into a run folder that benchledger check accepts.
 
-    llama-bench: each test becomes a condition (n_prompt, n_gen, n_depth when recorded, and
-    every field or column that varies between tests); every other field, a fork's included, is
-    kept in the manifest; JSON and JSONL repetitions become trials (trial_unit: repetition);
-    CSV and Markdown means and SDs become a reported run with published summaries (give
-    --repetitions).
+    llama-bench: its output is found by content in any text file (a saved log's device and
+    build lines are read, other lines left out); each test becomes a condition (n_prompt,
+    n_gen, n_depth when recorded, and every field or column that varies between tests); every
+    other field, a fork's included, is kept in the manifest; JSON and JSONL repetitions become
+    trials (trial_unit: repetition); CSV and Markdown means and SDs become a reported run with
+    published summaries (give --repetitions; an SD printed 0.00 is kept as <0.005); appended
+    invocations of the same tests get an invocation condition.
     vllm-bench: each saved result is one pass (a trial, trial_unit: session) at its traffic
     (request_rate, max_concurrency, and whatever else differs between files); throughputs and
     latency percentiles are its metrics; --save-detailed requests go to requests.csv; a pass in
@@ -82,49 +95,62 @@ def import_results(
     a summary export is a reported run (trial_unit: repetition), several summary exports one
     trial per pytest process; machine_info and commit_info the manifest. Local paths become file
     names (unless --keep-paths). The original files are kept in raw/ with their sha256 in run.yaml.
+    A run is measured on one machine: files from different machines are refused, or with
+    --split-by machine become one run per machine.
     """
-    from ..importers.common import Options, read_inputs, write_run
+    from ..importers.common import Options, read_inputs, refuse_machines, write_run
 
-    _check(tool, repetitions)
+    _check(tool, repetitions, split_by)
     with reported():
         inputs = read_inputs(files)
-        imported = _parse(tool, inputs, repetitions)
-        options = Options(
-            run_id=run_id,
-            out=out,
-            force=force,
-            title=title,
-            benchmark=benchmark,
-            setup=_knobs(setup or []),
-            citation=citation,
-            url=url,
-            date=_day(date),
-            keep_paths=keep_paths,
-        )
-        path = write_run(imported, inputs, options)
-    typer.echo(f"Wrote {path} ({len(imported.rows)} rows, {len(imported.conditions)} conditions)")
-    for note in imported.notes:
-        typer.echo(f"Note: {note}")
-    typer.echo("Run benchledger check, then commit the folder.")
+        parts = _parse(tool, inputs, repetitions)
+        if split_by is None:
+            refuse_machines([group for group, _ in parts])
+        written = []
+        for k, (group, imported) in enumerate(parts, start=1):
+            shown = title or f"{imported.tool} results imported from {', '.join(n for n, _ in group.items)}"
+            options = Options(
+                run_id=run_id if len(parts) == 1 else f"{run_id}-{k}",
+                out=out,
+                force=force,
+                title=shown if len(parts) == 1 else f"{shown}, on {group.machine.described()}",
+                benchmark=benchmark,
+                setup=_knobs(setup or []),
+                citation=citation,
+                url=url,
+                date=_day(date),
+                keep_paths=keep_paths,
+            )
+            written.append((write_run(imported, group.items, options), imported, group))
+    for path, imported, group in written:
+        typer.echo(f"Wrote {path} ({len(imported.rows)} rows, {len(imported.conditions)} conditions)")
+        if len(written) > 1:
+            typer.echo(f"Machine: {group.machine.described()} ({', '.join(group.where)})")
+        for note in imported.notes:
+            typer.echo(f"Note: {note}")
+    typer.echo("Run benchledger check, then commit the folder" + ("s." if len(written) > 1 else "."))
 
 
-def _check(tool: str, repetitions: int | None) -> None:
-    """The tool and --repetitions, refused before a file is read."""
+def _check(tool: str, repetitions: int | None, split_by: str | None) -> None:
+    """The tool, --repetitions and --split-by, refused before a file is read."""
     if tool not in FORMATS:
         fail(f"unknown tool {tool!r}; this benchledger imports: {', '.join(FORMATS)}")
     if repetitions is not None and not 2 <= repetitions <= 100_000:
         fail("--repetitions: give the number of repetitions behind each mean, 2 or more")
+    if split_by not in (None, "machine"):
+        fail(f"--split-by {split_by!r}: the one way to split an import is --split-by machine")
 
 
-def _parse(tool: str, inputs: list[tuple[str, bytes]], repetitions: int | None) -> Imported:
-    """The files read by the tool's importer (llama-bench's summaries need the repetitions)."""
+def _parse(tool: str, inputs: list[tuple[str, bytes]], repetitions: int | None) -> Parts:
+    """The files read by the tool's importer, one run per machine they record (llama-bench's
+    summaries need the repetitions; its tests each record their machine)."""
     from ..importers import guidellm, hyperfine, llama_bench, pytest_benchmark, vllm_bench
+    from ..importers.common import per_machine
 
     if tool == "llama-bench":
         return llama_bench.parse(inputs, repetitions)
     parsers = {"vllm-bench": vllm_bench, "guidellm": guidellm, "hyperfine": hyperfine}
-    found: Imported = parsers.get(tool, pytest_benchmark).parse(inputs)
-    return found
+    return per_machine(inputs, parsers.get(tool, pytest_benchmark).parse)
 
 
 def _knobs(items: list[str]) -> dict[str, object]:

@@ -1,35 +1,50 @@
-"""llama-bench output (`-o json`, `-o jsonl`, `-o csv`, and the default Markdown table) as a run.
+"""llama-bench output (`-o json`, `-o jsonl`, `-o csv`, and the default Markdown table) as runs.
+
+The output is found by its content, wherever it lies in the file (`llama_bench_text`): a log
+saved with `> out.log 2>&1` keeps its device lines, warnings and `build:` lines, and every
+line that is not llama-bench output stays only in the original under raw/.
 
 Each test (one object, line or row) is a condition: `n_prompt`, `n_gen`, `n_depth` (when the
 build records it; ik_llama.cpp and older mainline builds do not), and every other field or
 column whose value differs between tests (`n_threads`, `type_k`, `mla_attn`, a model...), under
 llama-bench's own field name (Markdown display names such as `threads`, `fa` or `mla` are
 translated back). Every field that stays the same is kept in the manifest under its own name:
-the build, CPU, GPU and backends under `software`/`host`/`accelerators`, the model under
-`model`, and every setting, known to this importer or not (forks add `mla_attn`, `fused_moe`,
-`ser`...), under `engine.llama_bench`. JSON and JSONL carry `samples_ts` / `samples_ns`, one
-value per repetition: they become trials, and because llama-bench repeats inside one process the
-run says `trial_unit: repetition`. CSV and Markdown carry only the mean and SD of each test: a
-reported run with published summaries (`M.sd`, and `M.n` from `--repetitions`, which is then
-required). Numbers keep the digits the source wrote. Shapes follow llama.cpp's
+the build under `software` (`engine_version`: the commit as llama-bench prints it;
+`build_number`: its build number, an integer), CPU and GPUs under `host`/`accelerators`, the
+model under `model`, and every setting, known to this importer or not (forks add `mla_attn`,
+`fused_moe`, `ser`...), under `engine.llama_bench`. A Markdown table takes its build from the
+`build: COMMIT (NUMBER)` line after it and its accelerators from the device lines before it.
+
+JSON and JSONL carry `samples_ts` / `samples_ns`, one value per repetition: they become trials,
+and because llama-bench repeats inside one process the run says `trial_unit: repetition`. CSV
+and Markdown carry only the mean and SD of each test: a reported run with published summaries
+(`M.sd`, and `M.n` from `--repetitions`, which is then required). An SD printed as zero
+(`0.00`) means below half its last digit: it is kept as that bound (`<0.005`), never as 0.
+
+Several invocations in one input (the tables of a log, appended JSON arrays, JSONL or CSV
+runs; a test repeating one of its own invocation starts the next) stay apart: when two of them
+hold a test of the same conditions, an `invocation` condition numbers them in file order. They
+are never pooled, since llama-bench does not record what may have changed between them (an
+environment variable, a driver). Tests from different machines never share a run
+(`common.by_machine`). Numbers keep the digits the source wrote. Shapes follow llama.cpp's
 tools/llama-bench/README.md, ik_llama.cpp's examples/llama-bench/llama-bench.cpp and real output
 (tests/fixtures/llama-bench/SOURCES.md).
 """
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
-import io
 import json
 import re
 from collections.abc import Sequence
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from ..errors import BenchledgerError, Problem
 from ..format.models import NAME_PATTERN
-from .common import Imported, finite
+from ..format.paths import file_name, is_local_path
+from .common import Imported, Machine, OnMachine, by_machine, finite
+from .llama_bench_text import Block, find
 
 TEST = ("n_prompt", "n_gen", "n_depth")
 RESULT = ("avg_ns", "stddev_ns", "avg_ts", "stddev_ts", "samples_ns", "samples_ts", "test_time", "test", "t/s")
@@ -39,7 +54,8 @@ METRICS = {
     "tokens_per_second": {"unit": "tok/s", "better": "higher"},
     "seconds": {"unit": "s", "better": "lower"},
 }
-RESERVED = ("trial", *METRICS, *(f"{m}.{s}" for m in METRICS for s in ("sd", "n")))
+INVOCATION = "invocation"
+RESERVED = ("trial", INVOCATION, *METRICS, *(f"{m}.{s}" for m in METRICS for s in ("sd", "n")))
 MD_TEST = re.compile(r"^(pp|tg)(\d{1,9})(?:\+(?:tg)?(\d{1,9}))?(?:@d(\d{1,9}))?$")
 MD_GP = re.compile(r"^tg(\d{1,9})@pp(\d{1,9})$")  # ik_llama.cpp's -gp: generation after a prompt
 NUMBER = r"(?:\d{1,30}(?:\.\d{0,30})?|\.\d{1,30})(?:[eE][+-]?\d{1,3})?"
@@ -70,25 +86,12 @@ MD_COLUMNS = {
     "ger": "grouped_er",
     "defer": "defer_experts",
 }
+Files = Sequence[tuple[str, bytes]]
 
 
-def parse(files: Sequence[tuple[str, bytes]], repetitions: int | None = None) -> Imported:
-    """Read one or more llama-bench outputs of the same format into one run."""
-    kinds = {_kind(name, data) for name, data in files}
-    if len(kinds) != 1:
-        raise BenchledgerError(
-            Problem(file=files[0][0], message="give files of one format (all json, jsonl, csv or md)")
-        )
-    kind = kinds.pop()
-    tests: list[dict[str, Any]] = []
-    for name, data in files:
-        text = _text(name, data)
-        if kind == "md":
-            tests += _markdown(name, text)
-        elif kind == "csv":
-            tests += _csv(name, text)
-        else:
-            tests += _json(name, text, kind)
+def parse(files: Files, repetitions: int | None = None) -> list[tuple[OnMachine[tuple[str, bytes]], Imported]]:
+    """Read one or more llama-bench outputs of the same format: one run per machine."""
+    tests, kind, skipped = _tests(files)
     if not tests:
         raise BenchledgerError(Problem(file=files[0][0], message="holds no llama-bench test; give its -o json output"))
     if "_summary" in tests[0] and repetitions is None:
@@ -99,18 +102,42 @@ def parse(files: Sequence[tuple[str, bytes]], repetitions: int | None = None) ->
                 "come from; give --repetitions N (the -r it ran with; 5 when -r was not given) so the SD is kept",
             )
         )
-    return _imported(tests, kind, repetitions)
+    groups = by_machine((t, _machine(t), t["_file"]) for t in tests)
+    out = []
+    for group in groups:
+        imported = _imported(group.items, kind, repetitions)
+        imported.notes = [*_skipped_note(skipped, group.items), *imported.notes]
+        where = [_span(name, [t["_line"] for t in group.items if t["_file"] == name]) for name in group.where]
+        mine = [f for f in files if f[0] in group.where]
+        out.append((OnMachine(machine=group.machine, items=mine, where=where), imported))
+    return out
 
 
-def _kind(name: str, data: bytes) -> str:
-    head = data.lstrip()[:1]
-    if name.endswith(".jsonl") or (head == b"{"):
-        return "jsonl"
-    if name.endswith(".json") or head == b"[":
-        return "json"
-    if head == b"|" or name.endswith(".md"):
-        return "md"
-    return "csv"
+def _tests(files: Files) -> tuple[list[dict[str, Any]], str, dict[str, list[int]]]:
+    """Every test of every file, in file order, each numbered with its invocation."""
+    tests: list[dict[str, Any]] = []
+    kinds: set[str] = set()
+    skipped: dict[str, list[int]] = {}
+    invocation = 0
+    for name, data in files:
+        found = find(name, _text(name, data))
+        kinds.add(found.kind)
+        skipped[name] = found.skipped
+        for block in found.blocks:
+            read = {"md": _markdown, "csv": _csv}.get(block.kind, _json)
+            invocation += 1
+            seen: set[str] = set()
+            for test in read(name, block):
+                key = json.dumps({k: v for k, v in test.items() if not k.startswith("_")}, sort_keys=True, default=str)
+                if key in seen:  # the same test again: the next invocation appended to this one
+                    invocation, seen = invocation + 1, set()
+                seen.add(key)
+                tests.append(test | {"_invocation": invocation, "_block": block})
+    if len(kinds) != 1:
+        raise BenchledgerError(
+            Problem(file=files[0][0], message="give files of one format (all json, jsonl, csv or Markdown tables)")
+        )
+    return tests, kinds.pop(), skipped
 
 
 def _text(name: str, data: bytes) -> str:
@@ -122,52 +149,40 @@ def _text(name: str, data: bytes) -> str:
         ) from None
 
 
-def _json(name: str, text: str, kind: str) -> list[dict[str, Any]]:
-    try:
-        if kind == "json":
-            found = json.loads(text, parse_float=Decimal)
-            items = found if isinstance(found, list) else None
-            where = ["$"] * len(items or [])
-        else:
-            lines = [(n, line) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
-            items = [json.loads(line, parse_float=Decimal) for _, line in lines]
-            where = [f"line {n}" for n, _ in lines]
-    except (ValueError, RecursionError) as err:
-        raise BenchledgerError(Problem(file=name, message=f"is not llama-bench {kind} ({str(err)[:120]})")) from None
-    if items is None:
-        raise BenchledgerError(
-            Problem(file=name, field="$", message="expected a JSON array of test objects (llama-bench -o json)")
-        )
+def _machine(test: dict[str, Any]) -> Machine:
+    """What llama-bench records of the machine: the CPU, and the GPUs as its backend names them."""
+    gpus = tuple(g.strip() for g in str(test.get("gpu_info") or "").split(",") if g.strip())
+    cpu = str(test.get("cpu_info") or "").strip() or None
+    return Machine(cpu=cpu, accelerators=gpus, naming=str(test.get("backends") or "") or None)
+
+
+def _json(name: str, block: Block) -> list[dict[str, Any]]:
     out = []
-    for i, (item, at) in enumerate(zip(items, where, strict=True)):
-        path = f"$[{i}]" if kind == "json" else at
+    for i, (line, item) in enumerate(block.items):
+        path = f"$[{i}]" if block.kind == "json" else None
+
+        def at(key: str, path: str | None = path) -> str:
+            return f"{path}.{key}" if path else key
+
         if not isinstance(item, dict):
-            raise BenchledgerError(Problem(file=name, field=path, message="expected a test object"))
+            raise BenchledgerError(Problem(file=name, line=line, field=path, message="expected a test object"))
         samples = item.get("samples_ts")
         nanos = item.get("samples_ns")
         if not isinstance(samples, list) or not samples or not all(_positive(v) for v in samples):
-            raise BenchledgerError(
-                Problem(
-                    file=name,
-                    field=f"{path}.samples_ts",
-                    message="expected a list of positive numbers, one per repetition",
-                )
-            )
+            message = "expected a list of positive numbers, one per repetition"
+            raise BenchledgerError(Problem(file=name, line=line, field=at("samples_ts"), message=message))
         if not isinstance(nanos, list) or len(nanos) != len(samples) or not all(_positive(v) for v in nanos):
-            raise BenchledgerError(
-                Problem(
-                    file=name, field=f"{path}.samples_ns", message="expected one positive number per samples_ts value"
-                )
-            )
-        _check_test(item, name, None, path)
+            message = "expected one positive number per samples_ts value"
+            raise BenchledgerError(Problem(file=name, line=line, field=at("samples_ns"), message=message))
+        _check_test(item, name, line, path)
         fields = {k: (float(v) if isinstance(v, Decimal) else v) for k, v in item.items() if k not in RESULT}
         label = item.get("test") if isinstance(item.get("test"), str) else None
         samples_of = list(zip(samples, nanos, strict=True))
-        out.append(fields | {"_samples": samples_of, "_label": label, "_time": item, "_file": name})
+        out.append(fields | {"_samples": samples_of, "_label": label, "_time": item, "_file": name, "_line": line})
     return out
 
 
-def _check_test(item: dict[str, Any], name: str, line: int | None, path: str | None) -> None:
+def _check_test(item: dict[str, Any], name: str, line: int, path: str | None) -> None:
     """n_prompt and n_gen are required whole numbers of tokens; n_depth is optional."""
     for key in TEST:
         value = item.get(key)
@@ -179,54 +194,55 @@ def _check_test(item: dict[str, Any], name: str, line: int | None, path: str | N
             raise BenchledgerError(Problem(file=name, line=line, field=where, message=message))
 
 
-def _csv(name: str, text: str) -> list[dict[str, Any]]:
-    reader = csv.reader(io.StringIO(text))
-    header = next(reader, [])
+def _csv(name: str, block: Block) -> list[dict[str, Any]]:
+    header = block.header
+    ragged = [(line, len(cells)) for line, cells in block.items if len(cells) != len(header)]
+    if ragged:
+        line, cells = ragged[0]
+        more = f" (and {len(ragged) - 1} more rows)" if len(ragged) > 1 else ""
+        message = (
+            f"has {cells} cells, the header {len(header)}{more}: not one llama-bench run's -o csv output; "
+            "give the file llama-bench wrote"
+        )
+        raise BenchledgerError(Problem(file=name, line=line, message=message))
     out = []
-    for number, cells in enumerate(reader, start=2):
-        if len(cells) != len(header):
-            message = f"has {len(cells)} cells, the header {len(header)}: not one llama-bench run's -o csv output"
-            raise BenchledgerError(Problem(file=name, line=number, message=message))
+    for line, cells in block.items:
         item: dict[str, Any] = {k: _scalar(v) for k, v in zip(header, cells, strict=True)}
         for key in ("avg_ts", "stddev_ts"):
             if not _finite(item.get(key)):
                 message = "expected a number (is this llama-bench -o csv?)"
                 if key not in item:
                     message = f"missing: the header has no {key} column (is this llama-bench -o csv?)"
-                raise BenchledgerError(Problem(file=name, line=number, field=key, message=message))
-        _check_test(item, name, number, None)
+                raise BenchledgerError(Problem(file=name, line=line, field=key, message=message))
+        _check_test(item, name, line, None)
         fields = {k: v for k, v in item.items() if k not in RESULT}
         label = item.get("test") if isinstance(item.get("test"), str) else None
-        summary = (_exact_text(cells[header.index("avg_ts")]), _exact_text(cells[header.index("stddev_ts")]))
-        out.append(fields | {"_summary": summary, "_label": label, "_time": item, "_file": name})
+        summary = (_exact_text(cells[header.index("avg_ts")]), cells[header.index("stddev_ts")].strip())
+        out.append(fields | {"_summary": summary, "_label": label, "_time": item, "_file": name, "_line": line})
     return out
 
 
-def _markdown(name: str, text: str) -> list[dict[str, Any]]:
-    lines = [line.strip() for line in text.splitlines() if line.strip().startswith("|")]
-    if len(lines) < 3:
-        raise BenchledgerError(Problem(file=name, message="holds no Markdown table; give llama-bench's default output"))
-    header = [c.strip() for c in lines[0].strip("|").split("|")]
-    if "test" not in header or "t/s" not in header:
-        raise BenchledgerError(
-            Problem(file=name, line=1, message="expected llama-bench's table with `test` and `t/s` columns")
-        )
+def _markdown(name: str, block: Block) -> list[dict[str, Any]]:
+    header = block.header
+    context: dict[str, Any] = {}
+    if block.build:
+        context |= {"build_commit": block.build[0], "build_number": block.build[1]}
+    if block.devices:
+        context["gpu_info"] = ", ".join(block.devices)
     out = []
-    for number, line in enumerate(lines[2:], start=3):
-        cells = [c.strip() for c in line.strip("|").split("|")]
+    for line, cells in block.items:
         if len(cells) != len(header):
-            raise BenchledgerError(
-                Problem(file=name, line=number, message=f"has {len(cells)} cells, the header {len(header)}")
-            )
+            message = f"has {len(cells)} cells, the header (line {block.start}) {len(header)}"
+            raise BenchledgerError(Problem(file=name, line=line, message=message))
         row = dict(zip(header, cells, strict=True))
         label = row["test"].replace(" ", "")
         test, gp, value = MD_TEST.match(label), MD_GP.match(label), MD_VALUE.match(row["t/s"])
         if test is None and gp is None:
             message = f"{row['test'][:40]!r} is not ppN, tgN, ppN+tgM, tgN@ppM or ppN @ dN"
-            raise BenchledgerError(Problem(file=name, line=number, field="test", message=message))
+            raise BenchledgerError(Problem(file=name, line=line, field="test", message=message))
         if value is None or not all(_finite(_scalar(v)) for v in value.groups()):
             message = f"{row['t/s'][:40]!r} is not `mean ± sd` (two finite numbers, e.g. 6.17 ± 0.07)"
-            raise BenchledgerError(Problem(file=name, line=number, field="t/s", message=message))
+            raise BenchledgerError(Problem(file=name, line=line, field="t/s", message=message))
         if gp is not None:
             tokens = {"n_prompt": int(gp.group(2)), "n_gen": int(gp.group(1)), "n_depth": 0}
         else:
@@ -237,8 +253,9 @@ def _markdown(name: str, text: str) -> list[dict[str, Any]]:
                 "n_depth": int(depth or 0),
             }
         item: dict[str, Any] = {MD_COLUMNS.get(k, k): _scalar(v) for k, v in row.items() if k not in RESULT and k}
-        summary = (_exact_text(value.group(1)), _exact_text(value.group(2)))
-        out.append(tokens | item | {"_summary": summary, "_label": label, "_time": {}, "_file": name})
+        summary = (_exact_text(value.group(1)), value.group(2))
+        extra = {"_summary": summary, "_label": label, "_time": {}, "_file": name, "_line": line}
+        out.append(tokens | context | item | extra)
     return out
 
 
@@ -259,10 +276,17 @@ def _imported(tests: list[dict[str, Any]], kind: str, repetitions: int | None) -
     conditions = [*tokens, *varying]
     if _labels_needed(tests, conditions):
         conditions.append("test")
-    rows = _rows(tests, conditions, repetitions)
-    first = tests[0]
-    manifest = _manifest(first, [*TEST, *varying])
-    per_trial = "_samples" in first
+    notes = []
+    if _collide(tests, conditions):
+        conditions.append(INVOCATION)
+        notes.append(_invocations_note(tests))
+    rows, bounds = _rows(tests, conditions, repetitions)
+    if bounds:
+        notes.append(_bounds_note(bounds))
+    manifest = _manifest(tests[0], [*TEST, *varying])
+    if "engine_version" not in manifest["software"] and tests[0].get("build_commit") == "unknown":
+        notes.append("llama-bench printed its build as `unknown (0)` (built without git): no version is recorded.")
+    per_trial = "_samples" in tests[0]
     times = [t["_time"]["test_time"][:10] for t in tests if isinstance(t["_time"].get("test_time"), str)]
     day = None
     try:
@@ -280,6 +304,7 @@ def _imported(tests: list[dict[str, Any]], kind: str, repetitions: int | None) -
         date=day,
         trial_unit="repetition",
         per_trial=per_trial,
+        notes=notes,
     )
 
 
@@ -292,30 +317,127 @@ def _labels_needed(tests: list[dict[str, Any]], conditions: list[str]) -> bool:
     return any(len(found) > 1 for found in labels.values())
 
 
-def _rows(tests: list[dict[str, Any]], conditions: list[str], repetitions: int | None) -> list[dict[str, Any]]:
-    rows = []
+def _at(test: dict[str, Any], condition: str) -> str:
+    key = {"test": "_label", INVOCATION: "_invocation"}.get(condition, condition)
+    return _condition(test.get(key))
+
+
+def _collide(tests: list[dict[str, Any]], conditions: list[str]) -> bool:
+    """Two invocations hold a test of the same conditions (nothing recorded tells them apart)."""
+    seen: dict[tuple[str, ...], int] = {}
+    return any(
+        seen.setdefault(tuple(_at(t, c) for c in conditions), t["_invocation"]) != t["_invocation"] for t in tests
+    )
+
+
+def _invocations_note(tests: list[dict[str, Any]]) -> str:
+    spans: dict[int, list[dict[str, Any]]] = {}
+    for t in tests:
+        spans.setdefault(t["_invocation"], []).append(t)
+    shown = []
+    for number, members in list(spans.items())[:8]:
+        where = _span(members[0]["_file"], [t["_line"] for t in members])
+        command = members[0]["_block"].command if members[0] is _first_of_block(members[0], tests) else None
+        shown.append(f"{number}: {where}" + (f" (after the line `{_code(command)}`)" if command else ""))
+    more = f"; and {len(spans) - 8} more" if len(spans) > 8 else ""
+    return (
+        f"The input appends {len(spans)} llama-bench invocations whose tests record the same settings, so each is its "
+        f"own condition `invocation` ({'; '.join(shown)}{more}). They are not pooled: llama-bench does not record "
+        "what may have changed between them (an environment variable, a driver), so say what did in the notes, "
+        "and compare them with `at: {invocation: ...}`."
+    )
+
+
+def _first_of_block(test: dict[str, Any], tests: list[dict[str, Any]]) -> dict[str, Any]:
+    return next(t for t in tests if t["_block"] is test["_block"])
+
+
+def _code(text: str) -> str:
+    """A command line as a note quotes it: one space between words, a local path as its file name."""
+    words = [file_name(w) if is_local_path(w) else w for w in text.replace("`", "'").split()]
+    return " ".join(words)[:200]
+
+
+def _rows(
+    tests: list[dict[str, Any]], conditions: list[str], repetitions: int | None
+) -> tuple[list[dict[str, Any]], list[tuple[str, int, str, str]]]:
+    rows, bounds = [], []
     for test in tests:
-        at = {c: _condition(test.get("_label") if c == "test" else test.get(c)) for c in conditions}
+        at = {c: _at(test, c) for c in conditions}
         if "_samples" in test:
             for trial, (ts, ns) in enumerate(test["_samples"], start=1):
                 seconds = Decimal(ns).scaleb(-9)
                 rows.append({"trial": trial, **at, "tokens_per_second": _exact(ts), "seconds": _exact(seconds)})
+            continue
+        mean, printed = test["_summary"]
+        sd = _sd(printed)
+        if sd.startswith("<"):
+            bounds.append((test["_file"], test["_line"], printed, sd))
+        summary = {"tokens_per_second.sd": sd, "tokens_per_second.n": repetitions}
+        rows.append({"trial": None, **at, "tokens_per_second": mean, **summary})
+    return rows, bounds
+
+
+def _sd(printed: str) -> str:
+    """An SD as printed; printed as zero (`0.00`), it means below half its last digit: `<0.005`."""
+    value = Decimal(printed.strip())
+    if value != 0:
+        return str(value)
+    exponent = value.as_tuple().exponent
+    places = exponent if isinstance(exponent, int) else 0
+    return "<" + format(Decimal(5).scaleb(places - 1), "f")
+
+
+def _bounds_note(bounds: list[tuple[str, int, str, str]]) -> str:
+    file, line, printed, bound = bounds[0]
+    more = f" and {len(bounds) - 1} more" if len(bounds) > 1 else ""
+    return (
+        f"llama-bench printed an SD of {printed} ({file} line {line}{more}): an SD below half its last digit, kept as "
+        f"`{bound}` (an upper bound, which intervals use), not as an SD of zero."
+    )
+
+
+def _skipped_note(skipped: dict[str, list[int]], tests: list[dict[str, Any]]) -> list[str]:
+    files = list(dict.fromkeys(t["_file"] for t in tests))
+    parts = [f"{name} {_ranges(skipped[name])}" for name in files if skipped.get(name)]
+    if not parts:
+        return []
+    return [
+        f"Lines that are not llama-bench output (device lines, warnings, commands) were left out: {'; '.join(parts)}. "
+        "The original under raw/ keeps them."
+    ]
+
+
+def _ranges(lines: list[int]) -> str:
+    runs: list[list[int]] = []
+    for n in lines:
+        if runs and n == runs[-1][1] + 1:
+            runs[-1][1] = n
         else:
-            mean, sd = test["_summary"]
-            summary = {"tokens_per_second.sd": sd, "tokens_per_second.n": repetitions}
-            rows.append({"trial": None, **at, "tokens_per_second": mean, **summary})
-    return rows
+            runs.append([n, n])
+    shown = [f"{a}" if a == b else f"{a}-{b}" for a, b in runs[:6]]
+    word = "line" if len(lines) == 1 else "lines"
+    return f"{word} {', '.join(shown)}" + (f" (+{len(runs) - 6} more)" if len(runs) > 6 else "")
+
+
+def _span(name: str, lines: list[int]) -> str:
+    if not lines:
+        return name
+    low, high = min(lines), max(lines)
+    return f"{name} line {low}" if low == high else f"{name} lines {low}-{high}"
 
 
 def _manifest(first: dict[str, Any], varying: list[str]) -> dict[str, Any]:
     """Every field that stayed the same across tests, under the manifest's usual sections."""
     fixed = {k: v for k, v in first.items() if not k.startswith("_") and k not in varying and v is not None}
     out: dict[str, Any] = {}
-    software = {"engine": "llama.cpp"}
-    if "build_commit" in fixed:
+    software: dict[str, Any] = {"engine": "llama.cpp"}
+    unknown = fixed.get("build_commit") == "unknown" and fixed.get("build_number") == 0
+    if "build_commit" in fixed and not unknown:
         software["engine_version"] = str(fixed["build_commit"])
-    if "build_number" in fixed:
-        software["build_number"] = str(fixed["build_number"])
+    number = _build_number(fixed.get("build_number"))
+    if number is not None and not unknown:
+        software["build_number"] = number
     if fixed.get("backends"):
         software["backends"] = str(fixed["backends"])
     out["software"] = software
@@ -334,11 +456,23 @@ def _manifest(first: dict[str, Any], varying: list[str]) -> dict[str, Any]:
     return out
 
 
+def _build_number(value: Any) -> int | None:
+    """llama-bench's build number, the orderable integer of its version (JSON gives an integer,
+    CSV a number, the Markdown `build:` line a number in parentheses)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) < 13:
+        return int(value.strip())
+    return None
+
+
 def _condition(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if value is None:
         return "none"
+    if value == "":
+        return "empty"  # a condition cell is never empty (check refuses one)
     return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
 
 
@@ -352,7 +486,10 @@ def _exact(value: Any) -> str:
 
 def _exact_text(text: str) -> str:
     """A number printed by llama-bench, kept as printed."""
-    return str(Decimal(text.strip()))
+    try:
+        return str(Decimal(text.strip()))
+    except InvalidOperation:
+        return text.strip()
 
 
 def _scalar(text: str | None) -> Any:

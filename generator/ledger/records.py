@@ -32,6 +32,7 @@ class Row:
     at: tuple[str, ...]  # condition values, as written
     values: dict[str, float] = field(hash=False)
     spread: dict[str, tuple[float, int]] = field(default_factory=dict, hash=False)  # published (SD, n) per metric
+    sd_below: frozenset[str] = field(default_factory=frozenset, hash=False)  # metrics whose SD is a bound ("<0.005")
     excluded: str | None = None  # the reason, when run.yaml's `excluded:` leaves this row out of the statistics
 
 

@@ -165,7 +165,7 @@ def parse_results(text: str, rel: str, run: RunFile) -> Results:
                     Problem(file=rel, line=line, field=c, message="empty; every row needs its condition value")
                 )
         values = {m: _number(cells[col[m]], rel, line, m, problems) for m in metrics}
-        spread = _spread(cells, col, metrics, rel, line, problems)
+        spread, below = _spread(cells, col, metrics, rel, line, problems)
         key = (trial, at)
         if key in seen:
             what = f"trial {trial}" if trial is not None else "the row"
@@ -173,7 +173,7 @@ def parse_results(text: str, rel: str, run: RunFile) -> Results:
             message = f"{what} at {where} repeats line {seen[key]}; keep one row per trial and condition"
             problems.append(Problem(file=rel, line=line, message=message))
         seen.setdefault(key, line)
-        out.append(Row(line, trial, at, {k: v for k, v in values.items() if v is not None}, spread))
+        out.append(Row(line, trial, at, {k: v for k, v in values.items() if v is not None}, spread, below))
     if not out and not problems:
         problems.append(Problem(file=rel, message="has no rows; add one row per trial and condition"))
     problems += _rate_problems(out, run, rel)
@@ -229,13 +229,21 @@ def _summary_pairs(header: Sequence[str], metrics: Sequence[str], rel: str) -> l
 
 def _spread(
     cells: Sequence[str], col: Mapping[str, int], metrics: Sequence[str], rel: str, line: int, problems: list[Problem]
-) -> dict[str, tuple[float, int]]:
-    """The published (SD, n) of each metric that has them on this row (empty cells: none)."""
-    out = {}
+) -> tuple[dict[str, tuple[float, int]], frozenset[str]]:
+    """The published (SD, n) of each metric that has them on this row (empty cells: none), and
+    the metrics whose SD is an upper bound: `<0.005`, an SD the source printed as 0.00."""
+    out, below = {}, set()
     for m in metrics:
         if f"{m}.sd" not in col or not (cells[col[f"{m}.sd"]].strip() or cells[col[f"{m}.n"]].strip()):
             continue
-        sd = _number(cells[col[f"{m}.sd"]], rel, line, f"{m}.sd", problems)
+        text = cells[col[f"{m}.sd"]].strip()
+        bound = text.startswith("<") and bool(text[1:].strip())
+        sd = _number(text[1:] if bound else text, rel, line, f"{m}.sd", problems)
+        if bound and sd is not None and sd <= 0:
+            problems.append(Problem(file=rel, line=line, field=f"{m}.sd", message="a bound `<X` needs X > 0"))
+            sd = None
+        if bound:
+            below.add(m)
         n_text = cells[col[f"{m}.n"]].strip()
         n = int(n_text) if n_text.isascii() and n_text.isdigit() and len(n_text) < 10 else None
         if n is None or n < 1:
@@ -255,7 +263,7 @@ def _spread(
             )
         if sd is not None and sd >= 0 and n is not None and n >= 1:
             out[m] = (sd, n)
-    return out
+    return out, frozenset(below)
 
 
 def mark_excluded(results: Results, run: RunFile, rel: str, lines: Mapping[tuple[str | int, ...], int]) -> Results:

@@ -62,6 +62,8 @@ def reported_value(m: MetricAt, unit: Markup) -> Markup:
     if m.published is None:
         return shown
     sd, n = m.published
+    if m.sd_below:  # printed as 0.00: an SD below the bound, never an SD of zero
+        return shown + Markup(f" (SD &lt; {t.number(sd)}, n = {n})")
     return shown + Markup(f" ± {t.number(sd)} (SD, n = {n})")
 
 
