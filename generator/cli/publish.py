@@ -177,6 +177,15 @@ def _external_build(tool: str, config_file: Path, strict: bool, site_dir: Path |
         fail(f"{tool} build failed (exit code {done.returncode}); see its output above")
 
 
+def _mark_site(site: Path) -> None:
+    from ..site.files import mark_site
+
+    try:
+        mark_site(site)
+    except OSError as err:
+        fail(f"{site}: the site was built, but its mark cannot be written ({err.strerror})")
+
+
 def _crawl(site: Path, site_url: str) -> None:
     """Fail naming every internal link of the built site that names no file or anchor."""
     from urllib.parse import urlsplit
@@ -188,10 +197,11 @@ def _crawl(site: Path, site_url: str) -> None:
         fail([Problem(file="", message=str(b)) for b in broken])
 
 
-def _check_site_dir(repo: Path, site_dir: Path | None) -> None:
-    """The folder MkDocs empties and fills: --site-dir anywhere but over the publication;
-    mkdocs.yml's site_dir (committed, so anyone's) only inside the repository."""
-    from ..ledger.publication import layout_problems, theme_problems
+def _check_site_dir(repo: Path, site_dir: Path | None, force: bool = False) -> None:
+    """The folder MkDocs empties and fills: --site-dir anywhere but over the publication, and
+    holding nothing but a previous site unless --force; mkdocs.yml's site_dir (committed, so
+    anyone's) only inside the repository."""
+    from ..ledger.publication import layout_problems, site_folder_problems, theme_problems
 
     root = repo.resolve()
     site = site_dir if site_dir is not None else root / str(mkdocs_yaml(repo).get("site_dir") or "site")
@@ -204,6 +214,8 @@ def _check_site_dir(repo: Path, site_dir: Path | None) -> None:
     theme = mkdocs_yaml(repo).get("theme")
     custom = theme.get("custom_dir") if isinstance(theme, dict) else None
     problems += theme_problems(root, root / str(custom) if custom else None)
+    if site_dir is not None and not problems and not force:
+        problems = site_folder_problems(site_dir)
     if problems:
         fail(problems)
 
@@ -218,22 +230,30 @@ def build(
     builder: Annotated[str, typer.Option(help="mkdocs, properdocs (a maintained MkDocs fork) or zensical.")] = "mkdocs",
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Show MkDocs debug output.")] = False,
     no_cache: NoCache = False,
+    force: Annotated[
+        bool,
+        typer.Option(
+            help="Empty a --site-dir that holds files but no previous site (MkDocs deletes every entry whose "
+            "name does not start with a dot). Without it, --site-dir must be empty, new, or a site benchledger "
+            "built (it holds .benchledger-site)."
+        ),
+    ] = False,
 ) -> None:
     """Check the publication, generate its pages, and build the site into site/.
 
     Pages of runs that did not change since the last build are reused from it (the build
     cache, keyed by the runs' file hashes and benchledger's code; --no-cache renders all)."""
     with _cache_choice(no_cache):
-        _build(repo, strict, site_dir, builder, verbose)
+        _build(repo, strict, site_dir, builder, verbose, force)
 
 
-def _build(repo: Path, strict: bool, site_dir: Path | None, builder: str, verbose: bool) -> None:
+def _build(repo: Path, strict: bool, site_dir: Path | None, builder: str, verbose: bool, force: bool = False) -> None:
     check_epoch()
     if builder not in BUILDERS:
         fail(f"--builder {builder!r}: expected one of {', '.join(BUILDERS)}")
     config_file = find_config(repo)
     cache, checked = _check(repo, quiet=True, allow_stale=not strict)
-    _check_site_dir(repo, site_dir)
+    _check_site_dir(repo, site_dir, force)
     if builder == "properdocs":
         _external_build("properdocs", config_file, strict, site_dir)
         typer.echo("Site built with properdocs (the benchledger plugin ran inside it).")
@@ -241,6 +261,7 @@ def _build(repo: Path, strict: bool, site_dir: Path | None, builder: str, verbos
     if builder == "zensical":
         _generate(repo, cache, checked)
         _external_build("zensical", config_file, strict, site_dir)
+        _mark_site(repo / str(mkdocs_yaml(repo).get("site_dir") or "site"))
         if strict:  # zensical runs no plugin, so the plugin's crawl of the built site runs here
             written = mkdocs_yaml(repo)
             _crawl(repo / str(written.get("site_dir") or "site"), str(written.get("site_url") or "/"))

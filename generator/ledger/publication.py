@@ -104,6 +104,40 @@ def layout_problems(root: Path, docs: Path, site: Path | None = None, site_field
     return out
 
 
+SITE_MARKER = ".benchledger-site"  # written into every site benchledger builds
+SITE_MARKER_TEXT = (
+    "benchledger built this site. `benchledger build --site-dir` empties this folder and builds it again "
+    "without asking while this file is here.\n"
+)
+SHOWN_ENTRIES = 5
+
+
+def site_folder_problems(site: Path, site_field: str = "--site-dir") -> list[Problem]:
+    """A site folder MkDocs may empty without asking: missing, holding only entries MkDocs keeps
+    (names starting with a dot, such as a worktree's .git), or a site benchledger built (it holds
+    SITE_MARKER). Anything else would delete what someone put there; it takes --force."""
+    site = site.resolve()
+    if site.exists() and not site.is_dir():
+        return [Problem(file="", field=site_field, message=f"{site} is a file; give a folder for the site")]
+    try:
+        names = sorted(os.listdir(site)) if site.is_dir() else []
+    except OSError as err:
+        return [Problem(file="", field=site_field, message=f"{site} cannot be read ({err.strerror}); fix it")]
+    if SITE_MARKER in names:
+        return []
+    deleted = [n + "/" if (site / n).is_dir() and not (site / n).is_symlink() else n for n in names if n[:1] != "."]
+    if not deleted:
+        return []
+    shown = ", ".join(deleted[:SHOWN_ENTRIES])
+    if len(deleted) > SHOWN_ENTRIES:
+        shown += f" and {len(deleted) - SHOWN_ENTRIES} more"
+    message = (
+        f"{site} holds {shown} and no {SITE_MARKER} (the mark of a site benchledger built); MkDocs deletes "
+        "them before it builds. Pass --force to empty it, or choose an empty or new folder"
+    )
+    return [Problem(file="", field=site_field, message=message)]
+
+
 RESERVED_IDS = frozenset({"index.md", "index.html"})  # runs/index.md and claims/index.md are generated
 
 

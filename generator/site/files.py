@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import BenchledgerError, Problem
+from ..ledger.publication import SITE_MARKER, SITE_MARKER_TEXT
 from ..render.outputs import OWNED
 from ..render.templating import GENERATED_PREFIX
 
@@ -246,3 +247,12 @@ def _prune(folder: Path, docs: Path) -> None:
         except OSError:
             return
         folder = folder.parent
+
+
+def mark_site(site: Path) -> None:
+    """Write SITE_MARKER into a built site, so a later `build --site-dir` knows the folder
+    holds a site benchledger built (and may empty it without --force). Replaced atomically:
+    a link of that name is replaced, never written through."""
+    tmp = site / f"{SITE_MARKER}.{os.getpid()}.tmp"
+    tmp.write_text(SITE_MARKER_TEXT, encoding="utf-8")
+    os.replace(tmp, site / SITE_MARKER)

@@ -38,6 +38,7 @@ from ..render.sweeps import insert_sweeps
 from ..render.templating import GENERATED_PREFIX
 from .cache import BuildCache
 from .collector import relaxed
+from .files import mark_site
 from .links import broken_links
 from .navigation import auto_nav
 from .pipeline import generate_site
@@ -137,6 +138,7 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
             broken = broken_links(Path(config.site_dir), root, crawled)
         for link in broken:
             log.warning("benchledger: %s", link)
+        mark_site(Path(config.site_dir))
         if self.cache is not None:
             self.cache.save()  # once per build, with the pages just crawled
 
