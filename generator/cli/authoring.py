@@ -271,6 +271,10 @@ def init(
     typer.echo("  edit site_src/reports/example.md   # declare your claims; new reports join the navigation")
     typer.echo("  git init && git add . && git commit -m 'benchledger publication' && git push")
     typer.echo("README.md walks through runs, claims, reports, pull-request reviews and runs on request.")
+    typer.echo(
+        "run-on-request.yml uses a self-hosted runner: keep it in a private repository, or require approval "
+        "for fork pull request workflows (README.md, 'Pull requests and runs on request')."
+    )
 
 
 @app.command()
