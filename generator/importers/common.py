@@ -20,6 +20,7 @@ from ..errors import BenchledgerError, Problem
 from ..format.hashing import file_hash
 from ..format.models import MANIFEST_SCHEMA, RUN_SCHEMA
 from ..format.paths import file_name, is_local_path, local_paths
+from ..format.scratch import MARK
 from ..ledger.publication import reserved_id
 from ..ledger.runs import LOCAL_PATH, parse_run, run_digest
 from ..runner.writer import RunWriter, check_target
@@ -305,7 +306,7 @@ def _refuse_unchecked(
     for name, data in (("run.yaml", run), ("manifest.yaml", manifest)):
         text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
         (writer.tmp / name).write_text(text, encoding="utf-8")  # finish() writes the same bytes
-    files = sorted(p for p in writer.tmp.rglob("*") if p.is_file())
+    files = sorted(p for p in writer.tmp.rglob("*") if p.is_file() and p != writer.tmp / MARK)
     blobs = {p.relative_to(writer.tmp).as_posix(): p.read_bytes() for p in files}
     _, problems = parse_run(options.out / options.run_id, blobs, [], run_digest(blobs))
     kept = options.keep_paths  # asked for: the paths are written, and check names them with the fix

@@ -12,6 +12,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from ..errors import BenchledgerError, Problem
+from ..format.scratch import MARK, OLD_SCRATCH, leftover
 from .publication import docs_problems, layout_problems
 from .records import DOCS_DIR, REPORTS_DIR, RUNS_DIR, Ledger, Report, Run
 from .reports import load_report
@@ -51,11 +52,15 @@ def _runs(root: Path, problems: list[Problem], cache: ParsedRuns | None) -> tupl
     for entry in entries:
         rel = f"{RUNS_DIR}/{entry.name}"
         if entry.name.startswith("."):
+            if (old := OLD_SCRATCH.match(entry.name)) and entry.is_dir() and not entry.is_symlink():
+                problems.append(Problem(file=rel, message=leftover(old["id"])))
             continue
         if entry.is_symlink():
             problems.append(
                 Problem(file=rel, message="is a symlink; symlinks are refused under runs/: move the real folder here")
             )
+        elif (entry / MARK).is_file():
+            problems.append(Problem(file=rel, message=leftover(entry.name.rpartition(".partial-")[0] or entry.name)))
         elif entry.is_dir():
             run, found = load_run(entry, cache)
             problems.extend(found)

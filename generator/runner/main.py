@@ -6,6 +6,7 @@ import asyncio
 import itertools
 import json
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ from .options import MAX_CONCURRENCY, LoadOptions
 from .run_yaml import OpenAIRecord, openai_run_yaml, run_yaml
 from .session import Measure, Measured, Outcome, kept_on_crash, notes, run_plan, summary_table
 from .wire import Origin
-from .writer import RunWriter, check_target
+from .writer import RunWriter, check_target, files_words
 
 MAX_TRIALS = 100_000
 
@@ -136,7 +137,7 @@ def run_openai(common: Common, asked: OpenAIOptions, console: Console) -> Path:
     extra = _check_manifest(common)
     target = _target(asked)
     identity = common.identity(f"{target.model} at {_levels(asked)}")
-    writer = RunWriter(common.out, identity[2], common.force)
+    writer = RunWriter(common.out, identity[2], common.force, say=_say(console))
     server_info = environment.server(target.base_url, oa.server_root(target.base_url))
     record = OpenAIRecord()
     conditions = asked.load.conditions(asked.concurrency)
@@ -157,7 +158,7 @@ def run_openai(common: Common, asked: OpenAIOptions, console: Console) -> Path:
         manifest = environment.manifest(extra, server_info)
         path = _finish(writer, outcome, common, run=run, manifest=manifest)
         rate = ("draft_accepted", "draft_tokens") if record.drafted else None
-        _report(console, outcome, summary_table(outcome, "tokens_per_second", "tok/s", rate), path)
+        _report(console, outcome, summary_table(outcome, "tokens_per_second", "tok/s", rate), writer)
         return path
 
 
@@ -189,11 +190,18 @@ def _levels(asked: OpenAIOptions) -> str:
     return f"concurrency {','.join(map(str, asked.concurrency))}"
 
 
-def _report(console: Console, outcome: Outcome, table: Any, path: Path) -> None:
+def _say(console: Console) -> Callable[[str], None]:
+    return lambda words: console.print(words, markup=False, soft_wrap=True)
+
+
+def _report(console: Console, outcome: Outcome, table: Any, writer: RunWriter) -> None:
     console.print(table)
     if outcome.stopped:
         console.print("Stopped early:", outcome.stopped, style="bold red", markup=False)
-    console.print(f"Wrote {path}", markup=False)
+    if writer.replaced is not None:
+        replaced = f"Replaced {writer.target}: {files_words(writer.replaced)} were deleted."
+        console.print(replaced, markup=False, soft_wrap=True)
+    console.print(f"Wrote {writer.target}", markup=False, soft_wrap=True)
 
 
 def _command_measure(
@@ -224,7 +232,7 @@ def run_command(common: Common, asked: CommandOptions, console: Console) -> Path
     """Run a command repeatedly and write the run folder."""
     extra, found = _check_command_options(common, asked)
     identity = common.identity(Path(asked.command[0]).name)
-    writer = RunWriter(common.out, identity[2], common.force)
+    writer = RunWriter(common.out, identity[2], common.force, say=_say(console))
     log: list[dict[str, Any]] = []
     measure = _command_measure(asked.command, found, asked.timeout, log)
     with kept_on_crash(writer, console):
@@ -262,7 +270,7 @@ def run_command(common: Common, asked: CommandOptions, console: Console) -> Path
         )
         writer.write_raw("executions.jsonl", "".join(json.dumps(entry) + "\n" for entry in log))
         path = _finish(writer, outcome, common, run=run, manifest=environment.manifest(extra))
-        _report(console, outcome, summary_table(outcome, "wall_seconds", "s", None), path)
+        _report(console, outcome, summary_table(outcome, "wall_seconds", "s", None), writer)
     return path
 
 
