@@ -87,7 +87,7 @@ def test_review_names_the_flipped_verdict_the_new_run_and_the_stale_receipt(pub:
         "1 receipt state changed, 1 new problem**",
     ]
     assert "| `2026-09-03-new` | added |" in out  # ids as written: they match [a-z0-9._-]
-    assert "| `2026-09-01-fast` | changed |" in out
+    assert "| `2026-09-01-fast` | changed: edited `results.csv` |" in out
     assert "| `2026-09-01-base` | verified | **stale** |" in out
     (row,) = [line for line in out.splitlines() if line.startswith("| `fast-is-faster`")]
     cells = [c.strip() for c in row.split("|")[1:-1]]
@@ -172,7 +172,7 @@ def test_a_publication_in_a_sub_folder_of_its_repository(tmp_path: Path) -> None
     git(top, "commit", "-qam", "head")
     code, out, _ = cli("review", "--base", "HEAD~1", "--head", "HEAD", "--repo", str(top / "pub"))
     assert code == 0
-    assert "| `2026-09-01-fast` | changed |" in out and "**contradicted**" in out
+    assert "| `2026-09-01-fast` | changed: edited `results.csv` |" in out and "**contradicted**" in out
 
 
 def test_a_broken_side_is_not_judged_rather_than_everything_removed(pub: Path) -> None:

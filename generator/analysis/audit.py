@@ -7,7 +7,7 @@ reader (ledger/) never calls a semantic check.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..errors import Problem
@@ -17,6 +17,7 @@ from ..ledger.references import check_references
 from ..ledger.runs import ParsedRuns
 from .grid_checks import grid_problems
 from .receipts import Clock, RunReceipts, ledger_receipts, receipt_problems
+from .signatures import parse_allowed_signers
 
 
 @dataclass(frozen=True)
@@ -31,12 +32,24 @@ class Audit:
 
 
 def audit(
-    root: Path | str, docs_dir: str = DOCS_DIR, stale_is_error: bool = True, cache: ParsedRuns | None = None
+    root: Path | str,
+    docs_dir: str = DOCS_DIR,
+    stale_is_error: bool = True,
+    cache: ParsedRuns | None = None,
+    signers_from: Ledger | None = None,
 ) -> Audit:
     """Load the publication and collect every problem with it. Stale receipts are errors
-    unless `stale_is_error` is False (then warnings: the site marks them)."""
+    unless `stale_is_error` is False (then warnings: the site marks them). With `signers_from`,
+    signatures are judged with that ledger's allowed_signers instead of the publication's own
+    (review: a pull request cannot list its own keys); its own file's lines are still checked."""
     ledger = load(root, docs_dir, cache)
-    receipts, signer_problems = ledger_receipts(ledger, Clock.now())
+    if signers_from is None:
+        receipts, signer_problems = ledger_receipts(ledger, Clock.now())
+    else:
+        trusted = replace(ledger, allowed_signers=signers_from.allowed_signers)
+        receipts, _ = ledger_receipts(trusted, Clock.now())
+        own = ledger.allowed_signers
+        signer_problems = parse_allowed_signers(own)[1] if own is not None else []
     problems = [*ledger.problems, *check_references(ledger), *grid_problems(ledger), *signer_problems]
     problems += receipt_problems(receipts, stale_is_error)
     ordered = sorted(problems, key=lambda p: (p.file, p.line or 0))

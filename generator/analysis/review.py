@@ -8,17 +8,18 @@ is the renderer's."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import get_args
 
 from ..errors import Problem
-from ..ledger.records import Ledger
+from ..format.hashing import RECEIPTS_DIR, hashed_files
+from ..ledger.records import Ledger, Run
 from .audit import audit
 from .claims import Evaluation, evaluate_publication
 from .comparison import Settings
 from .grid_records import Grid, GridVerdict
-from .receipts import RunReceipts, reproductions
+from .receipts import RunReceipts, reproductions, vouches
 from .verdicts import Verdict
 
 
@@ -31,6 +32,7 @@ class Judged:
     problems: tuple[Problem, ...]
     evaluations: Mapping[str, Evaluation]
     grids: tuple[Grid, ...]
+    settings: Settings = field(default_factory=Settings)
 
 
 FAIL_ON: tuple[str, ...] = (
@@ -41,15 +43,25 @@ FAIL_ON: tuple[str, ...] = (
 )  # what `--fail-on` may name: a verdict a claim or grid can newly show, or a kind of change
 
 
-def judge(root: Path, docs_dir: str, settings: Settings) -> Judged:
-    """The publication at `root` judged as its site build would judge it."""
-    checked = audit(root, docs_dir, stale_is_error=False)
+def judge(root: Path, docs_dir: str, settings: Settings, signers_from: Ledger | None = None) -> Judged:
+    """The publication at `root` judged as its site build would judge it; with `signers_from`
+    (the base side), its signatures judged with that side's allowed_signers, not its own."""
+    checked = audit(root, docs_dir, stale_is_error=False, signers_from=signers_from)
     if checked.errors:
-        return Judged(checked.ledger, checked.receipts, checked.problems, {}, ())
+        return Judged(checked.ledger, checked.receipts, checked.problems, {}, (), settings)
     states = {run_id: r.state for run_id, r in checked.receipts.items()}
     reproduced = reproductions(checked.receipts)
     evaluations, grids = evaluate_publication(checked.ledger, settings, states, reproduced)
-    return Judged(checked.ledger, checked.receipts, checked.problems, evaluations, grids)
+    return Judged(checked.ledger, checked.receipts, checked.problems, evaluations, grids, settings)
+
+
+def under(side: Judged, settings: Settings) -> Mapping[str, Evaluation]:
+    """The side's claims judged again with other settings (the base's): whether a changed
+    mkdocs.yml setting, not the data, flipped a verdict."""
+    if _errors(side):
+        return {}
+    states = {run_id: r.state for run_id, r in side.receipts.items()}
+    return evaluate_publication(side.ledger, settings, states, reproductions(side.receipts))[0]
 
 
 @dataclass(frozen=True)
@@ -59,6 +71,7 @@ class VerdictChange:
     before: str | None  # None: the claim is new
     after: str | None  # None: the claim was removed
     measured: str  # the effect after the change, in words ("" when none)
+    by_settings: bool = False  # with the base's mkdocs.yml settings the verdict would not have changed
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -77,12 +90,18 @@ class Review:
     reruns: tuple[tuple[str, str, str], ...] = ()  # (run, rerun before, after) in the site's words, every change
     findings: tuple[tuple[str, str, str], ...] = ()  # (new correction, its finding, what its runs say of it)
     guarded: tuple[tuple[str, str], ...] = ()  # (workflow, mkdocs.yml or allowed_signers path, added/changed/removed)
+    settings: tuple[tuple[str, str, str], ...] = ()  # (what, before, after) of mkdocs.yml: settings_changes
+    signers: tuple[tuple[str, str], ...] = ()  # ("adds"/"removes", principal) of allowed_signers lines
+    files: tuple[tuple[str, str, str], ...] = ()  # (changed run, what happened: FILE_CHANGES, run-relative path)
+    resigned: tuple[tuple[str, str, str], ...] = ()  # (run, receipt, verifier): vouches for files this change edits
+    refused: str = ""  # why a side could not be read at all (then nothing else is known)
 
     @property
     def empty(self) -> bool:
         found = (self.added, self.changed, self.removed, self.verdicts, self.corrections, self.grids, self.edited)
         return (
             not any(found)
+            and not self.refused
             and not self.guarded
             and not self.stale
             and not self.problems
@@ -93,7 +112,7 @@ class Review:
     @property
     def downgraded(self) -> tuple[str, ...]:
         """Runs whose receipts vouch for less than before: gone stale, or no longer verified."""
-        rank = {"dual-verified": 2, "verified": 1, "unverified": 0, "stale": -1}
+        rank = {"dual-verified": 2, "verified": 1, "unverified": 0, "stale": -1, RESIGNED: -1}
         return tuple(run for run, was, now in self.receipts if rank.get(now, 0) < rank.get(was, 0))
 
     def failing(self, names: tuple[str, ...]) -> list[str]:  # names: from FAIL_ON
@@ -113,9 +132,18 @@ class Review:
         return out
 
 
-def review(base: Judged, head: Judged, measured: Mapping[str, str] | None = None) -> Review:
+RESIGNED = "re-signed after an edit"  # a receipt state: it vouches for files the same change edits
+
+
+def review(
+    base: Judged,
+    head: Judged,
+    measured: Mapping[str, str] | None = None,
+    at_base_settings: Mapping[str, Evaluation] | None = None,
+) -> Review:
     """The differences between two judged sides; `measured` gives each head claim's effect in
-    words (the renderer's wording)."""
+    words (the renderer's wording); `at_base_settings`, the head's claims judged with the base's
+    settings (`under`), when mkdocs.yml changed them."""
     before, after = base.ledger.runs, head.ledger.runs
     broken = set(head.ledger.failed_runs)  # still there, but unreadable: changed, not removed
     changed = tuple(
@@ -129,12 +157,13 @@ def review(base: Judged, head: Judged, measured: Mapping[str, str] | None = None
         )
     )
     known = {str(p) for p in base.problems}
+    resigned = tuple(found for run in changed for found in _resigned(base, head, run))
     judged = not _errors(base) and not _errors(head)  # a side with errors has no verdicts to compare
     return Review(
         added=tuple(sorted(set(after) - set(before))),
         changed=changed,
         removed=tuple(sorted(set(before) - set(after) - broken)),
-        verdicts=_claim_changes(base, head, measured or {}) if judged else (),
+        verdicts=_claim_changes(base, head, measured or {}, at_base_settings or {}) if judged else (),
         corrections=tuple(
             sorted(
                 (ev.claim.id, ev.claim.corrects)
@@ -148,13 +177,78 @@ def review(base: Judged, head: Judged, measured: Mapping[str, str] | None = None
         problems=tuple(p for p in head.problems if str(p) not in known),
         judged=judged,
         edited=_edited(base, head),
-        receipts=tuple(
-            (run, base.receipts[run].state, state.state)
-            for run, state in sorted(head.receipts.items())
-            if run in base.receipts and base.receipts[run].state != state.state
-        ),
+        receipts=_receipt_changes(base, head, resigned),
         reruns=_rerun_changes(base, head),
+        files=tuple(found for run in changed for found in _file_changes(base.ledger, head.ledger, run)),
+        resigned=resigned,
     )
+
+
+def _receipt_changes(
+    base: Judged, head: Judged, resigned: tuple[tuple[str, str, str], ...]
+) -> tuple[tuple[str, str, str], ...]:
+    """(run, state before, state after) of every run whose receipt state changed; a run that a
+    receipt written or rewritten in this change vouches for after its files were edited reads
+    "re-signed after an edit", never verified."""
+    again = {run for run, _, _ in resigned}
+    out = []
+    for run, state in sorted(head.receipts.items()):
+        now = RESIGNED if run in again and state.state in ("verified", "dual-verified") else state.state
+        if run in base.receipts and base.receipts[run].state != now:
+            out.append((run, base.receipts[run].state, now))
+    return tuple(out)
+
+
+def _resigned(base: Judged, head: Judged, run: str) -> list[tuple[str, str, str]]:
+    """Receipts of `run` that vouch for files this change edited, and are themselves new or
+    rewritten in it: (run, receipt, verifier). The edit and the vouching come from one change."""
+    old, new = base.ledger.runs.get(run), head.ledger.runs.get(run)
+    if old is None or new is None or run not in head.receipts:
+        return []
+    before, after = hashed_files(old.blobs), hashed_files(new.blobs)
+    edited = {f for f in after if before.get(f) != after[f]}
+    if not edited:
+        return []
+    out = []
+    for status in head.receipts[run].receipts:
+        listed = next(r.data.files for r in new.receipts if r.name == status.name)
+        same = old.blobs.get(status.name) == new.blobs.get(status.name)
+        if status.good and vouches(status) and edited & set(listed) and not same:
+            out.append((run, status.name, status.verifier))
+    return out
+
+
+FILE_CHANGES = (  # what `Review.files` says of a file
+    *("edited", "added", "removed", "rerun receipt added"),
+    *(f"{kind} {how}" for kind in ("receipt", "signature") for how in ("added", "removed", "rewritten")),
+)
+
+
+def _file_changes(base: Ledger, head: Ledger, run: str) -> list[tuple[str, str, str]]:
+    """What changed in a run folder both sides hold: its files edited, added or removed, and its
+    receipts added (a rerun's named as such), rewritten or removed."""
+    old, new = base.runs.get(run), head.runs.get(run)
+    if old is None or new is None:
+        return []
+    out = []
+    for name in sorted({*old.blobs, *new.blobs}):
+        was, now = old.blobs.get(name), new.blobs.get(name)
+        receipt = _is_receipt(new, name) or _is_receipt(old, name)
+        signature = name.endswith(".sig") and (_is_receipt(new, name[:-4]) or _is_receipt(old, name[:-4]))
+        if was == now or (name.startswith(RECEIPTS_DIR) and not receipt and not signature):
+            continue  # a rerun's kept trials go with its receipt
+        kind = "receipt " if receipt else "signature " if signature else ""
+        if was is None:
+            rerun = receipt and any(r.name == name and r.data.rerun is not None for r in new.receipts)
+            what = "rerun receipt added" if rerun else kind + "added"
+        else:
+            what = kind + ("removed" if now is None else "rewritten" if kind else "edited")
+        out.append((run, what, name))
+    return out
+
+
+def _is_receipt(run: Run, name: str) -> bool:
+    return any(r.name == name for r in run.receipts)
 
 
 NO_RERUN = "no rerun"
@@ -187,14 +281,20 @@ def _errors(side: Judged) -> bool:
     return any(p.severity == "error" for p in side.problems)
 
 
-def _claim_changes(base: Judged, head: Judged, measured: Mapping[str, str]) -> tuple[VerdictChange, ...]:
+def _claim_changes(
+    base: Judged, head: Judged, measured: Mapping[str, str], at_base_settings: Mapping[str, Evaluation]
+) -> tuple[VerdictChange, ...]:
     out = []
     for claim_id in sorted(set(base.evaluations) | set(head.evaluations)):
         old, new = base.evaluations.get(claim_id), head.evaluations.get(claim_id)
         was, now = (_shown(old) if old else None), (_shown(new) if new else None)
         either = new or old
         if was != now and either is not None:
-            out.append(VerdictChange(claim_id, either.claim.statement, was, now, measured.get(claim_id, "")))
+            other = at_base_settings.get(claim_id)
+            by_settings = other is not None and _shown(other) == was
+            out.append(
+                VerdictChange(claim_id, either.claim.statement, was, now, measured.get(claim_id, ""), by_settings)
+            )
     return tuple(out)
 
 
@@ -228,3 +328,62 @@ def _findings(base: Judged, head: Judged) -> tuple[tuple[str, str, str], ...]:
         said = found.disagreement or (f"{found.check} by its runs" if found.checked else "not checked")
         out.append((claim_id, found.finding, said))
     return tuple(out)
+
+
+def settings_changes(before: Mapping[str, object], after: Mapping[str, object]) -> tuple[tuple[str, str, str], ...]:
+    """What a change of mkdocs.yml (both read safely, as dicts) changes that decides what the
+    publish build runs or how verdicts read: (what, before, after) for each hook added or removed
+    (code the build runs), each plugin added or removed, and each verdict setting of the
+    benchledger plugin whose value changed (`confidence`, `min_effect`, `noise`)."""
+    out: list[tuple[str, str, str]] = []
+    for key, what in (("hooks", "hook"), ("plugins", "plugin")):
+        was, now = _names(before.get(key)), _names(after.get(key))
+        out += [(f"{what} added", "", name) for name in now if name not in was]
+        out += [(f"{what} removed", name, "") for name in was if name not in now]
+    was_set, now_set = _verdict_config(before), _verdict_config(after)
+    for key in ("confidence", "min_effect", "noise"):
+        if was_set.get(key) != now_set.get(key):
+            out.append((key, _value(was_set.get(key)), _value(now_set.get(key))))
+    return tuple(out)
+
+
+def _names(entries: object) -> list[str]:
+    """Hook paths, or plugin names (a plugin with options is a one-key mapping)."""
+    if isinstance(entries, Mapping):
+        entries = list(entries)
+    if not isinstance(entries, list):
+        return []
+    names = [str(next(iter(e), "")) if isinstance(e, Mapping) else str(e) for e in entries]
+    return list(dict.fromkeys(names))
+
+
+def _verdict_config(config: Mapping[str, object]) -> Mapping[str, object]:
+    plugins = config.get("plugins")
+    entries = list(plugins.items()) if isinstance(plugins, Mapping) else []
+    if isinstance(plugins, list):
+        entries = [next(iter(e.items())) for e in plugins if isinstance(e, Mapping) and len(e) == 1]
+    found = [options for name, options in entries if name == "benchledger" and isinstance(options, Mapping)]
+    return found[-1] if found else {}
+
+
+def _value(value: object) -> str:
+    return "(default)" if value is None else str(value)
+
+
+def signer_changes(before: str | None, after: str | None) -> tuple[tuple[str, str], ...]:
+    """("adds"/"removes", principal) for each allowed_signers line a change adds or removes (a
+    line whose options or key changed is both)."""
+
+    def lines(text: str | None) -> list[str]:
+        found = [line.strip() for line in (text or "").splitlines()]
+        return [line for line in found if line and not line.startswith("#")]
+
+    was, now = lines(before), lines(after)
+    out = [("adds", _principal(line)) for line in now if line not in was]
+    return tuple(out + [("removes", _principal(line)) for line in was if line not in now])
+
+
+def _principal(line: str) -> str:
+    if line.startswith('"'):
+        return line[1:].split('"', 1)[0]
+    return line.split()[0]

@@ -5,11 +5,15 @@ from __future__ import annotations
 import tempfile
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from .common import Repo, docs_dir_of, fail, reported, verdict_settings
+from ..errors import BenchledgerError
+from .common import Repo, docs_dir_of, fail, mkdocs_yaml, verdict_settings
+
+if TYPE_CHECKING:
+    from ..analysis.review import Review
 
 FAILABLE = "a verdict (contradicted, overstated, misattributed, ...), stale, problems or removed"
 
@@ -38,32 +42,71 @@ def review(
 
     Example (in a pull-request workflow): benchledger review --base origin/main --fail-on contradicted
     """
-    from ..analysis.review import FAIL_ON, judge
-    from ..analysis.review import review as diff_sides
-    from ..ledger.snapshot import guarded_changes, merge_base, snapshot
-    from ..render.review_text import review_json, review_markdown
-    from ..render.verdict_text import effect
+    from ..analysis.review import FAIL_ON, Review
+    from ..ledger.snapshot import guarded_changes, merge_base
 
     if format not in ("markdown", "json"):
         fail(f"--format {format!r}: expected markdown or json")
     for name in fail_on or ():
         if name not in FAIL_ON:
             fail(f"--fail-on {name!r}: not one of {', '.join(FAIL_ON)}")
-    with tempfile.TemporaryDirectory(prefix="benchledger-review-") as scratch, reported():
-        sides = []
+    shown_head = head or "working tree"
+    guarded: tuple[tuple[str, str], ...] = ()
+    try:
         start = merge_base(repo, base, head or "HEAD")
         guarded = guarded_changes(repo, start, head)
-        for name, ref in (("base", start), ("head", head)):
-            root = repo if ref is None else snapshot(repo, ref, Path(scratch) / name)
-            docs = docs_dir_of(root).relative_to(root.resolve()).as_posix()
-            sides.append(judge(root, docs, verdict_settings(root, None, None)))
-    before, after = sides
-    measured = {claim_id: effect(ev) for claim_id, ev in after.evaluations.items()}
-    found = replace(diff_sides(before, after, measured), guarded=guarded)
-    shown_head = head or "working tree"
-    typer.echo(review_json(found, base, shown_head) if format == "json" else review_markdown(found, base, shown_head))
+        found = _review(repo, start, head, guarded)
+    except (BenchledgerError, typer.Exit) as err:  # a refusal is a comment too, never an empty one
+        why = (
+            "; ".join(str(p).removeprefix(": ").lstrip() for p in err.problems)
+            if isinstance(err, BenchledgerError)
+            else ""
+        )
+        refused = Review(**_NOTHING, guarded=guarded, refused=why or "mkdocs.yml cannot be read (the error above)")
+        _print(refused, base, shown_head, format)
+        if isinstance(err, BenchledgerError):
+            fail(err.problems)
+        raise typer.Exit(1) from None
+    _print(found, base, shown_head, format)
     failing = found.failing(tuple(fail_on or ()))
     for reason in failing:
         typer.echo(f"Failing on {reason}", err=True)
     if failing:
         raise typer.Exit(1)
+
+
+_NOTHING: dict[str, Any] = dict(
+    added=(), changed=(), removed=(), verdicts=(), corrections=(), grids=(), stale=(), problems=(), judged=False
+)
+
+
+def _review(repo: Path, start: str, head: str | None, guarded: tuple[tuple[str, str], ...]) -> Review:
+    """Both sides read and judged (the head's signatures with the base's allowed_signers), and
+    what differs between them."""
+    from ..analysis.review import judge, settings_changes, signer_changes, under
+    from ..analysis.review import review as diff_sides
+    from ..ledger.snapshot import snapshot
+    from ..render.verdict_text import effect
+
+    with tempfile.TemporaryDirectory(prefix="benchledger-review-") as scratch:
+        sides = (("base", start), ("head", head))
+        roots = [repo if ref is None else snapshot(repo, ref, Path(scratch) / name) for name, ref in sides]
+        configs = [mkdocs_yaml(root) for root in roots]
+        docs = [docs_dir_of(root).relative_to(root.resolve()).as_posix() for root in roots]
+        before = judge(roots[0], docs[0], verdict_settings(roots[0], None, None))
+        after = judge(roots[1], docs[1], verdict_settings(roots[1], None, None), signers_from=before.ledger)
+    measured = {claim_id: effect(ev) for claim_id, ev in after.evaluations.items()}
+    again = under(after, before.settings) if after.settings != before.settings else None
+    found = diff_sides(before, after, measured, again)
+    return replace(
+        found,
+        guarded=guarded,
+        settings=settings_changes(*configs),
+        signers=signer_changes(before.ledger.allowed_signers, after.ledger.allowed_signers),
+    )
+
+
+def _print(found: Review, base: str, head: str, format: str) -> None:
+    from ..render.review_text import review_json, review_markdown
+
+    typer.echo(review_json(found, base, head) if format == "json" else review_markdown(found, base, head))

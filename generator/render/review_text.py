@@ -4,6 +4,7 @@ value from the publication is untrusted: Markdown-escaped in tables, plain in JS
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import asdict
 
@@ -15,21 +16,35 @@ MAX_CHARS = 60_000  # a GitHub comment holds 65,536
 MAX_STATEMENT = 300
 
 
+JOINER = "&#8288;"  # a word joiner: invisible, but it ends what GitHub would link
+# Characters that reorder or hide text (bidirectional controls, zero-width marks) or are not
+# text at all (lone surrogates of undecodable file names): shown as their code, e.g. <U+202E>.
+_HIDDEN = re.compile(r"[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\ud800-\udfff]")
+_LINKED = re.compile(r"(www|https?|ftp|mailto|xmpp)(&#46;|\.|&#58;)", re.IGNORECASE)
+
+
 def _said(value: str) -> str:
-    """Untrusted text for a comment: escaped, cut, and with @ and # followed by a word joiner, so
-    GitHub (which decodes entities before it links) neither mentions anyone nor links an issue."""
+    """Untrusted text for a comment: escaped, cut, with bidirectional and invisible characters
+    shown as their code, and with @ and # followed by a word joiner and `www.`, `https:` (and
+    the other autolinked prefixes) broken by one, so GitHub (which decodes entities before it
+    links) neither mentions anyone, nor links an issue, nor makes a live link of a domain."""
     cut = value if len(value) <= MAX_STATEMENT else value[: MAX_STATEMENT - 1] + "…"
-    return str(t.text(cut)).replace("&#64;", "&#64;&#8288;").replace("&#35;", "&#35;&#8288;")
+    visible = _HIDDEN.sub(lambda m: f"<U+{ord(m.group()):04X}>", cut)
+    escaped = str(t.text(visible)).replace("&#64;", "&#64;" + JOINER).replace("&#35;", "&#35;" + JOINER)
+    return _LINKED.sub(lambda m: m.group(1) + JOINER + m.group(2), escaped)
 
 
 def _id(value: str) -> str:
     """An id in a code span, as written (ids match [a-z0-9._-]); anything else escaped plainly."""
-    return f"`{value}`" if all(c.isalnum() or c in "._-" for c in value) else _said(value)
+    return f"`{value}`" if all(c.isascii() and (c.isalnum() or c in "._-") for c in value) else _said(value)
 
 
 def review_markdown(found: Review, base: str, head: str) -> str:
     """The review as a comment: a title, one line of counts, then a section per kind of change."""
     lines = [MARK, *_guarded(found), f"## benchledger review: {_said(base)} → {_said(head)}", ""]
+    if found.refused:
+        why = f"**Review refused:** {_said(found.refused)}"
+        return "\n".join([*lines, why, "", "Nothing of this change was judged; fix that and push again.", ""])
     if found.empty:
         return "\n".join([*lines, "No run, claim, grid, receipt or problem changes.", ""])
     counts = [
@@ -41,6 +56,7 @@ def review_markdown(found: Review, base: str, head: str) -> str:
         (len(found.corrections), "new correction", "new corrections"),
         (len(found.grids), "grid verdict changed", "grid verdicts changed"),
         (len(found.stale), "receipt gone stale", "receipts gone stale"),
+        (len(found.resigned), "receipt re-signed after an edit", "receipts re-signed after an edit"),
         (len(found.receipts), "receipt state changed", "receipt states changed"),
         (len(found.reruns), "rerun outcome changed", "rerun outcomes changed"),
         (len(found.problems), "new problem", "new problems"),
@@ -50,6 +66,7 @@ def review_markdown(found: Review, base: str, head: str) -> str:
         lines += ["A side has errors, so its verdicts could not be computed; fix the problems below first.", ""]
     lines += _runs(found)
     lines += _changes("Claims whose verdict changed", "Claim", found.verdicts, "Measured after")
+    lines += _caused(found)
     if found.corrections:
         lines += ["### New corrections", ""]
         said = {fix: f": finds {finding} ({_said(check)})" for fix, finding, check in found.findings}
@@ -64,6 +81,15 @@ def review_markdown(found: Review, base: str, head: str) -> str:
     if found.stale:
         lines += ["### Receipts gone stale", ""]
         lines += [f"- {_id(run)}: its files changed after a receipt vouched for them" for run in found.stale]
+        lines += [""]
+    if found.resigned:
+        lines += ["### Receipts re-signed after an edit", ""]
+        lines += [
+            f"- {_id(run)}: {_path(receipt)} ({_said(who)}) vouches for files this change edits; "
+            "the edit and the receipt come from the same change, so it does not verify the run: "
+            "ask the verifier to confirm"
+            for run, receipt, who in found.resigned
+        ]
         lines += [""]
     if found.receipts:
         lines += ["### Receipt states", "", "| Run | Before | After |", "| --- | --- | --- |"]
@@ -84,7 +110,11 @@ def review_markdown(found: Review, base: str, head: str) -> str:
 
 
 def _runs(found: Review) -> list[str]:
-    rows = [(r, "added") for r in found.added] + [(r, "changed") for r in found.changed]
+    said: dict[str, list[str]] = {}
+    for run, what, path in found.files:
+        said.setdefault(run, []).append(f"{what} {_path(path)}")
+    rows = [(r, "added") for r in found.added]
+    rows += [(r, "changed" + (": " + "; ".join(said[r]) if r in said else "")) for r in found.changed]
     rows += [(r, "removed") for r in found.removed]
     if not rows:
         return []
@@ -101,6 +131,33 @@ def _changes(title: str, kind: str, changes: Sequence[VerdictChange], last: str)
         said, effect = _said(c.statement), _said(c.measured) or "–"
         out.append(f"| {_id(c.id)}: {said} | {_said(before)} | **{_said(after)}** | {effect} |")
     return [*out, ""]
+
+
+def _caused(found: Review) -> list[str]:
+    """Verdicts that changed because mkdocs.yml's verdict settings changed, not the data."""
+    caused = [c for c in found.verdicts if c.by_settings]
+    if not caused:
+        return []
+    settings = "; ".join(_setting(s) for s in found.settings if s[0] in VERDICT_SETTINGS) or "its settings"
+    return [
+        *(
+            f"- {_id(c.id)}: changed by mkdocs.yml ({settings}), not by the data; "
+            f"with the base's settings it reads {_said(c.before or '(new)')}"
+            for c in caused
+        ),
+        "",
+    ]
+
+
+VERDICT_SETTINGS = ("confidence", "min_effect", "noise")
+
+
+def _setting(change: tuple[str, str, str]) -> str:
+    what, before, after = change
+    if what in VERDICT_SETTINGS:
+        return f"`{what}` {_said(before)} → {_said(after)}"
+    name = _path(after or before)
+    return f"{what}: {name}" + (" (code the publish build runs)" if what == "hook added" else "")
 
 
 WHAT = {
@@ -121,18 +178,28 @@ def _guarded(found: Review) -> list[str]:
             f"> **⚠ This pull request adds or changes workflow files:** {said}. Read them before approving a run."
         )
     for path, how in rest:
-        out.append(
-            f"> **⚠ {_path(path)} ({how}):** {WHAT.get(path.rsplit('/', 1)[-1], 'decides how runs are judged')}."
-        )
+        name = path.rsplit("/", 1)[-1]
+        said = WHAT.get(name, "decides how runs are judged")
+        if name == "mkdocs.yml" and found.settings:
+            said = "; ".join(_setting(s) for s in found.settings) + ". " + said[0].upper() + said[1:]
+        if name == "allowed_signers" and found.signers:
+            said = (
+                "; ".join(f"{verb} a key for {_said(who)}" for verb, who in found.signers)
+                + ". "
+                + said[0].upper()
+                + said[1:]
+            )
+        out.append(f"> **⚠ {_path(path)} ({how}):** {said}.")
     return [*out, ""] if out else []
 
 
 def _path(value: str) -> str:
-    """A path in a code span when it is plain; otherwise escaped like any untrusted text."""
-    return f"`{value}`" if all(c.isalnum() or c in "._-/" for c in value) else _said(value)
+    """A path in a code span when it is plain (ASCII); otherwise escaped like any untrusted text."""
+    return f"`{value}`" if all(c.isascii() and (c.isalnum() or c in "._-/") for c in value) else _said(value)
 
 
 def review_json(found: Review, base: str, head: str) -> str:
     data = asdict(found)
     data["problems"] = [{"problem": str(p), "severity": p.severity} for p in found.problems]
-    return json.dumps({"base": base, "head": head, **data}, indent=1, ensure_ascii=False) + "\n"
+    text = json.dumps({"base": base, "head": head, **data}, indent=1, ensure_ascii=False) + "\n"
+    return text.encode("utf-8", "backslashreplace").decode()  # an undecodable file name: \udcff, as JSON reads it

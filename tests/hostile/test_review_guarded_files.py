@@ -36,6 +36,9 @@ def test_edited_signers_and_settings_are_named(pub: Path) -> None:  # noqa: F811
     git(pub, "commit", "-qm", "trust")
     code, out, _ = cli("review", "--base", "HEAD~1", "--head", "HEAD", "--repo", str(pub))
     assert code == 0
-    assert "> **⚠ `allowed_signers` (added):** who may sign receipts" in out
-    assert "> **⚠ `mkdocs.yml` (changed):** the site's settings and the code its build runs" in out
+    assert "> **⚠ `allowed_signers` (added):** adds a key for alice&#64;&#8288;example. Who may sign receipts" in out
+    assert (
+        "> **⚠ `mkdocs.yml` (changed):** hook added: `x.py` (code the publish build runs). "
+        "The site's settings and the code its build runs" in out
+    )
     assert "No run, claim" not in out
