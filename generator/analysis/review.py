@@ -343,7 +343,7 @@ def settings_changes(before: Mapping[str, object], after: Mapping[str, object]) 
     was_set, now_set = _verdict_config(before), _verdict_config(after)
     for key in ("confidence", "min_effect", "noise"):
         if was_set.get(key) != now_set.get(key):
-            out.append((key, _value(was_set.get(key)), _value(now_set.get(key))))
+            out.append((key, _value(key, was_set.get(key)), _value(key, now_set.get(key))))
     return tuple(out)
 
 
@@ -366,8 +366,12 @@ def _verdict_config(config: Mapping[str, object]) -> Mapping[str, object]:
     return found[-1] if found else {}
 
 
-def _value(value: object) -> str:
-    return "(default)" if value is None else str(value)
+def _value(key: str, value: object) -> str:
+    """A verdict setting as written, or the default the rule uses when it is left out."""
+    if value is None:
+        default = getattr(Settings(), key)
+        return "the larger per-trial CV" if default is None else f"{default:g}"
+    return str(value)
 
 
 def signer_changes(before: str | None, after: str | None) -> tuple[tuple[str, str], ...]:

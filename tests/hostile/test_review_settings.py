@@ -1,0 +1,56 @@
+"""A change to mkdocs.yml is named with what it changes: hooks (code the publish build runs) and
+plugins added or removed, the verdict settings old → new; and a verdict that a changed setting
+flipped says so (issue 34: medium #5, build item 2)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from test_review import cli, git, pub  # noqa: F401  (pub is a fixture)
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+
+def _settle(pub: Path, edit: str) -> None:
+    """mkdocs.yml's benchledger plugin entry replaced by `edit`, on a branch."""
+    git(pub, "checkout", "-qb", "pr")
+    mkdocs = pub / "mkdocs.yml"
+    mkdocs.write_text(mkdocs.read_text().replace("  - benchledger\n", edit))
+    git(pub, "commit", "-qam", "settings")
+
+
+def test_an_added_hook_and_plugin_and_a_lowered_confidence_are_named(pub: Path) -> None:  # noqa: F811
+    _settle(pub, "  - benchledger:\n      confidence: 0.6\n  - macros\nhooks:\n  - hooks/publish.py\n")
+    code, out, _ = cli("review", "--base", "main", "--head", "pr", "--repo", str(pub))
+    assert code == 0
+    assert out.splitlines()[1] == (
+        "> **⚠ `mkdocs.yml` (changed):** hook added: `hooks/publish.py` (code the publish build runs); "
+        "plugin added: `macros`; `confidence` 0.95 → 0.6. The site's settings and the code its build runs "
+        "(hooks, plugins, confidence, min_effect)."
+    )
+
+
+def test_a_removed_hook_is_named(pub: Path) -> None:  # noqa: F811
+    mkdocs = pub / "mkdocs.yml"
+    mkdocs.write_text(mkdocs.read_text() + "hooks:\n  - hooks/a.py\n")
+    git(pub, "commit", "-qam", "a hook")
+    git(pub, "checkout", "-qb", "pr")
+    mkdocs.write_text(mkdocs.read_text().replace("hooks:\n  - hooks/a.py\n", "hooks: [hooks/b.py]\n"))
+    git(pub, "commit", "-qam", "another hook")
+    code, out, _ = cli("review", "--base", "main", "--head", "pr", "--repo", str(pub))
+    assert code == 0
+    assert "hook added: `hooks/b.py` (code the publish build runs); hook removed: `hooks/a.py`." in out
+
+
+def test_a_verdict_flipped_by_a_raised_min_effect_names_the_setting_as_its_cause(pub: Path) -> None:  # noqa: F811
+    _settle(pub, "  - benchledger:\n      min_effect: 0.5\n")
+    code, out, _ = cli("review", "--base", "main", "--head", "pr", "--repo", str(pub))
+    assert code == 0
+    (row,) = [line for line in out.splitlines() if line.startswith("| `fast-is-faster`")]
+    assert row.split("|")[2:4] == [" supported ", " **inconclusive** "]
+    assert (
+        "- `fast-is-faster`: changed by mkdocs.yml (`min_effect` 0.01 → 0.5), not by the data; "
+        "with the base's settings it reads supported"
+    ) in out.splitlines()
