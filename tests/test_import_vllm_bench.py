@@ -44,7 +44,9 @@ def test_each_saved_result_is_one_trial_at_its_traffic(tmp_path: Path) -> None:
         "max_output_tokens_per_s",
     ]
     assert meta["metrics"]["p99_ttft_ms"] == {"unit": "ms", "better": "lower"}
-    assert "std_ttft_ms" not in meta["metrics"] and "completed" not in meta["metrics"]
+    assert "std_ttft_ms" not in meta["metrics"]
+    assert meta["metrics"]["completed"] == {"unit": "requests", "better": "higher"}  # counts of work are metrics
+    assert meta["metrics"]["failed"] == {"unit": "requests", "better": "lower"}
     table = csv_rows(run / "results.csv")
     assert [(r["trial"], r["request_rate"], r["max_concurrency"]) for r in table] == [
         ("1", "inf", "1"),
@@ -274,3 +276,85 @@ def test_a_local_model_path_is_reduced_to_its_name(tmp_path: Path) -> None:
     manifest = yaml.safe_load((root / "runs" / "2026-08-16-local" / "manifest.yaml").read_text())
     assert manifest["model"] == {"name": "opt-125m"}
     assert '"/mnt/llm-models/opt-125m"' in (root / "runs" / "2026-08-16-local" / "raw" / "local.json").read_text()
+
+
+LAMBDA = ["lambda-a100-llama3-8b-len2000.json", "lambda-a100-llama3-8b-len2048.json"]
+
+
+def test_older_latency_names_are_end_to_end_latency_never_conditions(tmp_path: Path) -> None:
+    """LambdaLabsML/vllm-benchmark (SOURCES.md): benchmark_serving.py of September 2024 wrote
+    mean_latency_ms ... p99_latency_ms and input_throughput; they were conditions and lost."""
+    code, out, root = imported(tmp_path, *(str(FIXTURES / n) for n in LAMBDA), "--id", "2024-09-07-lambda")
+    assert code == 0, out
+    run = root / "runs" / "2024-09-07-lambda"
+    meta = yaml.safe_load((run / "run.yaml").read_text())
+    assert meta["conditions"] == ["request_rate"]
+    for name in ("mean_e2el_ms", "median_e2el_ms", "p99_e2el_ms"):
+        assert meta["metrics"][name] == {"unit": "ms", "better": "lower"}
+    assert not {"mean_latency_ms", "std_latency_ms", "std_e2el_ms"} & set(meta["metrics"])
+    assert meta["metrics"]["input_throughput"] == {"unit": "tok/s", "better": "higher"}
+    table = csv_rows(run / "results.csv")
+    assert [(r["trial"], r["mean_e2el_ms"], r["median_e2el_ms"], r["p99_e2el_ms"]) for r in table] == [
+        ("1", "2407.0737529546022", "1420.5735865980387", "8329.030026607215"),
+        ("2", "2403.991685435176", "1414.7179182618856", "8346.701536141338"),
+    ]
+    assert [(r["input_throughput"], r["completed"], r["failed"], r["duration"]) for r in table] == [
+        ("159.80232932470813", "10", "0", "8.566833823919296"),
+        ("159.4563488499396", "10", "0", "8.585421714931726"),
+    ]
+    assert (
+        "mean_latency_ms, median_latency_ms, p99_latency_ms (the older benchmark_serving.py's end-to-end latency) "
+        "are kept as mean_e2el_ms, median_e2el_ms, p99_e2el_ms, today's names for the same figures." in meta["notes"]
+    )
+    manifest = yaml.safe_load((run / "manifest.yaml").read_text())
+    assert "metadata" not in manifest and meta["date"] == "2024-09-07"
+    requests = csv_rows(run / "requests.csv")
+    assert len(requests) == 20 and not [r for r in requests if r["error"]]
+    assert CliRunner().invoke(app, ["build", "--strict", "--repo", str(root)]).exit_code == 0
+
+
+def test_an_unfinished_pass_of_an_older_writer_is_noted_and_counted_as_failed(tmp_path: Path) -> None:
+    """nerdalert/vllm-benchmark-graphs (SOURCES.md): a pass completed 1,015 of 2,000 prompts; the
+    writer has no `failed` key, and the pass read as complete."""
+    code, out, root = imported(tmp_path, str(FIXTURES / "nerdalert-results.json"), "--id", "2025-04-14-graphs")
+    assert code == 0, out
+    run = root / "runs" / "2025-04-14-graphs"
+    meta = yaml.safe_load((run / "run.yaml").read_text())
+    assert meta["conditions"] == ["request_rate", "max_concurrency", "num_prompts", "framework"]
+    assert meta["metrics"]["failed"] == {"unit": "requests", "better": "lower"}
+    table = csv_rows(run / "results.csv")
+    assert [(r["request_rate"], r["framework"], r["completed"], r["failed"]) for r in table if r["failed"] != "0"] == [
+        ("inf", "vllm", "1015", "985"),
+        ("inf", "sgl", "1015", "985"),
+    ]
+    assert len(table) == 12
+    for line, framework in ((6, "vllm"), (12, "sgl")):
+        assert (
+            f"Trial 1 at request_rate=inf, max_concurrency=none, num_prompts=2000, framework={framework}: 985 of "
+            f"2,000 prompts not completed (nerdalert-results.json line {line}); the file records no failures, so "
+            "they are counted as failed, and its figures describe the 1,015 that completed."
+        ) in meta["notes"]
+    assert "request_goodput:" not in yaml.safe_load((run / "manifest.yaml").read_text()).get("metadata", {})
+    result = CliRunner().invoke(app, ["check", "--repo", str(root)])
+    assert result.exit_code == 0 and "warning" not in result.output.lower(), result.output
+
+
+def test_speculative_decoding_draft_count_is_kept(tmp_path: Path) -> None:
+    """er0080/vllm-benchmarking (SOURCES.md): spec_decode_num_drafts was dropped."""
+    code, out, root = imported(tmp_path, str(FIXTURES / "er0080-speculative.json"), "--id", "2026-08-23-spec")
+    assert code == 0, out
+    run = root / "runs" / "2026-08-23-spec"
+    meta = yaml.safe_load((run / "run.yaml").read_text())
+    assert meta["metrics"]["spec_decode_num_drafts"] == {"unit": "drafts"}
+    assert meta["metrics"]["max_concurrent_requests"] == {"unit": "requests"}
+    assert meta["rates"] == {
+        "acceptance": {"numerator": "spec_decode_accepted_tokens", "denominator": "spec_decode_draft_tokens"}
+    }
+    (row,) = csv_rows(run / "results.csv")
+    assert (row["spec_decode_num_drafts"], row["spec_decode_draft_tokens"], row["spec_decode_accepted_tokens"]) == (
+        "1260",
+        "3780",
+        "2723",
+    )
+    assert (row["completed"], row["failed"], row["total_output_tokens"]) == ("8", "0", "3983")
+    assert CliRunner().invoke(app, ["build", "--strict", "--repo", str(root)]).exit_code == 0

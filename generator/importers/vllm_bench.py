@@ -9,11 +9,18 @@ order given. Each pass's throughputs and its mean, median and percentile latenci
 that trial's metrics. With `--save-detailed` the file also holds every request (`ttfts`,
 `itls`, `latencies`, `output_lens`, `errors`): those become requests.csv. Backend, model and
 tokenizer go to the manifest, with every other recorded setting (a `vllm bench sweep` server
-setting such as `max_num_seqs` too; `run_number` is the trial). Request standard deviations,
-input lengths and generated texts are not metrics; they stay in the original file under raw/.
-A pass in which no request completed is refused (vLLM writes 0 for what it could not measure),
-and so are passes that report different figures (different `--percentile-metrics`), naming
-the difference.
+setting such as `max_num_seqs` too; `run_number` is the trial). Every figure the tool measured
+is a metric with its unit and direction, never a setting: completed and failed requests (an
+older writer's unfinished prompts counted as failed), the duration, token counts, vLLM's
+speculative-decoding counts, and a fork's own latencies (`*_ms`, `*_s`), throughputs and
+outcome counters (`conversations_completed`, `conversations_failed`). The older
+benchmark_serving.py names end-to-end latency `mean_latency_ms`, `median_latency_ms`,
+`p99_latency_ms` (before vLLM renamed it `e2el`): they are read as `mean_e2el_ms`,
+`median_e2el_ms`, `p99_e2el_ms`. A request that returned no token (vLLM writes TTFT 0) is an
+error, never a measured zero. Request standard deviations, input lengths and generated texts
+are not metrics; they stay in the original file under raw/. A pass in which no request
+completed is refused (vLLM writes 0 for what it could not measure), and so are passes that
+report different figures (different `--percentile-metrics`), naming the difference.
 Keys and units follow vLLM's own writer (vllm/benchmarks/serve.py, tests/fixtures/vllm-bench/).
 """
 
@@ -37,9 +44,32 @@ THROUGHPUTS = {
     "request_goodput": "req/s",
     "max_output_tokens_per_s": "tok/s",
 }
-LATENCY = re.compile(r"^(mean|median|p\d+(?:\.\d+)?)_(ttft|tpot|itl|e2el)_ms$")
+# `latency` is the older benchmark_serving.py's name for e2el (read as e2el, see _name)
+LATENCY = re.compile(r"^(mean|median|p\d+(?:\.\d+)?)_(ttft|tpot|itl|e2el|latency)_ms$")
 SPECULATIVE = {"spec_decode_acceptance_rate": "%", "spec_decode_acceptance_length": "tokens"}
 DRAFTS = ("spec_decode_accepted_tokens", "spec_decode_draft_tokens")  # counts: the acceptance rate with its n
+# what a pass counted or timed, beside its throughputs and latencies: metrics, kept when every pass has them
+COUNTS = {
+    "input_throughput": {"unit": "tok/s", "better": "higher"},
+    "completed": {"unit": "requests", "better": "higher"},
+    "failed": {"unit": "requests", "better": "lower"},
+    "duration": {"unit": "s"},
+    "total_input_tokens": {"unit": "tokens"},
+    "total_output_tokens": {"unit": "tokens"},
+    "max_concurrent_requests": {"unit": "requests"},
+    "spec_decode_num_drafts": {"unit": "drafts"},
+}
+# a fork's own figures, known by their names' endings: never settings
+FORK_FIGURES: tuple[tuple[re.Pattern[str], dict[str, str]], ...] = (
+    (re.compile(r"^(?!std_).*_ms$"), {"unit": "ms", "better": "lower"}),
+    (re.compile(r"^(?!std_).*_s$"), {"unit": "s", "better": "lower"}),
+    (re.compile(r"_(?:throughput|per_second|per_s)$"), {"unit": "1/s", "better": "higher"}),
+    (re.compile(r"(?:^|_)(?:completed|succeeded|successful|success)$"), {"unit": "count", "better": "higher"}),
+    (
+        re.compile(r"(?:^|_)(?:failed|failures|errors|error_count|cancelled|canceled|incomplete|timeouts|timed_out)$"),
+        {"unit": "count", "better": "lower"},
+    ),
+)
 TRAFFIC = ("request_rate", "max_concurrency")
 RECORDED = (
     "burstiness",
@@ -56,9 +86,10 @@ RECORDED = (
 KNOWN_TEXT = {"date", "ramp_up_strategy", *RECORDED, *TRAFFIC}
 PER_REQUEST = ("input_lens", "output_lens", "ttfts", "itls", "latencies", "start_times", "errors")
 MAX_ERROR = 500
+NO_TOKEN = "no token returned"  # a request vLLM kept with TTFT 0 or no output: an error, never a measured zero
 # What vLLM's writer computes: never a setting, whatever its type.
 OUTCOME = re.compile(
-    r"^(?:(?:mean|median|std|p\d+(?:\.\d+)?)_(?:ttft|tpot|itl|e2el)_ms|spec_decode_\w+|duration|completed|failed|"
+    r"^(?:(?:mean|median|std|p\d+(?:\.\d+)?)_(?:ttft|tpot|itl|e2el|latency)_ms|spec_decode_\w+|duration|completed|failed|"
     r"total_input_tokens|total_output_tokens|max_concurrent_requests|rtfx|input_throughput|queue_times|"
     r"generated_texts|date)$"
 )
@@ -72,20 +103,20 @@ def parse(files: Sequence[tuple[str, bytes]]) -> Imported:
         _refuse_empty_pass(name, path, record)
     _refuse_mixed_metrics(passes)
     conditions = _conditions(passes)
+    unfinished = {where: _unfinished(record) for where, record in passes}
     metrics = _metrics([record for _, record in passes])
     rows: list[dict[str, Any]] = []
     requests: list[dict[str, Any]] = []
-    notes: list[str] = []
+    notes = _figure_notes(passes, metrics)
     counts: dict[tuple[str, ...], int] = {}
     for (name, path), record in passes:
         at = {c: _condition(record.get(c)) for c in conditions}
         trial = counts[tuple(at.values())] = counts.get(tuple(at.values()), 0) + 1
         rows.append({"trial": trial, **at, **{m: _summary(name, path, record, m) for m in metrics}})
-        requests += _requests(name, path, record, trial, at)
-        failed, completed = record.get("failed"), record.get("completed")
-        if finite(failed) and failed > 0:
-            of = f" of {failed + completed:g}" if finite(completed) else ""
-            notes.append(f"Trial {trial} at {_shown(at)}: {failed:g}{of} requests failed ({name}).")
+        found = _requests(name, path, record, trial, at)
+        requests += found
+        label = f"Trial {trial} at {_shown(at)}"
+        notes += _failure_notes(label, _where(name, path), record, found, unfinished[(name, path)])
     if not requests and passes:
         notes.append("The files hold no per-request data (vLLM writes it with --save-detailed).")
     first = passes[0][1]
@@ -193,7 +224,104 @@ def _setting(key: str, value: Any) -> bool:
     """A recorded argument or `--metadata` value (a sweep's server settings too), not a figure."""
     if key in THROUGHPUTS or key in PER_REQUEST or key == TRIAL_INDEX or OUTCOME.match(key) or LATENCY.match(key):
         return False
+    if _fork_figure(key, value) is not None:
+        return False
     return isinstance(value, str | int | float | bool)
+
+
+def _fork_figure(key: str, value: Any) -> dict[str, str] | None:
+    """The unit and direction of a figure a fork measured (`conversations_failed`, `mean_e2e_ms`,
+    `requests_per_second`), known by its name's ending and its number; None for anything else."""
+    if not isinstance(value, int | float) or isinstance(value, bool) or key in (*TRAFFIC, *RECORDED, TRIAL_INDEX):
+        return None
+    if key.endswith("_latency") and not key.startswith("std_"):
+        return {"better": "lower"}  # a latency whose unit the file does not say
+    return next((dict(spec) for pattern, spec in FORK_FIGURES if pattern.search(key)), None)
+
+
+def _unfinished(record: dict[str, Any]) -> int:
+    """Prompts an older writer (no `failed` key) sent but did not complete: counted as `failed`
+    (in the record), so the pass never reads as complete."""
+    completed, prompts = record.get("completed"), record.get("num_prompts")
+    if "failed" in record or not (finite(completed) and finite(prompts)) or not 0 <= completed <= prompts:
+        return 0
+    record["failed"] = int(prompts - completed)
+    return int(prompts - completed)
+
+
+def _where(name: str, path: str) -> str:
+    return name if path == "$" else f"{name} {path}"
+
+
+def _failure_notes(
+    trial: str, where: str, record: dict[str, Any], requests: list[dict[str, Any]], unfinished: int
+) -> list[str]:
+    """What the pass did not complete: failed requests, unfinished prompts, requests with no token."""
+    out = []
+    failed, completed = record.get("failed"), record.get("completed")
+    if unfinished and finite(completed):
+        done = int(completed)
+        out.append(
+            f"{trial}: {unfinished:,} of {unfinished + done:,} prompts not completed ({where}); the file records "
+            f"no failures, so they are counted as failed, and its figures describe the {done:,} that completed."
+        )
+    elif finite(failed) and failed > 0:
+        of = f" of {failed + completed:g}" if finite(completed) else ""
+        out.append(f"{trial}: {failed:g}{of} requests failed ({where}).")
+    empty = sum(1 for r in requests if str(r["error"]).startswith(NO_TOKEN))
+    if empty:
+        out.append(
+            f"{trial}: {empty} request{'s' if empty > 1 else ''} returned no token ({where}); vLLM writes TTFT 0 "
+            "for such a request, so requests.csv keeps it as an error, out of the latency statistics."
+        )
+    return out
+
+
+def _figure_notes(passes: list[tuple[tuple[str, str], dict[str, Any]]], metrics: dict[str, Any]) -> list[str]:
+    """Figures that could not be kept: a number that is not finite (Infinity, NaN), or one that only
+    some passes report; each is named, never dropped silently."""
+    notes: list[str] = []
+    partial: dict[str, str] = {}
+    for (name, path), record in passes:
+        for key, value in record.items():
+            figure = _figure_spec(key, value) is not None and key != "spec_decode_acceptance_rate"
+            if figure and isinstance(value, float) and not math.isfinite(value) and _name(key) not in metrics:
+                notes.append(
+                    f"{_where(name, path)}: {key} is {value!r} ({'not a number' if value != value else 'infinite'}),"
+                    " so it is not kept as a figure; the original under raw/ keeps it."
+                )
+            elif figure and finite(value) and _name(key) not in metrics:
+                partial.setdefault(key, name)
+    legacy = sorted({k for _, r in passes for k in r if LATENCY.match(k) and k.endswith("_latency_ms")})
+    if legacy:
+        notes.append(
+            f"{', '.join(legacy)} (the older benchmark_serving.py's end-to-end latency) are kept as "
+            f"{', '.join(_name(k) for k in legacy)}, today's names for the same figures."
+        )
+    if partial:
+        shown = ", ".join(sorted(partial)[:8])
+        notes.append(
+            f"Only some of the passes report {shown}, so {'it is' if len(partial) == 1 else 'they are'} not "
+            "kept as metrics (results.csv needs a value in every row); the originals under raw/ keep them."
+        )
+    return notes
+
+
+def _figure_spec(key: str, value: Any) -> dict[str, str] | None:
+    """The metric a key of a saved result is, whatever its value: None for settings and lists."""
+    if key in THROUGHPUTS:
+        return {"unit": THROUGHPUTS[key], "better": "higher"}
+    if LATENCY.match(key):
+        return {"unit": "ms", "better": "lower"}
+    if key in SPECULATIVE:
+        return {"unit": SPECULATIVE[key], "better": "higher"}
+    if key in DRAFTS:
+        return {"unit": "tokens"}
+    if key in COUNTS:
+        return dict(COUNTS[key])
+    if OUTCOME.match(key) or key in PER_REQUEST or key == TRIAL_INDEX:
+        return None
+    return _fork_figure(key, value)
 
 
 def _metrics(records: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
@@ -213,11 +341,18 @@ def _metrics(records: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
         raise BenchledgerError(
             Problem(file="vllm-bench", message="no throughput or latency figure in any file; is this a saved result?")
         )
+    everywhere = [k for k in present if all(finite(r.get(k)) for r in records)]
+    out |= {k: dict(spec) for k, spec in COUNTS.items() if k in everywhere}
+    forks = [k for k in everywhere if k not in COUNTS and not (LATENCY.match(k) or OUTCOME.match(k))]
+    out |= {k: spec for k in forks if k not in out and (spec := _fork_figure(k, records[0][k])) is not None}
     return out
 
 
 def _name(key: str) -> str:
-    return key.replace(".", "_")  # p99.9_ttft_ms -> p99_9_ttft_ms
+    """The metric a saved key becomes: p99.9_ttft_ms -> p99_9_ttft_ms; the older writer's end-to-end
+    latency (mean_latency_ms) -> mean_e2el_ms, today's name for the same figure."""
+    name = key.replace(".", "_")
+    return name[: -len("_latency_ms")] + "_e2el_ms" if LATENCY.match(key) and name.endswith("_latency_ms") else name
 
 
 def _summary(name: str, path: str, record: dict[str, Any], metric: str) -> float | None:
@@ -263,6 +398,9 @@ def _request(name: str, path: str, lists: dict[str, list[Any]], i: int, origin: 
     if itls is not None and (not isinstance(itls, list) or not all(finite(t) and t >= 0 for t in itls)):
         raise BenchledgerError(Problem(file=name, field=f"{path}.itls[{i}]", message="expected a list of seconds >= 0"))
     ttft, latency, start = number("ttfts"), number("latencies"), number("start_times")
+    tokens = number("output_lens")
+    if not error and (ttft == 0 or tokens == 0):
+        error = f"{NO_TOKEN} (vLLM wrote {'TTFT 0 s' if ttft == 0 else 'output length 0'})"
     if latency is None and ttft is not None and itls is not None and not error:
         latency = ttft + math.fsum(itls)  # what vLLM's own timeline plot uses when latencies are absent
     return {
@@ -270,7 +408,7 @@ def _request(name: str, path: str, lists: dict[str, list[Any]], i: int, origin: 
         "start_s": None if start is None else round(start - origin, 6),
         "ttft_s": None if error else ttft,
         "latency_s": None if error else latency,
-        "output_tokens": number("output_lens"),
+        "output_tokens": tokens,
         "error": error,
     }
 
@@ -288,9 +426,14 @@ def _condition(value: Any) -> str:
 
 
 def _day(value: Any) -> dt.date | None:
-    """vLLM writes `date` as YYYYMMDD-HHMMSS."""
+    """vLLM writes `date` as YYYYMMDD-HHMMSS; forks and wrappers write ISO 8601 (2025-06-02T10:15:00+00:00)."""
+    text = str(value).strip() if isinstance(value, str) else ""
     try:
-        return dt.datetime.strptime(str(value)[:15], "%Y%m%d-%H%M%S").date()
+        return dt.datetime.strptime(text[:15], "%Y%m%d-%H%M%S").date()
+    except ValueError:
+        pass
+    try:
+        return dt.datetime.fromisoformat(text).date()
     except ValueError:
         return None
 
