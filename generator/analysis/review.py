@@ -231,7 +231,7 @@ def _file_changes(base: Ledger, head: Ledger, run: str) -> list[tuple[str, str, 
     if old is None or new is None:
         return []
     out = []
-    for name in sorted({*old.blobs, *new.blobs}):
+    for name in sorted({*old.blobs, *new.blobs}, key=lambda n: (n.startswith(RECEIPTS_DIR), n)):
         was, now = old.blobs.get(name), new.blobs.get(name)
         receipt = _is_receipt(new, name) or _is_receipt(old, name)
         signature = name.endswith(".sig") and (_is_receipt(new, name[:-4]) or _is_receipt(old, name[:-4]))

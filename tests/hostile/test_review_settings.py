@@ -13,12 +13,12 @@ from test_review import cli, git, pub  # noqa: F401  (pub is a fixture)
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
 
-def _settle(pub: Path, edit: str) -> None:
+def _settle(root: Path, edit: str) -> None:
     """mkdocs.yml's benchledger plugin entry replaced by `edit`, on a branch."""
-    git(pub, "checkout", "-qb", "pr")
-    mkdocs = pub / "mkdocs.yml"
+    git(root, "checkout", "-qb", "pr")
+    mkdocs = root / "mkdocs.yml"
     mkdocs.write_text(mkdocs.read_text().replace("  - benchledger\n", edit))
-    git(pub, "commit", "-qam", "settings")
+    git(root, "commit", "-qam", "settings")
 
 
 def test_an_added_hook_and_plugin_and_a_lowered_confidence_are_named(pub: Path) -> None:  # noqa: F811

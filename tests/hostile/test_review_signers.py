@@ -35,24 +35,26 @@ def signed_pub(pub: Path, tmp_path: Path) -> tuple[Path, Path, Path]:  # noqa: F
     return pub, mine, theirs
 
 
-def _pull_request(pub: Path, key: Path) -> None:
+def _pull_request(root: Path, key: Path) -> None:
     """Figures edited, the attacker's key listed under the maintainer's name, the receipt signed."""
-    git(pub, "checkout", "-qb", "pr")
-    results = pub / "runs" / FAST / "results.csv"
+    git(root, "checkout", "-qb", "pr")
+    results = root / "runs" / FAST / "results.csv"
     results.write_text(results.read_text().replace("37.44", "47.44"))
     public = " ".join(key.with_suffix(".pub").read_text().split()[:2])
-    with (pub / "allowed_signers").open("a") as signers:
+    with (root / "allowed_signers").open("a") as signers:
         signers.write(f'"Zak Example" {public}\n')
-    code, out = cli("verify", FAST, "--by", "Zak Example", "--method", "review", "--sign", str(key), "--repo", str(pub))[:2]
+    code, out = cli(
+        "verify", FAST, "--by", "Zak Example", "--method", "review", "--sign", str(key), "--repo", str(root)
+    )[:2]
     assert code == 0, out
-    git(pub, "add", "-A")
-    git(pub, "commit", "-qm", "pr")
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "pr")
 
 
 def test_a_key_the_pull_request_adds_signs_nothing_in_its_review(signed_pub: tuple[Path, Path, Path]) -> None:
-    pub, _, theirs = signed_pub
-    _pull_request(pub, theirs)
-    code, out, _ = cli("review", "--base", "main", "--head", "pr", "--repo", str(pub))
+    root, _, theirs = signed_pub
+    _pull_request(root, theirs)
+    code, out, _ = cli("review", "--base", "main", "--head", "pr", "--repo", str(root))
     assert code == 0
     assert f"| `{FAST}` | unverified | **verified** |" not in out
     assert "verified" not in [cell.strip("* ") for line in out.splitlines() for cell in line.split("|")]
@@ -66,13 +68,13 @@ def test_a_key_the_pull_request_adds_signs_nothing_in_its_review(signed_pub: tup
 
 
 def test_a_maintainer_key_the_base_lists_still_verifies(signed_pub: tuple[Path, Path, Path]) -> None:
-    pub, mine, _ = signed_pub
-    git(pub, "checkout", "-qb", "pr")
-    code = cli("verify", FAST, "--by", "Zak Example", "--method", "review", "--sign", str(mine), "--repo", str(pub))[0]
+    root, mine, _ = signed_pub
+    git(root, "checkout", "-qb", "pr")
+    code = cli("verify", FAST, "--by", "Zak Example", "--method", "review", "--sign", str(mine), "--repo", str(root))[0]
     assert code == 0
-    git(pub, "add", "-A")
-    git(pub, "commit", "-qm", "pr")
-    code, out, _ = cli("review", "--base", "main", "--head", "pr", "--repo", str(pub))
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "pr")
+    code, out, _ = cli("review", "--base", "main", "--head", "pr", "--repo", str(root))
     assert code == 0
     assert f"| `{FAST}` | unverified | **verified** |" in out
     assert "badly signed" not in out
