@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import shlex
 import signal
 import sys
 import tempfile
@@ -31,6 +30,7 @@ import yaml
 from ..analysis.comparison import environment
 from ..analysis.reproduction import Figure, Outcome, figures, outcome
 from ..errors import BenchledgerError, Problem
+from ..format.commands import FOLD_AT, FOLD_WIDTH, folded, shell_line
 from ..format.hashing import RECEIPTS_DIR, file_hash, hashed_files
 from ..format.models import RECEIPT_SCHEMA
 from ..format.paths import file_name, is_local_path
@@ -181,11 +181,11 @@ def _measure(
     check_reading(original, given, argv)
     command = [sys.executable, "-m", "generator.cli", *argv]  # the same command, as a person would type it
     echo(f"benchledger rerun will execute the command recorded in {RUNS_DIR}/{original.id}/run.yaml:")
-    echo("  " + shlex.join(command))
+    _show(shell_line(command), echo)
     if original.meta.runner is not None and option_value(runner_argv(original.meta.runner), "--ray") is not None:
         echo("(the recorded --ray is left out: a rerun measures from this machine, with its own worker processes)")
     if original.meta.runner is not None and original.meta.runner.kind == "command":
-        echo("which runs this program once per trial, with your rights: " + shlex.join(given["command"]))
+        _show(shell_line(given["command"]), echo, "which runs this program once per trial, with your rights: ")
     if not consent():  # asked once the command is shown
         message = "not confirmed; nothing was run (pass --yes to run it without asking)"
         raise BenchledgerError(
@@ -197,6 +197,21 @@ def _measure(
         message = f"the rerun failed (exit {status}); nothing was written (its output is above)"
         raise BenchledgerError(Problem(file=f"{RUNS_DIR}/{original.id}", message=message))
     return _made(tmp / "rerun", original)
+
+
+def _show(line: str, echo: Callable[[str], None], lead: str = "  ") -> None:
+    """A command as a shell reads it after `lead`: on one line, or, past FOLD_AT characters,
+    folded in indented lines of FOLD_WIDTH under a line that says so (the command's own tabs and
+    line breaks are written \\t and \\n, so every break shown is a fold)."""
+    if len(line) <= FOLD_AT:
+        echo(lead + line)
+        return
+    echo(
+        f"{lead.strip()} ({len(line):,} characters, folded every {FOLD_WIDTH}: the line breaks below are not "
+        "in the command; its own tabs and line breaks show as \\t and \\n)".strip()
+    )
+    for piece in folded(line):
+        echo("  " + piece)
 
 
 @contextlib.contextmanager

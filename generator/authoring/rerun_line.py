@@ -4,11 +4,11 @@ run page shows (`check_reading`), made before anything is shown or run."""
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..errors import BenchledgerError, Problem
+from ..format.commands import hidden_problems, shell_line
 from ..ledger.invocation import invocation_problems, option_value, runner_argv
 from ..ledger.records import RUNS_DIR, Run
 
@@ -74,12 +74,19 @@ def check_reading(original: Run, given: Mapping[str, Any], argv: list[str]) -> N
     runner = original.meta.runner
     assert runner is not None  # _invocation refused a run without one
     where = f"{RUNS_DIR}/{original.id}/run.yaml"
+    # check refuses these too (ledger.invocation.command_problems); a rerun refuses them whether
+    # or not check ran: in the recorded words, else in the line it would execute
+    unreadable = hidden_problems(runner.invocation) or hidden_problems(argv)
+    if unreadable:
+        raise BenchledgerError(
+            [Problem(file=where, field="runner.invocation", message=f"{m}; nothing was run") for _, m in unreadable]
+        )
     fix = "the rerun would measure something else than the run page shows; nothing was run"
     if runner.kind == "command":
         shown = runner.extras.get("command")
         if list(given.get("command") or []) != shown:
-            ran = shlex.join(list(given.get("command") or []))
-            message = f"benchledger run reads it as running `{ran}`, not `{shlex.join(shown or [])}`; {fix}"
+            ran = shell_line(list(given.get("command") or []))
+            message = f"benchledger run reads it as running `{ran}`, not `{shell_line(shown or [])}`; {fix}"
             raise BenchledgerError(Problem(file=where, field="runner.invocation", message=message))
         return
     for name in SHOWN:

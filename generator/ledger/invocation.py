@@ -5,10 +5,10 @@ behind a harmless display is refused, so a rerun never executes a command nobody
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Sequence
 
 from ..errors import Problem
+from ..format.commands import hidden_problems, shell_line
 from ..format.models import RunFile, Runner
 from .yamlio import Lines
 
@@ -75,8 +75,12 @@ def program(argv: Sequence[str]) -> list[str]:
 
 
 def invocation_problems(meta: RunFile, rel: str, lines: Lines) -> list[Problem]:
-    """Problems of a measured run whose recorded invocation disagrees with its runner fields."""
+    """Problems of a recorded command a person cannot read whole (`command_problems`), and of a
+    measured run whose recorded invocation disagrees with its runner fields."""
     runner = meta.runner
+    unreadable = command_problems(runner, f"{rel}/run.yaml", lines)
+    if unreadable:
+        return unreadable
     if runner is None or not runner.invocation or meta.source.kind != "measured" or meta.imported is not None:
         return []
     where, line = f"{rel}/run.yaml", lines.get(("runner", "invocation"))
@@ -98,7 +102,7 @@ def invocation_problems(meta: RunFile, rel: str, lines: Lines) -> list[Problem]:
     twice = "more than once (the last one counts, the page shows one)"
     shape = [f"gives {option} {twice}; {fix}" for option in repeated(argv)]
     if stray_words(argv):
-        words = shlex.join(stray_words(argv))
+        words = shell_line(stray_words(argv))
         shape.append(f"gives `{words}` where no option takes it, so it would run as the program; {fix}")
     if shape:
         return [Problem(file=where, line=line, field="runner.invocation", message=m) for m in shape]
@@ -114,8 +118,26 @@ def invocation_problems(meta: RunFile, rel: str, lines: Lines) -> list[Problem]:
         message = f"sets {option} {actual!r} but runner.{name} shows {shown_value!r}; {fix}"
         out.append(Problem(file=where, line=line, field="runner.invocation", message=message))
     if program(argv):
-        message = f"passes a program to `run openai` ({shlex.join(program(argv))}); {fix}"
+        message = f"passes a program to `run openai` ({shell_line(program(argv))}); {fix}"
         out.append(Problem(file=where, line=line, field="runner.invocation", message=message))
+    return out
+
+
+def command_problems(runner: Runner | None, where: str, lines: Lines) -> list[Problem]:
+    """A word of `runner.invocation` or `runner.command` holding a character a terminal does not
+    show as itself (an escape sequence, a carriage return, a bidirectional mark: what a person
+    consents to must be what runs), or longer than one argument of a program may be. Tabs and
+    line breaks are allowed: everything that prints a command writes them \\t and \\n."""
+    if runner is None:
+        return []
+    out = []
+    for field in ("invocation", "command"):
+        words = runner.invocation if field == "invocation" else runner.extras.get("command")
+        if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
+            continue
+        for i, message in hidden_problems(words):
+            line = lines.get(("runner", field, i)) or lines.get(("runner", field))
+            out.append(Problem(file=where, line=line, field=f"runner.{field}", message=message))
     return out
 
 
@@ -127,9 +149,9 @@ def _command_problems(runner: Runner, argv: list[str], where: str, line: int | N
         return [Problem(file=where, line=line, field="runner.command", message=message)]
     if executed != shown:
         message = (
-            f"runs `{shlex.join(executed)}` but runner.command shows `{shlex.join(shown)}`; {fix}"
+            f"runs `{shell_line(executed)}` but runner.command shows `{shell_line(shown)}`; {fix}"
             if executed
-            else f"runs no program after `--` but runner.command shows `{shlex.join(shown)}`; {fix}"
+            else f"runs no program after `--` but runner.command shows `{shell_line(shown)}`; {fix}"
         )
         return [Problem(file=where, line=line, field="runner.invocation", message=message)]
     return []

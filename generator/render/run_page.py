@@ -4,7 +4,6 @@ touch the disk."""
 from __future__ import annotations
 
 import html
-import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +17,7 @@ from ..analysis.reproduction import MARGIN, NO_RATIO, Figure
 from ..analysis.stats import IDENTICAL, IDENTICAL_SIDES, Summary
 from ..analysis.summaries import MetricAt, RunSummary, label_of
 from ..analysis.verdicts import tost_level
+from ..format.commands import shell_line
 from ..format.keys import flatten
 from ..format.models import Runner
 from ..ledger.records import Run
@@ -264,14 +264,14 @@ def reproduce(runner: Runner | None) -> dict[str, Any] | None:
     if runner is None or not runner.invocation:
         return None
     argv = runner.invocation if runner.invocation[0] == "benchledger" else ["benchledger", *runner.invocation]
-    command = shlex.join(copyable(argv))
+    command = shell_line(copyable(argv))  # whole, tabs and line breaks written \t and \n; folded by CSS
     target = runner.base_url or "the command it timed"
     return {
         "kind": t.text(runner.kind),
         "model": t.text(runner.model or ""),
         "endpoint": t.text(runner.endpoint or ""),
         "target": t.text(target),
-        "command": Markup(html.escape(command[:4000])),
+        "command": Markup(html.escape(command)),
         "prompts": t.text(runner.prompts or "built-in"),
         "hash": t.text(runner.prompts_sha256 or ""),
     }

@@ -13,6 +13,7 @@ from typing import Any
 from rich.console import Console
 
 from ..errors import BenchledgerError, Problem
+from ..format.commands import hidden_problems
 from ..format.models import MANIFEST_SCHEMA, ManifestFile
 from ..ledger.yamlio import validate
 from . import command as cmd
@@ -76,7 +77,11 @@ def _check_counts(trials: int, warmup: int, checks: list[tuple[str, bool, str]])
 
 
 def _check_manifest(common: Common) -> dict[str, Any]:
-    """--id, --out and --manifest-extra checked now, so a mistake costs nothing measured."""
+    """--id, --out and --manifest-extra checked now, so a mistake costs nothing measured, and the
+    command line, which the run records for `benchledger rerun` to show and execute."""
+    unreadable = hidden_problems(common.invocation)
+    if unreadable:
+        raise BenchledgerError([Problem(file="command line", message=message) for _, message in unreadable])
     check_target(common.out, common.run_id, common.force)
     extra = common.extra()
     validate(ManifestFile, environment.deep_merge({"schema": MANIFEST_SCHEMA}, extra), str(common.manifest_extra), {})

@@ -1,0 +1,103 @@
+"""A recorded command (`runner.command`, `runner.invocation`) as a person reads it, and the
+characters it may not hold (FORMAT.md, "Recorded commands").
+
+A terminal does not show every character as itself: an escape sequence can erase or recolour
+what came before it, a carriage return or backspace can overwrite it, and a bidirectional
+mark reorders it. A command holding one can read `echo "30 tok"` at a consent prompt and run
+`touch MARK`, so such characters are refused (`hidden_problems`), and everything that prints
+a command prints `shell_line`: each word quoted as a POSIX shell reads it, and a word holding
+a tab, a line break or any character refused here in bash's `$'...'` quoting, where they read
+`\\t`, `\\n`, `\\x1b`. The line shown is therefore one line, and a shell reads it as the exact
+argv that runs.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import unicodedata
+from collections.abc import Sequence
+
+MAX_ARGUMENT_BYTES = 131_072
+"""Linux's MAX_ARG_STRLEN: the most one argument of a program may hold, its terminating NUL
+included, so 131,071 bytes of UTF-8 (131,071 characters of ASCII)."""
+
+# C0 controls but tab and line feed, DEL, C1 controls; the bidirectional marks, embeddings,
+# overrides and isolates (U+061C, U+200E/F, U+202A-U+202E, U+2066-U+2069); and the characters
+# that draw nothing or break a line: zero-width space and joiners (U+200B-U+200D), the line and
+# paragraph separators (U+2028/9), word joiner and invisible operators (U+2060-U+2064), and the
+# byte order mark (U+FEFF)
+HIDDEN = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]"
+)
+_ESCAPED = re.compile(f"[\\t\\n\\\\']|{HIDDEN.pattern}")
+_NAMES = {
+    0x08: "backspace",
+    0x0D: "carriage return",
+    0x1B: "ESC, which starts a terminal escape sequence",
+    0x7F: "DEL",
+    0x9B: "CSI, which starts a terminal escape sequence",
+}
+FOLD_AT = 1_000
+"""A command longer than this is printed folded at a terminal, in lines of FOLD_WIDTH."""
+FOLD_WIDTH = 100
+
+
+def describe(ch: str) -> str:
+    """A character a terminal does not show, named: `U+001B (ESC, ...)`."""
+    code = ord(ch)
+    name = _NAMES.get(code) or unicodedata.name(ch, "a control character").lower()
+    return f"U+{code:04X} ({name})"
+
+
+def hidden_problems(words: Sequence[str]) -> list[tuple[int, str]]:
+    """What is wrong with a recorded command's words, each with the word's index from 0: a
+    character a terminal does not show as itself, or a word longer than one argument may be."""
+    out = []
+    for i, word in enumerate(words):
+        found = HIDDEN.search(word)
+        if found is not None:
+            message = (
+                f"word {i + 1} holds {describe(found.group())} at character {found.start() + 1}, which a "
+                "terminal does not show as itself, so a person cannot read what would run; remove it (in a "
+                "script, write it as the program's own escape, e.g. printf '\\033')"
+            )
+            out.append((i, message))
+        size = len(word.encode("utf-8", "surrogatepass"))
+        if size >= MAX_ARGUMENT_BYTES:
+            message = (
+                f"word {i + 1} is {size:,} bytes; one argument of a program holds at most "
+                f"{MAX_ARGUMENT_BYTES - 1:,} bytes ({MAX_ARGUMENT_BYTES:,} with its terminating NUL: Linux's "
+                "MAX_ARG_STRLEN), so it cannot run; put the script in a file and run that file"
+            )
+            out.append((i, message))
+    return out
+
+
+def shell_word(word: str) -> str:
+    """One word as a shell reads it: shlex's quoting, or `$'...'` when it holds a tab, a line
+    break or a character a terminal does not show (written \\t, \\n, \\xHH, \\uHHHH)."""
+    if not word or not (HIDDEN.search(word) or "\t" in word or "\n" in word):
+        return shlex.quote(word)
+    return "$'" + _ESCAPED.sub(_escape, word) + "'"
+
+
+def _escape(found: re.Match[str]) -> str:
+    ch = found.group()
+    special = {"\t": "\\t", "\n": "\\n", "\\": "\\\\", "'": "\\'"}
+    if ch in special:
+        return special[ch]
+    return f"\\x{ord(ch):02x}" if ord(ch) < 0x80 else f"\\u{ord(ch):04x}"
+
+
+def shell_line(argv: Sequence[str]) -> str:
+    """A command as one line a shell reads as exactly `argv` (bash, zsh and POSIX.1-2024 sh
+    read `$'...'`); nothing in it moves the cursor or reorders text."""
+    return " ".join(shell_word(word) for word in argv)
+
+
+def folded(line: str, width: int = FOLD_WIDTH) -> list[str]:
+    """`line` cut into pieces of `width` characters, to print one under another. A shown
+    command holds no line break of its own (shell_line writes it \\n), so every break between
+    the pieces is a fold."""
+    return [line[i : i + width] for i in range(0, len(line), width)] or [""]
