@@ -3,6 +3,7 @@ whose Pages workflow installs exactly this benchledger and a pinned site toolcha
 
 from __future__ import annotations
 
+import os
 import re
 from importlib import metadata, resources
 from importlib.abc import Traversable
@@ -100,9 +101,14 @@ def scaffold(folder: Path, force: bool = False, install: str | None = None) -> l
                 "git+https://github.com/OWNER/benchledger@v0.1.0 (no spaces or quotes)",
             )
         )
+    _check_path(folder)
     if folder.exists() and not folder.is_dir():
         raise BenchledgerError(Problem(file=str(folder), message="is a file; give a folder"))
-    if folder.is_dir() and any(folder.iterdir()) and not force:
+    try:
+        holds = folder.is_dir() and any(folder.iterdir())
+    except OSError as err:
+        raise BenchledgerError(Problem(file=str(folder), message=f"cannot be read ({err.strerror}); fix it")) from None
+    if holds and not force:
         raise BenchledgerError(
             Problem(
                 file=str(folder),
@@ -114,7 +120,27 @@ def scaffold(folder: Path, force: bool = False, install: str | None = None) -> l
     written = []
     for rel, data in sorted(_files(install).items()):
         path = folder / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+            tmp.write_bytes(data)
+            os.replace(tmp, path)  # a link of that name is replaced, never written through
+        except OSError as err:
+            where = err.filename if isinstance(err.filename, str) else str(path)
+            raise BenchledgerError(
+                Problem(file=where, message=f"cannot be written ({err.strerror}); give a folder you can write to")
+            ) from None
         written.append(rel)
     return written
+
+
+def _check_path(folder: Path) -> None:
+    """Each folder above `folder` that exists is a folder: a link to nowhere or a file there
+    would only fail later, half-way through writing."""
+    for above in reversed(folder.parents):
+        if above.is_symlink() and not above.exists():
+            message = f"is a symlink to {os.readlink(above)!r}, which does not exist; give a path through real folders"
+            raise BenchledgerError(Problem(file=str(above), message=message))
+        if above.exists() and not above.is_dir():
+            message = f"is a file, so {folder} cannot be made in it; give a path through folders"
+            raise BenchledgerError(Problem(file=str(above), message=message))

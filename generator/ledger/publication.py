@@ -6,10 +6,11 @@ are not regular files or folders (a FIFO would hang the build)."""
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from ..errors import Problem
+from ..format.published import published_name
 from .records import RUNS_DIR, Report
 from .yamlio import line_for
 
@@ -136,6 +137,56 @@ def site_folder_problems(site: Path, site_field: str = "--site-dir") -> list[Pro
         "them before it builds. Pass --force to empty it, or choose an empty or new folder"
     )
     return [Problem(file="", field=site_field, message=message)]
+
+
+EVERY_FS = "one name on every file system; rename one of them"
+CASELESS_FS = "one name on a case-insensitive file system (macOS, Windows); rename one of them"
+
+
+def published_file_problems(rel: str, files: Sequence[str]) -> list[Problem]:
+    """A run's files are published under files/ (`published_name`): two of them whose published
+    paths are one name on a case-insensitive file system (`raw/Log.txt`, `raw/log.txt`; folders
+    `Raw/`, `raw/`), or on every one (`notes.md` is published as `notes.md.txt`), and a file
+    published where another's folder is, would overwrite each other or fail the build. One
+    problem per file, naming the file it meets."""
+    seen: dict[str, tuple[str, bool, str]] = {}  # casefolded published path -> (path, is a folder, source)
+    problems = []
+    for src in sorted(files):
+        parts = published_name(src).split("/")
+        for depth in range(1, len(parts) + 1):
+            path, folder = "/".join(parts[:depth]), depth < len(parts)
+            other = seen.setdefault(path.casefold(), (path, folder, src))
+            if other[1] == folder and ((folder and other[0] == path) or other[2] == src):
+                continue
+            mine = f"is published in the folder files/{path}/" if folder else f"is published as files/{path}"
+            message = f"{mine}, and {rel}/{other[2]} {_theirs(other[0], other[1], folder)}: "
+            message += EVERY_FS if other[0] == path else CASELESS_FS
+            problems.append(Problem(file=f"{rel}/{src}", message=message))
+            break
+    return problems
+
+
+def _theirs(path: str, folder: bool, mine_is_folder: bool) -> str:
+    """Where the other file is published, as the problem names it."""
+    if folder:
+        return f"in files/{path}/"
+    return f"as the file files/{path}" if mine_is_folder else f"as files/{path}"
+
+
+def chart_name_problems(rel: str, metrics: Iterable[str], rates: Iterable[str]) -> list[Problem]:
+    """Each metric's charts are published as charts/NAME-KIND.json and each rate's as
+    charts/rate-NAME.json: two metrics (or two rates) whose names differ only in case name one
+    chart file on a case-insensitive file system."""
+    problems = []
+    for section, names, chart in (("metrics", metrics, "{}-trials.json"), ("rates", rates, "rate-{}.json")):
+        first: dict[str, str] = {}
+        for name in names:
+            known = first.setdefault(name.casefold(), name)
+            if known != name:
+                charts = ", ".join(sorted(f"charts/{chart.format(n)}" for n in (known, name)))
+                message = f"and {section}.{name} name chart files ({charts}) that are {CASELESS_FS}"
+                problems.append(Problem(file=f"{rel}/run.yaml", field=f"{section}.{known}", message=message))
+    return problems
 
 
 RESERVED_IDS = frozenset({"index.md", "index.html"})  # runs/index.md and claims/index.md are generated

@@ -19,7 +19,7 @@ from ..format.hashing import file_hash, normalized_bytes
 from ..format.models import MANIFEST_SCHEMA, RECEIPT_SCHEMA, RUN_ID, RUN_SCHEMA, ManifestFile, ReceiptFile, RunFile
 from ..format.paths import file_name, is_local_path, local_paths
 from .invocation import invocation_problems
-from .publication import reserved_id
+from .publication import chart_name_problems, published_file_problems, reserved_id
 from .records import RUNS_DIR, Receipt, Request, Results, Run
 from .tables import mark_excluded, parse_requests, parse_results
 from .yamlio import Lines, line_for, load_model
@@ -99,6 +99,41 @@ def undeclared_metrics(run: Run) -> list[Problem]:
     ]
 
 
+MEASUREMENT_ENDINGS = ("_ms", "_s", "_per_second", "_throughput", "_latency")
+
+
+def measurement_keys(run: Run) -> list[Problem]:
+    """A warning per manifest or setup key that looks like a measurement: a name ending in `_ms`,
+    `_s`, `_per_second`, `_throughput` or `_latency` with a number. Such a key is compared between
+    runs as a condition (an unmatched one on every comparison), never judged as a figure."""
+    out = []
+    for key, value in run.environment().items():
+        name = key.rsplit(".", 1)[-1]
+        ending = next((e for e in MEASUREMENT_ENDINGS if name.endswith(e) and len(name) > len(e)), None)
+        if ending is None or not isinstance(value, int | float) or isinstance(value, bool):
+            continue
+        in_setup = key.startswith("setup.")
+        message = (
+            f"looks like a measurement ({value!r}, a name ending in {ending}): a setting or environment key is "
+            "compared between runs as a condition, never judged as a figure; if the tool measured it, make it a "
+            "metric (declared under metrics: in run.yaml with its unit, its value in results.csv); if it is a "
+            f'setting, write its unit into the value as text ({name}: "{value!r} {_unit_of(ending)}")'
+        )
+        out.append(
+            Problem(
+                file=f"{run.path}/{'run.yaml' if in_setup else 'manifest.yaml'}",
+                field=key,
+                message=message,
+                severity="warning",
+            )
+        )
+    return out
+
+
+def _unit_of(ending: str) -> str:
+    return {"_ms": "ms", "_s": "s", "_per_second": "per second"}.get(ending, "UNIT")
+
+
 def parse_run(
     folder: Path, blobs: dict[str, bytes], walked: list[Problem], digest: str
 ) -> tuple[Run | None, list[Problem]]:
@@ -133,6 +168,9 @@ def parse_run(
         return decode(blobs[name], f"{rel}/{name}")
 
     meta, manifest, results, requests = _parse_files(rid, rel, text_of, problems)
+    problems += published_file_problems(rel, list(blobs))
+    if meta is not None:
+        problems += chart_name_problems(rel, meta.metrics, meta.rates)
     receipts = _receipts(blobs, rel, problems)
     if meta is not None and meta.imported is not None:
         problems += _imported_problems(meta, blobs, rel)
@@ -196,6 +234,7 @@ def _parse_files(
             if text is not None:
                 results = parse_results(text, f"{rel}/results.csv", meta)
                 results = mark_excluded(results, meta, f"{rel}/run.yaml", lines)
+                problems += _incomplete_problems(meta, results, f"{rel}/run.yaml", lines)
                 if meta.imported is not None:
                     problems += _cell_path_problems(f"{rel}/results.csv", results)
             text = text_of("requests.csv", required=False)
@@ -204,6 +243,22 @@ def _parse_files(
         except BenchledgerError as err:
             problems.extend(err.problems)
     return meta, manifest, results, requests
+
+
+def _incomplete_problems(meta: RunFile, results: Results, rel: str, lines: Lines) -> list[Problem]:
+    """`incomplete.completed_trials` must be what results.csv holds: the page says "3 of 5"."""
+    said = meta.incomplete.completed_trials if meta.incomplete is not None else None
+    if said is None or said == len(results.rows):
+        return []
+    return [
+        Problem(
+            file=rel,
+            line=lines.get(("incomplete", "completed_trials")),
+            field="incomplete.completed_trials",
+            message=f"says {said} but results.csv holds {len(results.rows)} trial rows (one per trial and "
+            "condition); make them agree",
+        )
+    ]
 
 
 LOCAL_PATH = "is an absolute local path"  # how these problems begin: `import --keep-paths` lets them through

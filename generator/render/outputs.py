@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from pathlib import Path
 
 from markupsafe import Markup
 
@@ -15,6 +14,7 @@ from ..analysis.grid_records import Grid
 from ..analysis.receipts import RunReceipts
 from ..analysis.stats import CONFIDENCE
 from ..analysis.summaries import MetricAt, RateAt, label_of, summarize_run
+from ..format.published import published_name
 from ..ledger.records import Ledger, Run
 from . import attribution_pages, claim_pages, methods_page, run_page, runs_index, sweeps, verdict_text
 from . import charts as ch
@@ -29,33 +29,6 @@ METHODS = "methods.md"
 # Every generated path starts with one of these (the same entries as the publication's
 # .gitignore): nothing outside them is ever written or removed by benchledger.
 OWNED = (f"{RUNS}/", f"{CLAIMS}/", METHODS, "assets/benchledger/", "ledger/", f"{COMPARE}/")  # ledger/sweeps too
-# Raw files are served from the site's origin: anything a browser or MkDocs could
-# interpret (.html, .svg, .md, .js, ...) is published with .txt appended.
-PLAIN_SUFFIXES = {
-    ".csv",
-    ".tsv",
-    ".yaml",
-    ".yml",
-    ".json",
-    ".jsonl",
-    ".txt",
-    ".log",
-    ".sig",
-    ".out",
-    ".err",
-    ".gz",
-    ".zip",
-    ".png",
-    ".jpg",
-    ".jpeg",
-}
-
-
-def published_name(path: str) -> str:
-    """The name a run file is published under (dangerous suffixes neutralized)."""
-    return path if Path(path).suffix.lower() in PLAIN_SUFFIXES else path + ".txt"
-
-
 REPORTED = "Reported figures: one diamond each, no interval."
 TRIALS = "Every trial a grey dot; blue: the mean and its {level} CI."
 RATE = (
