@@ -36,7 +36,9 @@ CLAIM_COLUMNS = (
     "run",
     "claimed",
     "verdict",
-    "condition",
+    "condition",  # one label, or both sides' ("size=200 → size=100") when they differ
+    "baseline_condition",  # the baseline's own condition (a claim inside one run compares two)
+    "candidate_condition",
     "condition_verdict",
     "ratio",
     "ci_low",
@@ -125,6 +127,8 @@ def claim_rows(evaluations: Mapping[str, Evaluation]) -> list[dict[str, Any]]:
         for cond in ev.conditions or (None,):
             found = {
                 "condition": cond.label if cond else "",
+                "baseline_condition": cond.baseline.label if cond else "",
+                "candidate_condition": cond.candidate.label if cond else "",
                 "condition_verdict": cond.verdict if cond else ev.verdict,
                 "ratio": _in_range(cond.ratio) if cond else None,
                 "ci_low": _in_range(cond.ci_low) if cond else None,

@@ -170,7 +170,10 @@ class Comparison:
 
     @property
     def label(self) -> str:
-        return self.baseline.label
+        """The condition compared: one label when both sides sit at it, else both, baseline
+        first ("size=200 → size=100": a claim inside one run, or runs whose conditions differ)."""
+        b, c = self.baseline.label, self.candidate.label
+        return b if b == c else f"{b} → {c}"
 
     @property
     def ratio(self) -> float | None:

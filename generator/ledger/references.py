@@ -65,7 +65,8 @@ def _run_problems(
         )
         return
     for index, at in enumerate(claim.at_list or []):
-        where = ("at", index) if isinstance(claim.at, list) else ("at",)
+        where: tuple[str | int, ...] = ("at", index) if isinstance(claim.at, list) else ("at",)
+        where = (field, "at") if own else where  # the side's own condition is where the fix goes
         problem = condition_problem(run, ref, {**{str(k): v for k, v in at.items()}, **own})
         if problem is not None:
             loc: tuple[str | int, ...] = ("claims", i, *where)
@@ -236,17 +237,29 @@ def _varies_problems(report: Report, i: int, claim: Claim, baseline: Run, candid
     for j, key in enumerate(claim.varies):
         if key in keys or any(k.startswith(key + ".") for k in keys):
             continue
-        close = difflib.get_close_matches(key, sorted(keys), n=1, cutoff=0.0)
-        hint = f"; the closest key they have is {close[0]!r}" if close else ""
         loc: tuple[str | int, ...] = ("claims", i, "varies", j)
-        message = (
-            f"{key!r} is in neither {claim.baseline!r} nor {claim.candidate!r} (manifest or setup){hint}: "
-            "correct the key, or remove it"
-        )
+        message = _varies_message(key, keys, baseline, candidate)
         out.append(
             Problem(file=report.path, line=line_for(loc, report.lines), field=".".join(map(str, loc)), message=message)
         )
     return out
+
+
+def _varies_message(key: str, keys: set[str], baseline: Run, candidate: Run) -> str:
+    """Why a `varies:` key varies nothing, and the fix: a condition column is named as one (the
+    claim's `at:`, or each side's own, selects conditions); any other key gets the closest one."""
+    of = list(dict.fromkeys(run.id for run in (baseline, candidate) if key in run.results.conditions))
+    if of:
+        runs = " and ".join(repr(r) for r in of)
+        return (
+            f"{key} is a condition of {'run' if len(of) == 1 else 'runs'} {runs} (a column of results.csv); "
+            f"`varies` lists manifest and setup keys: remove it, and choose each side's {key} with `at`"
+        )
+    one = baseline.id == candidate.id  # a claim inside one run
+    close = difflib.get_close_matches(key, sorted(keys), n=1, cutoff=0.0)
+    hint = f"; the closest key {'it has' if one else 'they have'} is {close[0]!r}" if close else ""
+    where = f"not in run {baseline.id!r}" if one else f"in neither {baseline.id!r} nor {candidate.id!r}"
+    return f"{key!r} is {where} (manifest or setup){hint}: correct the key, or remove it"
 
 
 def _correction_problems(cid: str, located: Located, claims: Mapping[str, Located]) -> list[Problem]:

@@ -18,7 +18,7 @@ M = TypeVar("M", bound=BaseModel)
 MAX_DEPTH = 32  # nesting deeper than this is refused: no real manifest needs it
 MAX_NODES = 100_000  # values in one file, aliases expanded: an alias bomb stops here (or at
 # one value per two characters of a larger file: no alias-free document needs more)
-MAX_SCALAR = 100_000  # characters in one value
+MAX_SCALAR = 1_048_576  # characters in one value: a recorded command's arguments (up to 131,071 bytes each) fit
 DATE_RANGE = (1970, 2105)  # years whose timestamps fit 32-bit fields (gzip, sitemaps)
 
 
@@ -43,7 +43,7 @@ def _walk(
         raise _Refused(node, f"nested more than {MAX_DEPTH} levels deep; flatten the structure")
     lines[path] = node.start_mark.line + 1
     if isinstance(node, yaml.ScalarNode) and len(node.value) > MAX_SCALAR:
-        raise _Refused(node, f"a value of {len(node.value):,} characters; keep values under {MAX_SCALAR:,}")
+        raise _Refused(node, f"a value of {len(node.value):,} characters; keep values to at most {MAX_SCALAR:,}")
     if isinstance(node, yaml.MappingNode):
         names: set[str] = set()
         for key, value in node.value:
@@ -148,6 +148,8 @@ def _fix(err: dict[str, Any]) -> str:
     if kind == "extra_forbidden":
         return f"unknown key {field!r}; remove it or correct its spelling"
     msg = err["msg"].removeprefix("Value error, ")
+    if kind == "value_error" and isinstance(found, dict | list):
+        return msg  # a rule over a whole mapping (a claim's two sides): "(found dict)" says nothing
     if len(shown) > 80:
         shown = shown[:77] + "..."
     return f"{msg} (found {shown})"

@@ -65,41 +65,44 @@ class SweepBlock:
     table: Markup
 
 
-def side_figures(label: str, s: Side | None, unit: str | None, level: str) -> list[tuple[str, str]]:
+def side_figures(label: str, s: Side | None, unit: str | None, level: str, own: bool = False) -> list[tuple[str, str]]:
+    """One side's figures, after its run (and its condition, `own`, when the two sides of the
+    claim sit at different conditions: "2026-11-30-gzip at size=200: mean ...")."""
     if s is None:
         return []
+    who = f"{s.run} at {s.label}" if own else s.run
     u = "" if s.is_rate or not unit else f" {unit}"
     shown: Callable[[float | None], str] = t.percent if s.is_rate else t.number  # a rate: never a fraction
     figure = shown(s.values[0]) if s.values else "–"
     if s.published is not None:
         sd, n = s.published
-        return [(label, f"{s.run}: published mean {figure}{u}, SD {shown(sd)}, n = {n}")]
+        return [(label, f"{who}: published mean {figure}{u}, SD {shown(sd)}, n = {n}")]
     if s.reported:
-        return [(label, f"{s.run}: {figure}{u}, trials not reported")]
+        return [(label, f"{who}: {figure}{u}, trials not reported")]
     if s.summary is None:
         return [(label, f"{s.run}: no trials at {s.label}")]
     if s.rate is not None:
-        return _rate_figures(label, s, s.rate, level)
+        return _rate_figures(label, who, s, s.rate, level)
     ci = ""
     if s.summary.constant:
         ci = f" ({IDENTICAL}: no run-to-run variation was measured; a deterministic workload?)"
     elif s.summary.ci_low is not None:
         ci = f" [{shown(s.summary.ci_low)}, {shown(s.summary.ci_high)}]"
     mean = "mean of per-trial rates" if s.is_rate else "mean"
-    out = [(label, f"{s.run}: {mean} {shown(s.summary.mean)}{ci}{u}, n = {s.summary.n}")]
+    out = [(label, f"{who}: {mean} {shown(s.summary.mean)}{ci}{u}, n = {s.summary.n}")]
     if s.excluded:
         left_out = ", ".join(f"trial {trial} ({reason})" for trial, _, reason in s.excluded)
         out.append((f"{label}, excluded", left_out))
     return out
 
 
-def _rate_figures(label: str, s: Side, rate: RateSummary, level: str) -> list[tuple[str, str]]:
+def _rate_figures(label: str, who: str, s: Side, rate: RateSummary, level: str) -> list[tuple[str, str]]:
     """A measured rate's side: the mean of its trials' rates with the t interval over them (the
     trial is the unit), and the summed counts as context only."""
     shown = rate_text.mean_interval(rate)
     if rate.ci_low is not None:
         shown += f" ({level}, t over the trials)"
-    out = [(label, f"{s.run}: mean of per-trial rates {shown}, n = {rate.n} trials")]
+    out = [(label, f"{who}: mean of per-trial rates {shown}, n = {rate.n} trials")]
     if s.excluded:
         left_out = ", ".join(f"trial {trial} ({reason})" for trial, _, reason in s.excluded)
         out.append((f"{label}, excluded", left_out))
@@ -116,8 +119,9 @@ def comparison_figures(ev: Evaluation, level: str) -> list[tuple[str, str]]:
     figures = []
     for c in cmp.conditions:
         where = f" at {c.label}" if len(cmp.conditions) > 1 else ""
-        figures += side_figures(f"Baseline{where}", c.baseline, cmp.unit, level)
-        figures += side_figures(f"Candidate{where}", c.candidate, cmp.unit, level)
+        own = c.baseline.label != c.candidate.label
+        figures += side_figures(f"Baseline{where}", c.baseline, cmp.unit, level, own)
+        figures += side_figures(f"Candidate{where}", c.candidate, cmp.unit, level, own)
         measured = t.minus(interval_text(c, simultaneous=bool(where), unit=cmp.unit)) + (
             f" ({c.verdict})" if where else ""
         )
@@ -160,9 +164,8 @@ def card(ev: Evaluation, role: Markup | str, level: str) -> dict[str, object]:
         figures.append(("Rerun", " · ".join(f"{run}: {found.words}" for run, found in ev.reproduced)))
     # Raw HTML is not rewritten by MkDocs: these hrefs assume directory URLs (the default).
     links = [str(t.link("report", t.path_url(f"../../reports/{ev.report.slug}") + "/"))]
-    for run in (c.baseline, c.candidate, c.run):
-        if run:
-            links.append(str(t.link(run, f"../../runs/{run}/")))
+    for run in dict.fromkeys(r for r in (c.baseline, c.candidate, c.run) if r):  # a claim inside one run: once
+        links.append(str(t.link(run, f"../../runs/{run}/")))
     if c.source is not None:
         links.append(str(t.link(c.source.citation, t.url(c.source.url))))
     return {
@@ -187,12 +190,13 @@ MAX_SIDE_TRIALS = 100  # trials listed per side; the charts bin, the statistics 
 def trials_table(ev: Evaluation) -> Markup:
     """Every trial behind the claim, excluded ones struck through with their reason (an HTML
     table that search does not index: the claim is found by its statement and figures)."""
-    several = len(ev.conditions) > 1
+    own = any(c.baseline.label != c.candidate.label for c in ev.conditions)  # each side's own condition
+    several = len(ev.conditions) > 1 or own
     head = ["Condition"] * several + ["Side", "Run", "Trial", "Value"]
     rows: list[list[str | Markup]] = []
     for c in ev.conditions:
-        where = [c.label] * several
         for name, s in (("baseline", c.baseline), ("candidate", c.candidate)):
+            where = [s.label if own else c.label] * several
             shown = _rate_percent if s.is_rate else t.number
             for k, (trial, value) in enumerate(zip(s.trials, s.values, strict=True)):
                 if k == MAX_SIDE_TRIALS:
@@ -356,7 +360,9 @@ def _confounds(ev: Evaluation) -> dict[str, object]:
         "rows": ev.confounds,
         "compared": ev.comparison.compared if ev.comparison else (),
         "unrecorded": unrecorded_lines(ev.corrections, ev.comparison.unrecorded if ev.comparison else ()),
-        "varies": ", ".join(ev.claim.varies) or "nothing",
+        "varies": ", ".join(ev.claim.varies),
         "baseline": ev.claim.baseline,
         "candidate": ev.claim.candidate,
+        "inside": ev.claim.baseline == ev.claim.candidate,  # a claim inside one run: one manifest, two conditions
+        "sides": "; ".join(dict.fromkeys(c.label for c in ev.conditions)),
     }

@@ -229,7 +229,9 @@ def _claim_sweep(
     b, c = ledger.runs.get(claim.baseline), ledger.runs.get(claim.candidate)
     if b is None or c is None:
         return None
-    found = sweeps.sweep([(f"baseline: {b.id}", b), (f"candidate: {c.id}", c)], claim.metric, confidence)
+    inside = b.id == c.id  # a claim inside one run: one series, on which both sides sit
+    series = [(b.id, b)] if inside else [(f"baseline: {b.id}", b), (f"candidate: {c.id}", c)]
+    found = sweeps.sweep(series, claim.metric, confidence)
     if found is None:
         return None
     level = t.level(confidence)
@@ -237,8 +239,14 @@ def _claim_sweep(
         found, claim.metric, sweeps.unit_of([b, c], claim.metric), level, templates
     )
     judged = "; ".join(cond.label for cond in ev.conditions) or "every shared condition"
-    caption = sweeps.sweep_caption(found, level, f" of {claim.metric} for both sides")
-    caption += f" The claim is judged at {judged}."
+    caption = sweeps.sweep_caption(
+        found, level, f" of {claim.metric} in {b.id}" if inside else f" of {claim.metric} for both sides"
+    )
+    sides = [(cond.baseline.label, cond.candidate.label) for cond in ev.conditions]
+    if inside and sides:
+        caption += " The claim compares " + "; ".join(f"{x} (baseline) with {y} (candidate)" for x, y in sides) + "."
+    else:
+        caption += f" The claim is judged at {judged}."
     return claim_pages.SweepBlock("charts/sweep.json", caption, sweeps.sweep_table(found, claim.metric, level))
 
 
@@ -254,7 +262,8 @@ def _side_rows(ev: Evaluation) -> list[dict[str, object]]:
     rows: list[dict[str, object]] = []
     for c in ev.conditions:
         for name, s in (("baseline", c.baseline), ("candidate", c.candidate)):
-            label = f"{c.label} · {name}: {s.run}" if several else f"{name}: {s.run}"
+            who = f"{s.run} at {s.label}" if c.baseline.label != c.candidate.label else s.run
+            label = f"{c.label} · {name}: {who}" if several else f"{name}: {who}"
             k = max(1, -(-len(s.values) * 2 * len(ev.conditions) // MAX_POINTS))
             for i in range(0, len(s.values), k):
                 chunk = s.values[i : i + k]

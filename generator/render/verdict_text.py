@@ -60,12 +60,25 @@ def interval_text(c: Comparison, simultaneous: bool = False, unit: str | None = 
         return _rate_interval(c, c.ratio, rates, simultaneous)
     shown = pct(c.ratio)
     if c.ci_low is None or c.ci_high is None:
-        return f"{shown} (reported figures, no interval)"
+        return f"{shown} ({no_interval(c)})"
     if c.ci_low == c.ci_high:
         return f"{shown} ({IDENTICAL_SIDES}: no interval)"
     notes = [f"{level_of(c.confidence)} simultaneous (Bonferroni)"] if simultaneous else []
     notes += ["from published mean, SD and n"] if c.source == "summaries" else []
     return f"{shown} [{pct(c.ci_low)}, {pct(c.ci_high)}]" + (f" ({'; '.join(notes)})" if notes else "")
+
+
+def no_interval(c: Comparison) -> str:
+    """Why a ratio has no interval: reported figures, or measured sides with too few trials
+    ("1 trial, no interval"; "1 trial of the baseline, no interval" when only one side is short)."""
+    if c.baseline.reported or c.candidate.reported:
+        return "reported figures, no interval"
+    short = [(name, s.n) for name, s in (("baseline", c.baseline), ("candidate", c.candidate)) if s.n < 2]
+    if not short:
+        return "no interval"
+    if len(short) == 2 and short[0][1] == short[1][1]:
+        return f"{short[0][1]} trial{'s' if short[0][1] != 1 else ''} a side, no interval"
+    return ", ".join(f"{n} trial{'s' if n != 1 else ''} of the {name}" for name, n in short) + ", no interval"
 
 
 def _rate_interval(c: Comparison, ratio_of: float, rates: str, simultaneous: bool) -> str:
@@ -74,7 +87,7 @@ def _rate_interval(c: Comparison, ratio_of: float, rates: str, simultaneous: boo
     trial of both sides gave the same rate it says so, and shows no interval of no width."""
     ratio = f"ratio {times(ratio_of)}"
     if c.ci_low is None or c.ci_high is None:
-        return f"{rates} ({ratio}; reported figures, no interval)"
+        return f"{rates} ({ratio}; {no_interval(c)})"
     if (c.baseline.constant and c.candidate.constant) or c.ci_low == c.ci_high:
         return f"{rates} ({ratio}; {RATE_EXACT})"
     notes = [f"{level_of(c.confidence)} simultaneous (Bonferroni)"] if simultaneous else []
