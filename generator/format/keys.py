@@ -35,9 +35,14 @@ def as_yaml(value: Any) -> str:
     return str(value)
 
 
+MAX_INT_DIGITS = 4300  # Python's limit for writing an integer in decimal (sys.int_info)
+
+
 def parse_assignment(item: str) -> tuple[str, object] | None:
     """'concurrency=8' -> ('concurrency', 8): the value read as a YAML scalar (a number, a
-    boolean, else the text as written). None when the item is not KEY=VALUE."""
+    boolean, else the text as written). A whole number of more than MAX_INT_DIGITS decimal
+    digits (0x followed by 5,000 digits) is kept as the text as written: no file could record
+    it as a number. None when the item is not KEY=VALUE."""
     key, sep, value = item.partition("=")
     if not sep or not key.strip():
         return None
@@ -45,5 +50,7 @@ def parse_assignment(item: str) -> tuple[str, object] | None:
     try:
         parsed = yaml.safe_load(text) if text else ""
     except (yaml.YAMLError, ValueError):  # ValueError: 2026-02-30, an integer of thousands of digits
+        parsed = text
+    if isinstance(parsed, int) and not isinstance(parsed, bool) and abs(parsed) >= 10**MAX_INT_DIGITS:
         parsed = text
     return key.strip(), parsed if isinstance(parsed, str | int | float | bool) else text

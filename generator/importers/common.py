@@ -23,6 +23,7 @@ from ..format.paths import file_name, is_local_path, local_paths
 from ..format.scratch import MARK
 from ..ledger.publication import reserved_id
 from ..ledger.runs import LOCAL_PATH, parse_run, run_digest
+from ..ledger.yamlio import Lines, parse_yaml
 from ..runner.writer import RunWriter, check_target
 
 MAX_INPUT_BYTES = 256 * 1024 * 1024
@@ -106,8 +107,11 @@ SECRET_WORDS = frozenset(
 SECRET_JOINED = ("apikey", "accesskey", "privatekey", "secretkey", "sessionkey")
 _WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 # userinfo with a password, or a user name long enough to be a token (https://ghp_...@host);
-# ssh://git@host is neither
-_USERINFO = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://(?:[^/?#\s@:]*:[^/?#\s@]+|[^/?#\s@:]{20,})@")
+# ssh://git@host is neither. A scheme is tried only where a run of scheme characters begins
+# (the lookbehind), so a 100,000-letter value is scanned once, not once per letter: linear.
+_USERINFO = re.compile(
+    r"(?<![A-Za-z0-9+.-])[0-9+.-]*[A-Za-z][A-Za-z0-9+.-]*://(?:[^/?#\s@:]*:[^/?#\s@]+|[^/?#\s@:]{20,})@"
+)
 _BEARER = re.compile(r"\bbearer\s+[A-Za-z0-9._~+/=-]{12,}", re.I)
 _ASSIGNED = re.compile(r"^-{0,2}([A-Za-z0-9_.-]+)[=:]\s*(.+)$")
 _QUERY = re.compile(r"[?&]([^=&#\s]+)=([^&#\s]+)")
@@ -418,12 +422,55 @@ def _places(where: list[str]) -> str:
 
 
 def per_machine(
-    files: Sequence[tuple[str, bytes]], parse: Callable[[Sequence[tuple[str, bytes]]], Imported]
+    files: Sequence[tuple[str, bytes]],
+    parse: Callable[[Sequence[tuple[str, bytes]]], Imported],
+    machine: Callable[[Imported], Machine] | None = None,
 ) -> list[tuple[OnMachine[tuple[str, bytes]], Imported]]:
-    """The files grouped by the machine each records (its manifest's host and accelerators),
-    each group read into one run: the one rule every importer that takes several files follows."""
+    """The files grouped by the machine each records (its manifest's host and accelerators, or
+    what the importer's `machine` reads), each group read into one run: the one rule every
+    importer that takes several files follows."""
+    recorded = machine or (lambda imported: machine_of(imported.manifest))
     if len(files) == 1:
         imported = parse(files)
-        return [(OnMachine(machine=machine_of(imported.manifest), items=list(files), where=[files[0][0]]), imported)]
-    groups = by_machine((f, machine_of(parse([f]).manifest), f[0]) for f in files)
+        return [(OnMachine(machine=recorded(imported), items=list(files), where=[files[0][0]]), imported)]
+    groups = by_machine((f, recorded(parse([f])), f[0]) for f in files)
     return [(g, parse(g.items)) for g in groups]
+
+
+_STEP = re.compile(r"\.([^.\[]+)|\[(\d+)\]")
+
+
+def located(files: Sequence[tuple[str, bytes]], parse: Callable[[Sequence[tuple[str, bytes]]], Imported]) -> Imported:
+    """`parse(files)`, its errors at JSON paths (`$.benchmarks[0].stats.mean`) also citing the line
+    of the file the user gave where that value stands (the nearest enclosing one it finds)."""
+    try:
+        return parse(files)
+    except BenchledgerError as err:
+        data = dict(files)
+        found: dict[str, Lines] = {}
+        problems = []
+        for p in err.problems:
+            if p.line is None and p.file in data and p.field and p.field.startswith("$"):
+                lines = found[p.file] if p.file in found else found.setdefault(p.file, _lines(data[p.file], p.file))
+                p = Problem(file=p.file, line=_line_of(p.field, lines), field=p.field, message=p.message)
+            problems.append(p)
+        raise BenchledgerError(problems) from None
+
+
+def _lines(data: bytes, name: str) -> Lines:
+    """Each value's line in a JSON or YAML document (JSON read as YAML), or {} when unreadable or
+    written on one line (GuideLLM's JSON: there the path alone locates the value)."""
+    if data.count(b"\n", 0, len(data.rstrip())) == 0:
+        return {}
+    try:
+        return parse_yaml(data.decode("utf-8-sig"), name)[1]
+    except (BenchledgerError, UnicodeDecodeError, ValueError, RecursionError):
+        return {}
+
+
+def _line_of(field: str, lines: Lines) -> int | None:
+    path: tuple[str | int, ...] = tuple(int(i) if i else key for key, i in _STEP.findall(field.split(" ")[0]))
+    for end in range(len(path), 0, -1):
+        if path[:end] in lines:
+            return lines[path[:end]]
+    return None
