@@ -17,7 +17,14 @@ run_app = typer.Typer(
     no_args_is_help=True,
 )
 
-Setup = Annotated[list[str] | None, typer.Option("--setup", help="KEY=VALUE knob recorded in run.yaml; repeatable.")]
+Setup = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--setup",
+        help="KEY=VALUE knob recorded in run.yaml; repeatable. VALUE is read as YAML (a number, true or false, "
+        "else text); a whole number of more than 4,300 digits is kept as text.",
+    ),
+]
 ManifestExtra = Annotated[
     Path | None, typer.Option(help="YAML merged into manifest.yaml (e.g. kernel paths the server cannot report).")
 ]
@@ -128,7 +135,14 @@ def run_openai(
     trials: Annotated[int, typer.Option(help="Measured trials per concurrency.")] = 5,
     warmup: Annotated[int, typer.Option(help="Trials run and discarded first, per concurrency.")] = 1,
     requests: Annotated[int | None, typer.Option(help="Requests per trial.", show_default="4 x concurrency")] = None,
-    timeout: Annotated[float, typer.Option(help="Seconds allowed per request.")] = 600.0,
+    timeout: Annotated[
+        float,
+        typer.Option(
+            help="Seconds allowed per request, for its whole answer; a streamed answer is also cut past "
+            "1 MiB + 4 KiB per --max-tokens token. The server's /v1/models, /props, /slots, /version and "
+            "/metrics answers each get --timeout (at most 30 s) and 4 MiB."
+        ),
+    ] = 600.0,
     setup: Setup = None,
     manifest_extra: ManifestExtra = None,
     title: Title = None,

@@ -98,12 +98,13 @@ def gpus() -> list[dict[str, Any]]:
     return []
 
 
-def server(base_url: str, root: str) -> dict[str, Any]:
+def server(base_url: str, root: str, deadline_s: float) -> dict[str, Any]:
     """The server's own description: llama.cpp /props and /slots, /v1/models, vLLM /version.
-    Each probe has a whole-request deadline and a size cap; fields of unexpected types or
-    sizes are recorded as described by `fetch.plain`, never trusted."""
+    Each probe has a deadline of `deadline_s` on its whole answer and a size cap
+    (fetch.MAX_BYTES); fields of unexpected types or sizes are recorded as described by
+    `fetch.plain`, never trusted."""
     out: dict[str, Any] = {}
-    props = get_json(root + "/props")
+    props = get_json(root + "/props", deadline_s)
     if isinstance(props, dict):
         keep = {k: plain(props[k]) for k in ("build_info", "model_path", "total_slots") if k in props}
         settings = props.get("default_generation_settings")
@@ -112,7 +113,7 @@ def server(base_url: str, root: str) -> dict[str, Any]:
             spec = {str(k): plain(v) for k, v in params.items() if "draft" in str(k) or "spec" in str(k)}
             if spec:  # the defaults a request starts from, as the server reports them
                 keep["generation_defaults"] = spec
-        slots = get_json(root + "/slots")
+        slots = get_json(root + "/slots", deadline_s)
         if isinstance(slots, list) and slots and all(isinstance(x, dict) for x in slots):
             keep["slots"] = {"count": len(slots)}
             for key in ("speculative", "n_ctx"):
@@ -120,14 +121,14 @@ def server(base_url: str, root: str) -> dict[str, Any]:
                 if len(values) == 1:
                     keep["slots"][key] = plain(slots[0][key])
         out["llama_cpp_props"] = keep
-    models = get_json(base_url.rstrip("/") + "/models")
+    models = get_json(base_url.rstrip("/") + "/models", deadline_s)
     if isinstance(models, dict) and isinstance(models.get("data"), list):
         out["models"] = [
             {k: plain(m.get(k)) for k in ("id", "owned_by", "max_model_len") if k in m}
             for m in models["data"][:64]
             if isinstance(m, dict)
         ]
-    version = get_json(root + "/version")
+    version = get_json(root + "/version", deadline_s)
     if isinstance(version, dict) and "version" in version:
         out["vllm_version"] = plain(version["version"])
     return out

@@ -1,51 +1,82 @@
 """Bounded GETs of a server's self-description (/models, /props, /slots, /version, /metrics):
-a whole-request deadline, a size cap, and JSON that cannot crash the runner.
+a deadline on the whole answer, a size cap, and JSON that cannot crash the runner.
 
 httpx's timeout bounds each network read, not the whole request: a server that drips one
-byte a second would hold a plain `httpx.get` forever. These helpers read the body in
-chunks and give up at the deadline or the size cap.
+byte a second would hold a plain `httpx.get` forever, and `httpx.get` reads an answer whole,
+however large. These helpers read the raw body in chunks under `asyncio.timeout` (which
+cancels a read that is waiting) and stop at the size cap. The caller gives the deadline
+(`run openai`: --timeout, at most PROBE_DEADLINE_S); nothing is decompressed
+(`Accept-Encoding: identity`), so a small compressed answer cannot grow past the cap.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
-import time
 from typing import Any
 
 import httpx
 
-DEADLINE_S = 10.0
+PROBE_DEADLINE_S = 30.0  # the longest any probe waits, whatever --timeout says
 MAX_BYTES = 4 * 1024 * 1024
 
 
-def fetch(url: str, deadline_s: float = DEADLINE_S, max_bytes: int = MAX_BYTES) -> tuple[int, bytes] | None:
-    """(status, body) of a GET finished within `deadline_s` and `max_bytes`; None otherwise."""
-    end = time.monotonic() + deadline_s
+class NoAnswer(Exception):
+    """A GET that gave no complete answer within its deadline and size cap; the message says why."""
+
+
+def unreachable(err: httpx.HTTPError) -> str:
+    """Why the server could not be reached, and the fix: an untrusted certificate is not a
+    server that is down."""
+    if "CERTIFICATE_VERIFY_FAILED" in str(err):
+        return (
+            f"the server's TLS certificate is not trusted ({err}); if it is yours, point SSL_CERT_FILE "
+            "at the certificate of the authority that signed it (or the server's own, if self-signed)"
+        )
+    return f"server not reachable ({type(err).__name__}: {err}); start it or fix --base-url"
+
+
+async def get_async(
+    client: httpx.AsyncClient, url: str, deadline_s: float, max_bytes: int = MAX_BYTES
+) -> tuple[int, bytes]:
+    """(status, body) of a GET whose whole answer came within `deadline_s` seconds and
+    `max_bytes` bytes; raise NoAnswer, saying which bound it passed, otherwise."""
     try:
-        with httpx.stream("GET", url, timeout=httpx.Timeout(min(deadline_s, 10.0))) as response:
-            body = bytearray()
-            for chunk in response.iter_bytes():
-                body += chunk
-                if len(body) > max_bytes or time.monotonic() > end:
-                    return None
-            return response.status_code, bytes(body)
-    except (httpx.HTTPError, OSError, ValueError):
+        async with asyncio.timeout(deadline_s):
+            headers = {"Accept-Encoding": "identity"}
+            # httpx's own timeout only after the deadline, so that the deadline is what a person reads
+            async with client.stream("GET", url, headers=headers, timeout=deadline_s + 5) as response:
+                body = bytearray()
+                async for chunk in response.aiter_raw():
+                    body += chunk
+                    if len(body) > max_bytes:
+                        raise NoAnswer(f"answered more than {max_bytes:,} bytes; stopped reading")
+                return response.status_code, bytes(body)
+    except TimeoutError:
+        cap = f"--timeout, at most {PROBE_DEADLINE_S:g} s"
+        raise NoAnswer(f"gave no complete answer within {deadline_s:g} s (the whole answer; {cap})") from None
+    except httpx.HTTPError as err:
+        raise NoAnswer(unreachable(err)) from None
+    except (OSError, ValueError) as err:
+        raise NoAnswer(f"server not reachable ({type(err).__name__}: {err}); start it or fix --base-url") from None
+
+
+async def fetch_async(client: httpx.AsyncClient, url: str, deadline_s: float) -> tuple[int, bytes] | None:
+    """`get_async`, or None when it gave no complete answer."""
+    try:
+        return await get_async(client, url, deadline_s)
+    except NoAnswer:
         return None
 
 
-async def fetch_async(client: httpx.AsyncClient, url: str, deadline_s: float = DEADLINE_S) -> tuple[int, bytes] | None:
-    """The same, on the trial's client."""
-    end = time.monotonic() + deadline_s
-    try:
-        async with client.stream("GET", url, timeout=min(deadline_s, 10.0)) as response:
-            body = bytearray()
-            async for chunk in response.aiter_bytes():
-                body += chunk
-                if len(body) > MAX_BYTES or time.monotonic() > end:
-                    return None
-            return response.status_code, bytes(body)
-    except (httpx.HTTPError, OSError, ValueError):
-        return None
+def get(url: str, deadline_s: float, max_bytes: int = MAX_BYTES) -> tuple[int, bytes]:
+    """`get_async` on a client of its own, for callers outside an event loop."""
+
+    async def once() -> tuple[int, bytes]:
+        async with httpx.AsyncClient(verify=url.startswith("https:")) as client:
+            return await get_async(client, url, deadline_s, max_bytes)
+
+    return asyncio.run(once())
 
 
 def parse_json(body: bytes) -> Any:
@@ -56,10 +87,13 @@ def parse_json(body: bytes) -> Any:
         return None
 
 
-def get_json(url: str, deadline_s: float = DEADLINE_S) -> Any:
-    """The JSON body of a 200 answer, or None."""
-    found = fetch(url, deadline_s)
-    return parse_json(found[1]) if found is not None and found[0] == 200 else None
+def get_json(url: str, deadline_s: float) -> Any:
+    """The JSON body of a 200 answer, or None (no complete answer counts as none)."""
+    try:
+        status, body = get(url, deadline_s)
+    except NoAnswer:
+        return None
+    return parse_json(body) if status == 200 else None
 
 
 def plain(value: Any, depth: int = 3, text: int = 500) -> Any:

@@ -35,8 +35,11 @@ def _finish(
 ) -> Path:
     if not outcome.completed:
         writer.abandon()
+        quoted = f"\nThe first error, verbatim: {outcome.quoted}" if outcome.quoted else ""
         raise BenchledgerError(
-            Problem(file=str(writer.target), message=f"no trial completed ({outcome.stopped}); nothing was written")
+            Problem(
+                file=str(writer.target), message=f"no trial completed ({outcome.stopped}); nothing was written{quoted}"
+            )
         )
     columns = ["trial", *run["conditions"], *run["metrics"]]
     if not common.keep_paths:
@@ -103,6 +106,7 @@ def _openai_measure(
             first = trial.requests[0].error if trial.requests else "no request sent"
             return Measured(failed=f"all {n} requests failed; the first error is quoted below", quoted=first)
         record.drafted = record.drafted or trial.drafted
+        record.counter_resets += trial.counter_reset
         record.details.extend({**cond, **_detail(r)} for r in trial.requests)
         return Measured(trial.row(), [_request_row(r) for r in trial.requests])
 
@@ -143,7 +147,8 @@ def run_openai(common: Common, asked: OpenAIOptions, console: Console) -> Path:
     target = _target(asked)
     identity = common.identity(f"{target.model} at {_levels(asked)}")
     writer = RunWriter(common.out, identity[2], common.force, say=_say(console))
-    server_info = environment.server(target.base_url, oa.server_root(target.base_url))
+    deadline = min(asked.timeout, oa.PROBE_DEADLINE_S)
+    server_info = environment.server(target.base_url, oa.server_root(target.base_url), deadline)
     record = OpenAIRecord()
     conditions = asked.load.conditions(asked.concurrency)
     measure = _openai_measure(target, asked.requests, record, asked.load, slo)
@@ -164,6 +169,8 @@ def run_openai(common: Common, asked: OpenAIOptions, console: Console) -> Path:
         path = _finish(writer, outcome, common, run=run, manifest=manifest)
         rate = ("draft_accepted", "draft_tokens") if record.drafted else None
         _report(console, outcome, summary_table(outcome, "tokens_per_second", "tok/s", rate), writer)
+        if outcome.error is not None:
+            raise outcome.error
         return path
 
 
@@ -173,7 +180,7 @@ def _target(asked: OpenAIOptions) -> oa.Target:
     prompt_set = oa.load_prompts(asked.prompts)
     base_url = asked.base_url.rstrip("/")
     Origin.parse(base_url)
-    models = oa.probe(base_url, min(asked.timeout, 30))
+    models = oa.probe(base_url, min(asked.timeout, oa.PROBE_DEADLINE_S))
     model = asked.model or (models[0] if models else None)
     if not model:
         raise BenchledgerError(Problem(file=base_url + "/models", message="lists no model; pass --model"))
@@ -206,7 +213,9 @@ def _report(console: Console, outcome: Outcome, table: Any, writer: RunWriter) -
     if writer.replaced is not None:
         replaced = f"Replaced {writer.target}: {files_words(writer.replaced)} were deleted."
         console.print(replaced, markup=False, soft_wrap=True)
-    console.print(f"Wrote {writer.target}", markup=False, soft_wrap=True)
+    cut = outcome.incomplete()
+    shown = f" (incomplete: {cut['completed_trials']} of {cut['planned_trials']} trials completed)" if cut else ""
+    console.print(f"Wrote {writer.target}{shown}", markup=False, soft_wrap=True)
 
 
 def _command_measure(
@@ -272,10 +281,13 @@ def run_command(common: Common, asked: CommandOptions, console: Console) -> Path
             rates={},
             warmup=asked.warmup,
             note=notes(outcome, [{}], asked.trials, extra_notes),
+            incomplete=outcome.incomplete(),
         )
         writer.write_raw("executions.jsonl", "".join(json.dumps(entry) + "\n" for entry in log))
         path = _finish(writer, outcome, common, run=run, manifest=environment.manifest(extra))
         _report(console, outcome, summary_table(outcome, "wall_seconds", "s", None), writer)
+    if outcome.error is not None:
+        raise outcome.error
     return path
 
 

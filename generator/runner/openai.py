@@ -17,7 +17,7 @@ from collections.abc import Callable
 import httpx
 
 from ..errors import BenchledgerError, Problem
-from .fetch import fetch, fetch_async, parse_json
+from .fetch import PROBE_DEADLINE_S, NoAnswer, fetch_async, get, parse_json
 from .load import arrivals, parse_slo
 from .request import (
     BUILTIN_PROMPTS,
@@ -38,6 +38,7 @@ from .wire import Origin
 __all__ = [
     "BUILTIN_PROMPTS",
     "MAX_PROMPTS_BYTES",
+    "PROBE_DEADLINE_S",
     "Load",
     "Part",
     "PartResult",
@@ -63,10 +64,10 @@ DRAFT_METRIC = "vllm:spec_decode_num_draft_tokens_total"
 ACCEPT_METRIC = "vllm:spec_decode_num_accepted_tokens_total"
 
 
-async def scrape_draft_counters(client: httpx.AsyncClient, root: str) -> tuple[float, float] | None:
+async def scrape_draft_counters(client: httpx.AsyncClient, root: str, deadline_s: float) -> tuple[float, float] | None:
     """vLLM's cumulative draft and accepted token counters from /metrics, if it serves them
-    (within a deadline and a size cap)."""
-    found = await fetch_async(client, root + "/metrics")
+    (within `deadline_s` for the whole answer and fetch.MAX_BYTES)."""
+    found = await fetch_async(client, root + "/metrics", deadline_s)
     if found is None or found[0] != 200:
         return None
     values: dict[str, float] = {}
@@ -77,6 +78,16 @@ async def scrape_draft_counters(client: httpx.AsyncClient, root: str) -> tuple[f
     if DRAFT_METRIC not in values or not all(math.isfinite(v) and v >= 0 for v in values.values()):
         return None
     return values[DRAFT_METRIC], values.get(ACCEPT_METRIC, 0.0)
+
+
+def counted(before: tuple[float, float], after: tuple[float, float]) -> tuple[tuple[float, float] | None, bool]:
+    """The drafted and accepted tokens between two scrapes, and whether the counters went down
+    between them (the server restarted or reset them). As Prometheus's `increase` counts a
+    reset, a counter that went down counts from zero: its value after the reset. Never a
+    negative count; None when the two counts cannot both be true (more accepted than drafted)."""
+    reset = after[0] < before[0] or after[1] < before[1]
+    drafted, accepted = after if reset else (after[0] - before[0], after[1] - before[1])
+    return ((drafted, accepted) if accepted <= drafted else None), reset
 
 
 async def run_trial(
@@ -98,8 +109,9 @@ async def run_trial(
     root = server_root(target.base_url)
     parts = split(load, requests, load.workers)
     # a side client for vLLM's /metrics, outside the timed window (no TLS context for plain http)
-    async with httpx.AsyncClient(timeout=target.timeout, verify=origin.scheme == "https") as side:
-        before = await scrape_draft_counters(side, root)
+    deadline = min(target.timeout, PROBE_DEADLINE_S)
+    async with httpx.AsyncClient(verify=origin.scheme == "https") as side:
+        before = await scrape_draft_counters(side, root, deadline)
         if load.ray is not None:
             from .ray_workers import run_parts_ray
 
@@ -118,14 +130,14 @@ async def run_trial(
                         on_request(result)
         else:
             measured = [await measure_part(target, parts[0], first_prompt, on_request)]
-        after = await scrape_draft_counters(side, root) if before is not None else None
-    delta = (after[0] - before[0], after[1] - before[1]) if before is not None and after is not None else None
+        after = await scrape_draft_counters(side, root, deadline) if before is not None else None
+    delta, reset = counted(before, after) if before is not None and after is not None else (None, False)
     results = sorted((r for part in measured for r in part.results), key=lambda r: r.request)
     wall = max(part.end for part in measured) - min(part.start for part in measured)
     delays = [r.send_delay_s for r in results if r.send_delay_s is not None]
     lags = [lag for part in measured for lag in part.lags]
     client = ClientFigures.of(lags, max(part.cpu for part in measured), delays)
-    return TrialResult(wall, results, delta, client, slo or {})
+    return TrialResult(wall, results, delta, client, slo or {}, counter_reset=reset)
 
 
 def server_root(base_url: str) -> str:
@@ -133,29 +145,14 @@ def server_root(base_url: str) -> str:
     return re.sub(r"/v1/?$", "", base_url.rstrip("/"))
 
 
-def _unreachable(err: httpx.HTTPError) -> str:
-    """Why the server could not be reached, and the fix: an untrusted certificate is not a
-    server that is down."""
-    if "CERTIFICATE_VERIFY_FAILED" in str(err):
-        return (
-            f"the server's TLS certificate is not trusted ({err}); if it is yours, point SSL_CERT_FILE "
-            "at the certificate of the authority that signed it (or the server's own, if self-signed)"
-        )
-    return f"server not reachable ({type(err).__name__}: {err}); start it or fix --base-url"
-
-
-def probe(base_url: str, timeout: float) -> list[str]:
-    """The server's model ids; raise naming the URL when it cannot be reached in time."""
+def probe(base_url: str, deadline_s: float) -> list[str]:
+    """The server's model ids; raise naming the URL when it gives no complete answer within
+    `deadline_s` and fetch.MAX_BYTES (or cannot be reached)."""
     url = base_url.rstrip("/") + "/models"
     try:
-        httpx.get(url, timeout=min(timeout, 5.0)).close()
-    except httpx.HTTPError as err:
-        raise BenchledgerError(Problem(file=url, message=_unreachable(err))) from None
-    found = fetch(url, min(timeout, 30.0))
-    if found is None:
-        raise BenchledgerError(
-            Problem(file=url, message="gave no complete answer in time (or a huge one); is --base-url the server?")
-        )
+        found = get(url, deadline_s)
+    except NoAnswer as err:
+        raise BenchledgerError(Problem(file=url, message=str(err))) from None
     if found[0] != 200:
         raise BenchledgerError(
             Problem(

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BenchledgerError, Problem
-from .sse import StreamParser
+from .sse import StreamParser, stream_cap
 from .wire import Connection, Origin, Pool, WireError
 
 BUILTIN_PROMPTS = (
@@ -223,10 +223,12 @@ async def one_request(
 ) -> RequestResult:
     """Send one prepared streaming request due at `scheduled` and measure it from then, within
     `target.timeout` seconds for the whole request (an endless or slow-drip stream is cut
-    there); failures are recorded, never raised. Runs in the caller's task: nothing is
-    scheduled between the call and the request's bytes leaving."""
+    there) and `sse.stream_cap` bytes (a huge one is cut there); failures are recorded, never
+    raised. Runs in the caller's task: nothing is scheduled between the call and the request's
+    bytes leaving."""
     result = RequestResult(index, scheduled - trial_start)
-    parser = StreamParser(scheduled, lambda chunk: _absorb(result, chunk), _content)
+    cap = stream_cap(target.max_tokens)
+    parser = StreamParser(scheduled, lambda chunk: _absorb(result, chunk), _content, cap)
     expired = f"no complete answer within {target.timeout:g} s (the whole request; --timeout)"
     loop = asyncio.get_running_loop()
     deadline = loop.time() + target.timeout

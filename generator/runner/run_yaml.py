@@ -55,6 +55,7 @@ def run_yaml(
     rates: dict[str, Any],
     warmup: int,
     note: str | None,
+    incomplete: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     date, title, run_id = identity
     data: dict[str, Any] = {
@@ -73,6 +74,8 @@ def run_yaml(
     # one long-running server: its trials share that server's state (a session).
     unit = "process" if runner.get("kind") == "command" else "session"
     data |= {"warmup_trials": warmup, "trial_unit": unit, "source": {"kind": "measured"}}
+    if incomplete:
+        data["incomplete"] = incomplete
     if note:
         data["notes"] = note
     data["runner"] = runner | {"invocation": common.invocation}
@@ -85,6 +88,7 @@ class OpenAIRecord:
 
     details: list[dict[str, Any]] = field(default_factory=list)
     drafted: bool = False
+    counter_resets: int = 0  # trials around which vLLM's draft counters went down
 
 
 def _openai_notes(outcome: Outcome, record: OpenAIRecord) -> list[str]:
@@ -105,6 +109,13 @@ def _openai_notes(outcome: Outcome, record: OpenAIRecord) -> list[str]:
             "describe the client more than the server. The first: "
             + next(_why(m.row) for m in bound)
             + ". More worker processes (--workers), fewer streams per process or a less loaded machine avoid it."
+        )
+    if record.counter_resets:
+        n = record.counter_resets
+        out.append(
+            f"In {n} {'trial' if n == 1 else 'trials'} vLLM's draft counters went down between the scrapes before "
+            f"and after {'it' if n == 1 else 'them'} (the server restarted or reset them); as Prometheus counts a "
+            "reset, those trials count drafts from the reset only, so their draft figures may be low."
         )
     if refused:
         out.append(
@@ -144,6 +155,7 @@ def openai_run_yaml(
         rates={"acceptance": {"numerator": "draft_accepted", "denominator": "draft_tokens"}} if record.drafted else {},
         warmup=asked.warmup,
         note=notes(outcome, conditions, asked.trials, _openai_notes(outcome, record)),
+        incomplete=outcome.incomplete(),
     )
 
 

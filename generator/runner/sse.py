@@ -31,6 +31,15 @@ SPECIAL = (
 
 
 MAX_LINE = 16 * 1024 * 1024
+STREAM_BYTES = 1024 * 1024  # every streamed answer may carry this much...
+STREAM_BYTES_PER_TOKEN = 4 * 1024  # ...and this much per token asked for (--max-tokens): ten real chunks' worth
+
+
+def stream_cap(max_tokens: int) -> int:
+    """The most bytes a streamed answer to a request for `max_tokens` tokens may carry."""
+    return STREAM_BYTES + STREAM_BYTES_PER_TOKEN * max_tokens
+
+
 SPECIAL_RE = re.compile(b"|".join(re.escape(marker) for marker in SPECIAL))
 
 
@@ -46,9 +55,15 @@ def _first_special(region: bytes) -> int:
 
 class StreamParser:
     def __init__(
-        self, start: float, absorb: Callable[[dict[str, Any]], None], content: Callable[[dict[str, Any]], str]
+        self,
+        start: float,
+        absorb: Callable[[dict[str, Any]], None],
+        content: Callable[[dict[str, Any]], str],
+        cap: int | None = None,
     ) -> None:
         self.start = start
+        self.cap = cap  # the most bytes the stream may carry (stream_cap); None: no cap
+        self.received = 0
         self.last = start
         self.absorb = absorb
         self.has_content = content
@@ -70,7 +85,13 @@ class StreamParser:
 
     def feed(self, data: bytes, now: float) -> bool:
         """Take one network read; True once the stream is over ([DONE], a server error, or a
-        line longer than MAX_LINE bytes, which no real chunk is)."""
+        line longer than MAX_LINE bytes, which no real chunk is, or more than `cap` bytes in all)."""
+        self.received += len(data)
+        if self.cap is not None and self.received > self.cap:
+            self.error = (
+                f"the server's answer passed {self.cap:,} bytes (1 MiB + 4 KiB per --max-tokens token); stopped reading"
+            )
+            return True
         self.buffer += data
         cut = self.buffer.rfind(b"\n")
         if cut < 0:

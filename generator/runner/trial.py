@@ -29,6 +29,7 @@ class TrialResult:
     vllm_draft: tuple[float, float] | None = None  # (drafted, accepted) deltas from /metrics
     client: ClientFigures | None = None
     slo: dict[str, float] = field(default_factory=dict)
+    counter_reset: bool = False  # vLLM's draft counters went down between the scrapes around it
 
     @property
     def ok(self) -> list[RequestResult]:

@@ -25,7 +25,7 @@ import ssl
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from ..errors import BenchledgerError, Problem
 
@@ -33,6 +33,7 @@ MAX_HEAD = 64 * 1024
 MAX_CHUNK_LINE = 1024
 MAX_ERROR_BODY = 4096
 MAX_AFTER_END = 64 * 1024
+PATH_SAFE = "/%:@!$&'()*+,;=-._~"  # RFC 3986 path characters, and escapes already written
 
 Sink = Callable[[bytes, float], bool]  # (decoded body bytes, arrival time) -> True once the stream is over
 
@@ -65,7 +66,13 @@ class Origin:
             raise BenchledgerError(
                 Problem(file="--base-url", message=f"{base_url!r}: the port is not a number")
             ) from None
-        return cls(parts.scheme, parts.hostname, port, parts.path.rstrip("/"))
+        try:  # a request line and Host header are ASCII: a name as IDNA, a path percent-encoded
+            host = parts.hostname.encode("idna").decode("ascii")
+        except UnicodeError:
+            raise BenchledgerError(
+                Problem(file="--base-url", message=f"{base_url!r}: the host name {parts.hostname!r} is not valid")
+            ) from None
+        return cls(parts.scheme, host, port, quote(parts.path.rstrip("/"), safe=PATH_SAFE))
 
     @property
     def authority(self) -> str:

@@ -13,6 +13,8 @@ from typing import Any
 MARKUP = "[/bold red] <img src=https://evil.example/t.png> [phish](https://evil.example/login) ``` \x1b[31m"
 CHUNK = {"object": "chat.completion.chunk", "choices": [{"index": 0, "delta": {"content": "tok "}}]}
 LIMIT_S = 20  # no hostile answer lasts longer than this
+PREFIX = "/caf%C3%A9"  # the path before /v1 in "unicode-path" mode (/café, percent-encoded)
+HUGE = 256 * 1024 * 1024  # the Content-Length of a "huge-models" answer
 
 
 class _Quiet(ThreadingHTTPServer):
@@ -26,6 +28,9 @@ class HostileServer:
     def __init__(self, mode: str) -> None:
         self.mode = mode
         self.posts = 0
+        self.paths: list[str] = []  # the path of every request, as received
+        self.sent = 0  # body bytes written in "huge-*" modes
+        self.scrapes = 0  # /metrics answers
         self.stop = threading.Event()
         server = self
 
@@ -56,9 +61,41 @@ class HostileServer:
                         return
                     time.sleep(0.2)
 
+            def _huge(self, unit: bytes) -> None:
+                """HUGE bytes announced, written as fast as the client takes them."""
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(HUGE))
+                self.end_headers()
+                block = unit * (1024 * 1024 // len(unit))
+                while server.sent < HUGE and not server.stop.is_set():
+                    try:
+                        self.wfile.write(block)
+                    except OSError:
+                        return
+                    server.sent += len(block)
+
+            def _metrics(self) -> None:
+                """Draft counters that restart between scrapes in "metrics-reset" mode (high, then low)."""
+                server.scrapes += 1
+                drafted, accepted = (1000, 800) if server.scrapes % 2 else (30, 20)
+                body = f"vllm:spec_decode_num_draft_tokens_total {drafted}\n"
+                body += f"vllm:spec_decode_num_accepted_tokens_total {accepted}\n"
+                self._send(200, body.encode(), "text/plain")
+
             def do_GET(self) -> None:
                 mode = server.mode
-                if self.path == "/v1/models":
+                server.paths.append(self.path)
+                path = self.path.removeprefix(PREFIX) if mode == "unicode-path" else self.path
+                if path == "/v1/models" and mode == "drip-models":
+                    self._drip(b'{"data": [{"id": "hostile"}], "pad": "', b"x")
+                elif path == "/v1/models" and mode == "huge-models":
+                    self._huge(b" ")
+                elif path == "/metrics" and mode == "drip-metrics":
+                    self._drip(b"vllm:spec_decode_num_draft_tokens_total 1", b"0")
+                elif path == "/metrics" and mode == "metrics-reset":
+                    self._metrics()
+                elif path == "/v1/models":
                     data: Any = [{"id": "hostile"}]
                     if mode == "bad-fields":
                         data = [{"id": {"nested": [1, 2]}}, "x", {"id": "hostile", "owned_by": ["a"] * 1000}]
@@ -92,6 +129,7 @@ class HostileServer:
                 self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 mode = server.mode
                 server.posts += 1
+                server.paths.append(self.path)
                 if mode == "markup-error" or (mode == "markup-after-two" and server.posts > 2):
                     self._send(500, MARKUP.encode())
                     return
@@ -110,6 +148,12 @@ class HostileServer:
                         while not server.stop.is_set() and time.monotonic() < end:
                             send(json.dumps(CHUNK))
                             time.sleep(0.01 if mode == "endless" else 0.5)
+                        return
+                    if mode == "huge-stream":  # 64 KiB content chunks as fast as they are taken
+                        line = f"data: {json.dumps(CHUNK).replace('tok ', 'x' * 65536)}\n\n".encode()
+                        while not server.stop.is_set() and server.sent < HUGE:
+                            self.wfile.write(line)
+                            server.sent += len(line)
                         return
                     for _ in range(4):
                         send(json.dumps(CHUNK))
@@ -130,7 +174,8 @@ class HostileServer:
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        prefix = "/café" if self.mode == "unicode-path" else ""
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}{prefix}/v1"
 
     def __enter__(self) -> HostileServer:
         self.thread.start()
