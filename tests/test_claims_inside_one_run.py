@@ -89,6 +89,12 @@ def test_a_claim_inside_one_run_names_both_sides_conditions_everywhere(tmp_path:
         "baseline: 2026-11-30-gzip at size=200",
         "candidate: 2026-11-30-gzip at size=100",
     }
+    (forest,) = json.loads(pages["claims/smaller-input-faster/charts/forest.json"])["datasets"]["table"]
+    assert forest["label"].split("\n")[:3] == [
+        "size=100 takes less time",
+        "than size=200",
+        "at size=200 → size=100",
+    ]
     out = tmp_path / "export"
     code, said = cli("export", "--repo", str(root), "--out", str(out))
     assert code == 0, said

@@ -278,7 +278,8 @@ def _forest_rows(comparisons: list[Evaluation]) -> list[dict[str, object]]:
         for c in ev.conditions:
             if c.ratio is None:
                 continue
-            name = f"{ev.claim.id} @ {c.label}" if several else ev.claim.id
+            own = c.baseline.label != c.candidate.label  # a claim inside one run: its label names both sides
+            name = f"{ev.claim.id} @ {c.label}" if several or own else ev.claim.id
             row: dict[str, object] = {"claim": name, "statement": ev.claim.statement, "verdict": c.verdict}
             row["ratio"] = c.ratio
             row |= {"low": c.ci_low, "high": c.ci_high}
