@@ -182,3 +182,24 @@ def test_split_by_machine_writes_one_run_per_machine_with_its_own_machine_info(t
     assert result.exit_code == 1 and "--split-by 'host': the one way to split an import is --split-by machine" in (
         result.output
     )
+
+
+def test_errors_cite_the_line_of_the_export_the_user_gave(tmp_path: Path) -> None:
+    """pytest-benchmark's own saved run with its mean blanked: the error names line 32, once."""
+    text = (FIXTURES / "storage-0028.json").read_text()
+    bad = tmp_path / "0028.json"
+    bad.write_text(text.replace('"mean": 2.5225501594359257e-07', '"mean": null', 1))
+    code, out, root = imported(tmp_path, str(bad), "--id", "2015-08-15-bad", *CITE)
+    assert code == 1 and out == "Error: 0028.json:32: $.benchmarks[0].stats.mean: expected a number of seconds\n"
+    assert not (root / "runs" / "2015-08-15-bad").exists()
+
+
+def test_two_benchmarks_of_one_name_are_refused_naming_the_file_and_both_places(tmp_path: Path) -> None:
+    first = tmp_path / "a" / "sort-rounds.json"
+    first.parent.mkdir()
+    first.write_text((FIXTURES / "sort-rounds.json").read_text().replace("09:30:55", "09:31:55"))  # a second export
+    code, out, _ = imported(tmp_path, str(FIXTURES / "sort-rounds.json"), str(first), "--id", "2026-11-30-twice")
+    assert code == 1 and out == (
+        "Error: sort-rounds-2.json:180: $.benchmarks[0].name: 'test_sort[1000]' is named twice (first at "
+        "sort-rounds.json $.benchmarks[0]); import the two as separate runs\n"
+    )

@@ -69,10 +69,11 @@ class RequestsAt:
 
     at: tuple[str, ...]
     label: str
-    requests: int
-    errors: int
+    requests: int  # measured requests
+    errors: int  # of the measured requests
     ttft: tuple[float, float, float] | None  # p50, p90, p99 seconds
     latency: tuple[float, float, float] | None
+    left_out: int = 0  # warm-up and cool-down requests (requests.csv `phase`), out of the statistics
 
 
 @dataclass(frozen=True)
@@ -125,8 +126,9 @@ def summarize_run(run: Run, confidence: float = CONFIDENCE) -> RunSummary:
             for name, rate in meta.rates.items():
                 rates.append(RateAt(at, label, name, rate_trials(rows, rate, confidence)[1]))
         if run.requests:
-            mine = [q for q in run.requests if q.at == at]
-            if mine:
+            here = [q for q in run.requests if q.at == at]
+            mine = [q for q in here if q.phase == "measured"]  # warm-up and cool-down stay out, as the tool left them
+            if here:
                 ok = [q for q in mine if not q.error]
                 requests.append(
                     RequestsAt(
@@ -134,6 +136,7 @@ def summarize_run(run: Run, confidence: float = CONFIDENCE) -> RunSummary:
                         label=label,
                         requests=len(mine),
                         errors=len(mine) - len(ok),
+                        left_out=len(here) - len(mine),
                         ttft=_percentiles([q.ttft_s for q in ok if q.ttft_s is not None]),
                         latency=_percentiles([q.latency_s for q in ok if q.latency_s is not None]),
                     )

@@ -149,7 +149,9 @@ def _parse(tool: str, inputs: list[tuple[str, bytes]], repetitions: int | None) 
 
     if tool == "llama-bench":
         return llama_bench.parse(inputs, repetitions)
-    parsers = {"vllm-bench": vllm_bench, "guidellm": guidellm, "hyperfine": hyperfine}
+    if tool == "guidellm":  # the server its target names, not the client's platform alone
+        return per_machine(inputs, guidellm.parse, guidellm.machine)
+    parsers = {"vllm-bench": vllm_bench, "hyperfine": hyperfine}
     return per_machine(inputs, parsers.get(tool, pytest_benchmark).parse)
 
 

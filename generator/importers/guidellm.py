@@ -20,10 +20,11 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 from typing import Any
+from urllib.parse import urlsplit
 
 from ..errors import BenchledgerError, Problem
 from ..ledger.yamlio import parse_yaml
-from .common import Imported, finite, load_json, refuse_credentials
+from .common import Imported, Machine, finite, load_json, located, refuse_credentials
 
 SUMMARIES: dict[str, tuple[str, str, tuple[str, ...]]] = {  # guidellm metric -> unit, better, statistics
     "requests_per_second": ("req/s", "higher", ("mean",)),
@@ -34,24 +35,37 @@ SUMMARIES: dict[str, tuple[str, str, tuple[str, ...]]] = {  # guidellm metric ->
     "time_per_output_token_ms": ("ms", "lower", ("mean", "median", "p99")),
     "request_latency": ("s", "lower", ("mean", "median", "p99")),
 }
+COUNTS: dict[str, dict[str, str]] = {  # request_totals: the requests its statistics cover, by status
+    "successful": {},
+    "errored": {"better": "lower"},
+    "incomplete": {"better": "lower"},
+}
 MAX_ERROR = 500
+LOCAL_HOSTS = ("localhost", "127.0.0.1", "0.0.0.0", "::1", "[::1]")
 
 
 def parse(files: Sequence[tuple[str, bytes]]) -> Imported:
     """Read one or more GuideLLM reports into one run."""
+    return located(files, _parse)
+
+
+def _parse(files: Sequence[tuple[str, bytes]]) -> Imported:
     passes: list[tuple[str, str, dict[str, Any]]] = []
-    reports = []
+    reports, models = [], []
     for name, data in files:
         report = _report(name, data)
         reports.append(report)
+        model = _identity(report).get("model", "")
         passes += [(name, f"$.benchmarks[{i}]", b) for i, b in enumerate(report["benchmarks"])]
+        models += [model] * len(report["benchmarks"])
     loads = [_load(name, path, b) for name, path, b in passes]
-    conditions = _conditions(loads)
-    metrics = _metrics([b for _, _, b in passes])
+    by_model = len(set(models)) > 1  # reports of two models: the model is a condition, never pooled trials
+    conditions = (["model"] if by_model else []) + _conditions(loads)
+    metrics = _metrics(passes)
     rows, requests, notes = [], [], []
     counts: dict[tuple[str, ...], int] = {}
-    for (name, path, bench), load in zip(passes, loads, strict=True):
-        at = _at(load, conditions)
+    for (name, path, bench), load, model in zip(passes, loads, models, strict=True):
+        at = ({"model": model or "(not recorded)"} if by_model else {}) | _at(load, conditions[by_model:])
         trial = counts[tuple(at.values())] = counts.get(tuple(at.values()), 0) + 1
         rows.append({"trial": trial, **at, **{m: _summary(name, path, bench, m) for m in metrics}})
         requests += [{"trial": trial, **at} | r for r in _requests(name, path, bench)]
@@ -61,13 +75,16 @@ def parse(files: Sequence[tuple[str, bytes]]) -> Imported:
             notes.append(f"Trial {trial} at {shown}: {failed} ({name} {path}).")
     notes += _notes(conditions, requests)
     day = min((d for _, _, b in passes if (d := _day(b)) is not None), default=None)
+    manifest = _manifest(reports[0])
+    if by_model:
+        manifest.pop("model", None)
     imported = Imported(
         tool="guidellm",
         format="report",
         conditions=conditions,
         metrics=metrics,
         rows=rows,
-        manifest=_manifest(reports[0]),
+        manifest=manifest,
         date=day,
         trial_unit="session",
         per_trial=True,
@@ -94,22 +111,21 @@ def _report(name: str, data: bytes) -> dict[str, Any]:
 def _load(name: str, path: str, bench: dict[str, Any]) -> tuple[str, float | None]:
     """The strategy and its size: streams (concurrent), requests per second (constant, poisson)."""
     config, args = bench.get("config"), bench.get("args")
-    holder = config if isinstance(config, dict) and "strategy" in config else args  # 0.4+ / 0.3
+    where = "args" if isinstance(args, dict) and "strategy" in args and not isinstance(config, dict) else "config"
+    holder = bench.get(where)  # 0.4 and later: config; 0.2, 0.3: args
     strategy = holder.get("strategy") if isinstance(holder, dict) else None
     kind = strategy.get("type_") if isinstance(strategy, dict) else None
     if not isinstance(strategy, dict) or not isinstance(kind, str) or not kind:
-        raise BenchledgerError(
-            Problem(file=name, field=f"{path}.config.strategy.type_", message="expected the load strategy")
-        )
+        message = "expected the load strategy GuideLLM records (synchronous, concurrent, throughput, constant, poisson)"
+        raise BenchledgerError(Problem(file=name, field=f"{path}.{where}.strategy.type_", message=message))
     key = {"concurrent": ("streams", "max_concurrency"), "constant": ("rate",), "poisson": ("rate",)}
     for field in key.get(kind, ()):
         size = strategy.get(field)
         if finite(size) and size > 0:
             return kind[:40], float(size)
     if kind in key:
-        raise BenchledgerError(
-            Problem(file=name, field=f"{path}.config.strategy", message=f"a {kind} strategy without its {key[kind][0]}")
-        )
+        message = f"a {kind} strategy without its {key[kind][0]}"
+        raise BenchledgerError(Problem(file=name, field=f"{path}.{where}.strategy", message=message))
     return kind[:40], None
 
 
@@ -131,16 +147,22 @@ def _at(load: tuple[str, float | None], conditions: list[str]) -> dict[str, str]
     return {"strategy": kind, "load": f"{size:g} streams" if kind == "concurrent" else f"{size:g} req/s"}
 
 
-def _metrics(benches: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
+def _metrics(passes: list[tuple[str, str, dict[str, Any]]]) -> dict[str, dict[str, str]]:
+    benches = [b for _, _, b in passes]
     out = {}
     for metric, (unit, better, stats) in SUMMARIES.items():
         for stat in stats:
             if any(_statistic(b, metric, stat) is not None for b in benches):
                 out[f"{metric}_{stat}"] = {"unit": unit, "better": better}
     if not out:
-        raise BenchledgerError(
-            Problem(file="guidellm", field="$.benchmarks[0].metrics", message="no summary GuideLLM writes")
+        name, path, _ = passes[0]
+        message = (
+            "holds no summary GuideLLM writes (metrics.request_latency.successful.mean and the like); "
+            "give the benchmarks.json or .yaml report GuideLLM saved"
         )
+        raise BenchledgerError(Problem(file=name, field=f"{path}.metrics", message=message))
+    if all(_totals(b) for b in benches):  # the requests its statistics cover, by status: counted work, metrics
+        out |= {f"requests_{status}": {"unit": "requests", **better} for status, better in COUNTS.items()}
     return out
 
 
@@ -162,6 +184,8 @@ def _statistic(bench: dict[str, Any], metric: str, stat: str) -> Any:
 
 
 def _summary(name: str, path: str, bench: dict[str, Any], column: str) -> float | None:
+    if column.startswith("requests_") and column.removeprefix("requests_") in COUNTS:
+        return float(_totals(bench)[column.removeprefix("requests_")])
     metric, stat = column.rsplit("_", 1)
     value = _statistic(bench, metric, stat)
     if value is None:
@@ -173,7 +197,9 @@ def _summary(name: str, path: str, bench: dict[str, Any], column: str) -> float 
 
 
 def _requests(name: str, path: str, bench: dict[str, Any]) -> list[dict[str, Any]]:
-    """The requests GuideLLM kept, in the order they started."""
+    """The requests GuideLLM kept, in the order they started, each with its phase when the report
+    records its measurement window (0.4 and later keep warm-up and cool-down requests beside the
+    measured ones; 0.2 and 0.3 kept only measured requests)."""
     kept = bench.get("requests")
     if not isinstance(kept, dict):
         return []
@@ -187,6 +213,7 @@ def _requests(name: str, path: str, bench: dict[str, Any]) -> list[dict[str, Any
         found += [_request(name, f"{path}.requests.{status}[{i}]", r, status) for i, r in enumerate(items)]
     origin = min((r["start"] for r in found if r["start"] is not None), default=0.0)
     found.sort(key=lambda r: (r["start"] is None, r["start"] or 0.0))
+    window = _window(bench)
     return [
         {
             "request": i,
@@ -195,9 +222,27 @@ def _requests(name: str, path: str, bench: dict[str, Any]) -> list[dict[str, Any
             "latency_s": r["latency_s"],
             "output_tokens": r["output_tokens"],
             "error": r["error"],
+            **({"phase": _phase(r["start"], r["end"], window)} if window else {}),
         }
         for i, r in enumerate(found, start=1)
     ]
+
+
+def _window(bench: dict[str, Any]) -> tuple[float, float] | None:
+    """GuideLLM's measurement window (scheduler_metrics.measure_start_time, measure_end_time)."""
+    metrics = _mapping(bench, "scheduler_metrics")
+    start, end = metrics.get("measure_start_time"), metrics.get("measure_end_time")
+    return (float(start), float(end)) if finite(start) and finite(end) and 0 < start <= end else None
+
+
+def _phase(start: float | None, end: float | None, window: tuple[float, float]) -> str:
+    """GuideLLM's own rule (GenerativeRequestsAccumulator.get_within_range): a request is measured
+    when it ended at or after the window opened and started (or, never started, ended) by its close."""
+    if end is None:
+        return "measured"
+    if end < window[0]:
+        return "warmup"
+    return "measured" if (start if start is not None else end) <= window[1] else "cooldown"
 
 
 def _request(name: str, path: str, item: Any, status: str) -> dict[str, Any]:
@@ -214,14 +259,16 @@ def _request(name: str, path: str, item: Any, status: str) -> dict[str, Any]:
         return None
 
     info = item.get("info")
-    error = info.get("error") if isinstance(info, dict) else None
-    error = " ".join(str(error or item.get("error") or "errored").split())[:MAX_ERROR] if status == "errored" else ""
-    if status == "incomplete":
-        error = "incomplete: still running when the benchmark ended"
+    said = info.get("error") if isinstance(info, dict) else None
+    said = " ".join(str(said or item.get("error") or "").split())
+    error = (said or "errored")[:MAX_ERROR] if status == "errored" else ""
+    if status == "incomplete":  # the error GuideLLM recorded (TimeoutError, cancelled), else what incomplete means
+        error = f"incomplete: {said or 'still running when the benchmark ended'}"[:MAX_ERROR]
     ttft = number("time_to_first_token_ms")
     latency = number("request_latency")
     return {
         "start": number("request_start_time", "start_time"),
+        "end": number("request_end_time", "end_time"),
         "ttft_s": None if error or ttft is None else ttft / 1000,
         "latency_s": None if error else latency,
         "output_tokens": number("output_tokens"),
@@ -229,17 +276,43 @@ def _request(name: str, path: str, item: Any, status: str) -> dict[str, Any]:
     }
 
 
+def _totals(bench: dict[str, Any]) -> dict[str, int]:
+    """The requests GuideLLM's statistics cover, by status: metrics.request_totals (0.4 and later),
+    or the benchmark's own request_totals (0.2, 0.3); {} when absent or malformed."""
+    return _breakdown(_mapping(bench, "metrics").get("request_totals") or bench.get("request_totals"))
+
+
+def and_(items: list[str]) -> str:
+    return ", ".join(items[:-1]) + (" and " if len(items) > 1 else "") + items[-1]
+
+
+def _breakdown(found: Any) -> dict[str, int]:
+    if not isinstance(found, dict):
+        return {}
+    counts = {k: found.get(k) for k in ("successful", "errored", "incomplete", "total")}
+    ok = all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in counts.values())
+    return {k: int(v) for k, v in counts.items() if isinstance(v, int)} if ok else {}
+
+
 def _failed(bench: dict[str, Any]) -> str:
-    """'2 of 40 requests errored, 1 incomplete' from metrics.request_totals, or ''."""
-    metrics = bench.get("metrics")
-    totals = metrics.get("request_totals") if isinstance(metrics, dict) else None
-    if not isinstance(totals, dict):
-        return ""
-    counts = {k: totals.get(k) for k in ("errored", "incomplete", "total")}
-    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in counts.values()):
-        return ""
-    parts = [f"{counts[k]} {k}" for k in ("errored", "incomplete") if counts[k]]
-    return f"of {counts['total']} requests, {' and '.join(parts)}" if parts else ""
+    """'of 40 requests, 2 errored and 1 incomplete' from the totals GuideLLM's statistics cover, then
+    what the whole pass made (warm-up and cool-down included) and what its scheduler cancelled; or ''."""
+    totals, parts = _totals(bench), []
+    failed = [f"{totals[k]} {k}" for k in ("errored", "incomplete") if totals.get(k)]
+    if failed:
+        parts.append(f"of {totals['total']} requests, {and_(failed)}")
+    run_stats = _mapping(bench, "scheduler_metrics") or _mapping(bench, "run_stats")
+    made = _breakdown(run_stats.get("requests_made"))
+    if made and totals and made["total"] > totals["total"]:
+        also = [f"{made[k]} {k}" for k in ("errored", "incomplete") if made.get(k)]
+        parts.append(
+            f"of {made['total']} requests made in the whole pass{f' ({and_(also)})' if also else ''}, GuideLLM's "
+            f"statistics cover {totals['total']}: the others ran in its warm-up or cool-down"
+        )
+    cancelled = _mapping(bench, "scheduler_state").get("cancelled_requests")
+    if isinstance(cancelled, int) and not isinstance(cancelled, bool) and cancelled > 0:
+        parts.append(f"{cancelled} cancelled by GuideLLM's scheduler when the pass ended")
+    return "; ".join(parts)
 
 
 def _notes(conditions: list[str], requests: list[dict[str, Any]]) -> list[str]:
@@ -263,7 +336,7 @@ def _day(bench: dict[str, Any]) -> dt.date | None:
 
 
 def _manifest(report: dict[str, Any]) -> dict[str, Any]:
-    """GuideLLM's version and platform, and the model the first benchmark's backend names."""
+    """GuideLLM's version and platform, and the model and target the report names."""
     meta = _mapping(report, "metadata")
     software = {"client": "guidellm"} | {
         key: meta[field][:100]
@@ -271,15 +344,41 @@ def _manifest(report: dict[str, Any]) -> dict[str, Any]:
         if isinstance(meta.get(field), str)
     }
     out: dict[str, Any] = {"software": software}
-    config = _mapping(report["benchmarks"][0], "config")
-    backend, args = _mapping(config, "backend"), _mapping(report, "args")
-    model = backend.get("model") or args.get("model")
-    if isinstance(model, str):
-        out["model"] = {"name": model[:200]}
-    target = backend.get("target") or args.get("target")
-    if isinstance(target, str):
-        out["load"] = {"target": target[:200]}
+    identity = _identity(report)
+    if "model" in identity:
+        out["model"] = {"name": identity["model"]}
+    if "target" in identity:
+        out["load"] = {"target": identity["target"]}
     return out
+
+
+def _identity(report: dict[str, Any]) -> dict[str, str]:
+    """The model and target of the first benchmark: its config.backend (0.4 and later), the
+    report's args, or its worker's backend_model and backend_target (0.2, 0.3)."""
+    bench = report["benchmarks"][0]
+    backend, args = _mapping(_mapping(bench, "config"), "backend"), _mapping(report, "args")
+    worker = _mapping(bench, "worker")
+    out = {}
+    for key, old in (("model", "backend_model"), ("target", "backend_target")):
+        found = backend.get(key) or args.get(key) or worker.get(old)
+        if isinstance(found, str) and found.strip():
+            out[key] = found.strip()[:200]
+    return out
+
+
+def machine(imported: Imported) -> Machine:
+    """The machine a report measured: the server its target names, with the platform GuideLLM
+    recorded when that server is the machine GuideLLM ran on (a local target)."""
+    load = imported.manifest.get("load")
+    target = load.get("target") if isinstance(load, dict) else None
+    if not isinstance(target, str):
+        return Machine()
+    host = urlsplit(target if "//" in target else f"//{target}").hostname or target
+    software = imported.manifest.get("software")
+    platform = software.get("platform") if isinstance(software, dict) else None
+    if host in LOCAL_HOSTS:
+        return Machine(name="localhost", os=platform if isinstance(platform, str) else None)
+    return Machine(name=host)
 
 
 def _mapping(holder: dict[str, Any], key: str) -> dict[str, Any]:

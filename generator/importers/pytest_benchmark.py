@@ -22,13 +22,17 @@ from typing import Any
 
 from ..errors import BenchledgerError, Problem
 from ..format.models import NAME_PATTERN
-from .common import Imported, load_json, positive
+from .common import Imported, load_json, located, positive
 
 METRICS = {"seconds": {"unit": "s", "better": "lower"}}
 
 
 def parse(files: Sequence[tuple[str, bytes]]) -> Imported:
-    """Read one or more pytest-benchmark JSON exports into one run."""
+    """Read one or more pytest-benchmark JSON exports into one run (errors at the lines they cite)."""
+    return located(files, _parse)
+
+
+def _parse(files: Sequence[tuple[str, bytes]]) -> Imported:
     benchmarks: list[tuple[str, str, dict[str, Any]]] = []
     machine: dict[str, Any] = {}
     commit: dict[str, Any] = {}
@@ -53,7 +57,7 @@ def parse(files: Sequence[tuple[str, bytes]]) -> Imported:
     day = min(days, default=None)
     if not per_trial and _one_process_per_file(benchmarks, len(files)):
         return _processes(benchmarks, manifest, day, len(files))
-    conditions = _conditions([b for _, _, b in benchmarks])
+    conditions = _conditions(benchmarks)
     rows = [row for _, _, b in benchmarks for row in _rows(b, conditions, per_trial)]
     notes = []
     if not per_trial:
@@ -92,8 +96,7 @@ def _processes(
 ) -> Imported:
     """Each export's means are one trial: the processes are the independent repetitions."""
     order = list(dict.fromkeys(file for file, _, _ in benchmarks))
-    first = [b for file, _, b in benchmarks if file == order[0]]
-    conditions = _conditions(first)
+    conditions = _conditions([found for found in benchmarks if found[0] == order[0]])
     rows = []
     for file, _, b in benchmarks:
         at = {c: (b["name"] if c == "benchmark" else str(b["params"][c])) for c in conditions}
@@ -142,7 +145,8 @@ def _benchmark(name: str, path: str, item: Any) -> dict[str, Any]:
     return {"name": item["name"][:500], "base": item["name"].split("[")[0], "params": params, "stats": stats}
 
 
-def _conditions(benchmarks: list[dict[str, Any]]) -> list[str]:
+def _conditions(found: list[tuple[str, str, dict[str, Any]]]) -> list[str]:
+    benchmarks = [b for _, _, b in found]
     keys = [tuple(sorted(map(str, b["params"]))) for b in benchmarks]
     one_test = len({b["base"] for b in benchmarks}) == 1 and len(set(keys)) == 1 and keys[0]
     names = list(keys[0]) if one_test else []
@@ -150,10 +154,13 @@ def _conditions(benchmarks: list[dict[str, Any]]) -> list[str]:
         values = {tuple(str(b["params"][n]) for n in names) for b in benchmarks}
         if len(values) == len(benchmarks):
             return names
-    if len({b["name"] for b in benchmarks}) != len(benchmarks):
-        raise BenchledgerError(
-            Problem(file="pytest-benchmark", message="two benchmarks share a name; import them as two runs")
-        )
+    seen: dict[str, tuple[str, str]] = {}
+    for file, path, b in found:
+        if b["name"] in seen:
+            first = " ".join(seen[b["name"]])
+            message = f"{b['name'][:100]!r} is named twice (first at {first}); import the two as separate runs"
+            raise BenchledgerError(Problem(file=file, field=f"{path}.name", message=message))
+        seen[b["name"]] = (file, path)
     return ["benchmark"]
 
 

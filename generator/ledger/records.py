@@ -98,6 +98,7 @@ class Request:
     draft_tokens: float | None
     draft_accepted: float | None
     error: str
+    phase: str = "measured"  # warmup | measured | cooldown: only measured requests enter the statistics
 
 
 @dataclass(frozen=True)

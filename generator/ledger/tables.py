@@ -21,6 +21,7 @@ from .yamlio import line_for
 
 REQUEST_NUMBERS = ("start_s", "ttft_s", "latency_s", "output_tokens")
 REQUEST_OPTIONAL = ("draft_tokens", "draft_accepted")
+PHASES = ("warmup", "measured", "cooldown")  # requests.csv `phase`: the tool's own warm-up and cool-down
 
 
 Rows = Callable[[list[Problem]], Iterator[tuple[int, list[str]]]]
@@ -298,12 +299,21 @@ def _optional_number(cell: str, rel: str, line: int, column: str, problems: list
     return None if not cell.strip() else _number(cell, rel, line, column, problems)
 
 
+def _phase(cell: str, rel: str, line: int, problems: list[Problem]) -> str:
+    """A request's phase: empty means measured; warmup and cooldown requests stay out of the statistics."""
+    phase = cell.strip() or "measured"
+    if phase not in PHASES:
+        message = f"{cell.strip()[:40]!r} is not a phase; write warmup, measured or cooldown (empty means measured)"
+        problems.append(Problem(file=rel, line=line, field="phase", message=message))
+    return phase
+
+
 def parse_requests(text: str, rel: str, run: RunFile) -> tuple[Request, ...]:
     """Parse requests.csv: one row per request, used for latency distributions."""
     header, rows = _read(text, rel)
     conditions = tuple(run.conditions)
     expected = ("trial", *conditions, "request", *REQUEST_NUMBERS, "error")
-    problems = _check_header(header, expected, REQUEST_OPTIONAL, rel, "FORMAT.md for requests.csv")
+    problems = _check_header(header, expected, (*REQUEST_OPTIONAL, "phase"), rel, "FORMAT.md for requests.csv")
     if problems:
         raise BenchledgerError(problems)
     col = {name: i for i, name in enumerate(header)}
@@ -335,6 +345,7 @@ def parse_requests(text: str, rel: str, run: RunFile) -> tuple[Request, ...]:
                     message="empty for a request without error; give its latency or its error text",
                 )
             )
+        phase = _phase(cells[col["phase"]] if "phase" in col else "", rel, line, problems)
         if trial is None or request is None:
             continue
         out.append(
@@ -349,6 +360,7 @@ def parse_requests(text: str, rel: str, run: RunFile) -> tuple[Request, ...]:
                 draft_tokens=nums.get("draft_tokens"),
                 draft_accepted=nums.get("draft_accepted"),
                 error=error,
+                phase=phase,
             )
         )
     if problems:

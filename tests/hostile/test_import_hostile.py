@@ -233,7 +233,7 @@ def test_a_credential_in_a_guidellm_yaml_report_is_refused(tmp_path: Path) -> No
     bad = tmp_path / "benchmarks.yaml"
     bad.write_text(text.replace("  backend_kwargs:\n", "  backend_kwargs:\n    hf_token: hf_qqqq\n", 1))
     code, out, root = import_into(tmp_path, "guidellm", str(bad), "--id", RUN)
-    assert code == 1 and "Error: benchmarks.yaml: $.args.backend_kwargs.hf_token: holds a credential" in out, out
+    assert code == 1 and "Error: benchmarks.yaml:4: $.args.backend_kwargs.hf_token: holds a credential" in out, out
     assert "qqqq" not in out and not (root / "runs" / RUN).exists()
 
 
