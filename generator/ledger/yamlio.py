@@ -147,7 +147,7 @@ def _fix(err: dict[str, Any]) -> str:
     shown = repr(found) if not isinstance(found, dict | list) else type(found).__name__
     if kind == "extra_forbidden":
         return f"unknown key {field!r}; remove it or correct its spelling"
-    msg = err["msg"].removeprefix("Value error, ")
+    msg = str(err["msg"]).removeprefix("Value error, ")
     if kind == "value_error" and isinstance(found, dict | list):
         return msg  # a rule over a whole mapping (a claim's two sides): "(found dict)" says nothing
     if len(shown) > 80:
