@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from builders import check
 from generator.cli import app
-from helpers import RESULTS, measured_run, publication, run_yaml, write_tree
+from helpers import MANIFEST, RESULTS, import_into, measured_run, publication, run_yaml, write_tree
 
 RUN = "runs/2026-09-01-measured"
 
@@ -187,3 +187,61 @@ def test_check_warns_when_the_build_would_publish_something_else(repo: Path, con
         (repo / "mkdocs.yml").write_text(config)
     result = CliRunner().invoke(app, ["check", "--repo", str(repo)])
     assert result.exit_code == 0 and warning in result.output
+
+
+def test_a_manifest_or_setup_key_that_looks_like_a_measurement_is_a_warning(tmp_path: Path) -> None:
+    """A measured figure filed as a setting is compared as a condition and never judged: check names
+    it (a name ending in _ms, _s, _per_second, _throughput or _latency, with a number)."""
+    metadata = (
+        "metadata: {mean_latency_ms: 2407.07, timeout_s: '30 s', slo_ttft_ms: '200', tokens_per_second: 31.2, "
+        "ms_mode: 1, p99_latency: 4, _s: 2, cached: true}\n"
+    )
+    setup = {"draft_vocab": 16000, "kv_throughput": 12, "warmup_s": True}
+    root = broken(
+        tmp_path, **{"manifest.yaml": MANIFEST + metadata, "run.yaml": run_yaml("2026-09-01-measured", setup=setup)}
+    )
+    code, out = check(root)
+    assert code == 0, out
+    fix = "never judged as a figure; if the tool measured it, make it a metric (declared under metrics: in run.yaml "
+    assert [line.split(": looks like a measurement ")[0] for line in out.splitlines() if "looks like" in line] == [
+        f"Warning: {RUN}/manifest.yaml: metadata.mean_latency_ms",
+        f"Warning: {RUN}/manifest.yaml: metadata.tokens_per_second",
+        f"Warning: {RUN}/manifest.yaml: metadata.p99_latency",
+        f"Warning: {RUN}/run.yaml: setup.kv_throughput",
+    ]
+    assert (
+        f"Warning: {RUN}/manifest.yaml: metadata.mean_latency_ms: looks like a measurement (2407.07, a name ending "
+        "in _ms): a setting or environment key is compared between runs as a condition, " + fix + "with its unit, "
+        "its value in results.csv); if it is a setting, write its unit into the value as text (mean_latency_ms: "
+        '"2407.07 ms")'
+    ) in out
+
+
+IMPORTERS = ("llama-bench", "vllm-bench", "guidellm", "hyperfine", "pytest-benchmark")
+REFUSED = {"readme-rtx4080-ragged.csv", "er0080-all-failed.json"}  # refused on purpose by their importers
+
+
+def test_what_the_importers_write_never_looks_like_a_measurement(tmp_path: Path) -> None:
+    """Every fixture of every importer, imported as committed: check finds nothing, warnings included,
+    so `build --strict` of an imported publication is not failed by benchledger's own output."""
+    fixtures = Path(__file__).parent / "fixtures"
+    count = 0
+    for tool in IMPORTERS:
+        for path in sorted((fixtures / tool).iterdir()):
+            if path.name == "SOURCES.md" or path.name in REFUSED:
+                continue
+            count += 1
+            options = [
+                "--date",
+                "2026-01-01",
+                "--repetitions",
+                "5",
+                "--citation",
+                "A. Lab",
+                "--url",
+                "https://a.example",
+            ]
+            code, out, root = import_into(tmp_path, tool, str(path), "--id", f"2026-01-01-fixture-{count}", *options)
+            assert code == 0, (path.name, out)
+    code, out = check(root)
+    assert code == 0 and out.strip() == f"{count} runs, 0 reports, 0 claims: no problems", out  # not a warning

@@ -16,7 +16,7 @@ from ..format.scratch import MARK, OLD_SCRATCH, leftover
 from .publication import docs_problems, layout_problems
 from .records import DOCS_DIR, REPORTS_DIR, RUNS_DIR, Ledger, Report, Run
 from .reports import load_report
-from .runs import ParsedRuns, decode, load_run, undeclared_metrics
+from .runs import ParsedRuns, decode, load_run, measurement_keys, undeclared_metrics
 
 
 def load(root: Path | str, docs_dir: str = DOCS_DIR, cache: ParsedRuns | None = None) -> Ledger:
@@ -67,6 +67,7 @@ def _runs(root: Path, problems: list[Problem], cache: ParsedRuns | None) -> tupl
             if run is not None:
                 runs[run.id] = run
                 problems.extend(undeclared_metrics(run))
+                problems.extend(measurement_keys(run))
             else:
                 failed.add(entry.name)
         else:

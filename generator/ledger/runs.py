@@ -46,7 +46,10 @@ def _walk(folder: Path, rel: str, problems: list[Problem], inner: str = "") -> l
     for entry in entries:
         name = f"{inner}{entry.name}"
         mode = entry.stat(follow_symlinks=False).st_mode
-        if stat.S_ISLNK(mode):
+        shown = os.fsencode(name).decode("utf-8", "backslashreplace")
+        if shown != name:  # bytes that are not UTF-8: no receipt or page can name the file
+            problems.append(Problem(file=f"{rel}/{shown}", message="is not a UTF-8 file name; rename it"))
+        elif stat.S_ISLNK(mode):
             message = "is a symlink; symlinks are refused under runs/: replace it with the real file"
             problems.append(Problem(file=f"{rel}/{name}", message=message))
         elif stat.S_ISREG(mode):
