@@ -154,9 +154,10 @@ def test_a_symlink_in_the_change_is_refused_not_followed(pub: Path, tmp_path: Pa
     (tmp_path / "outside.txt").write_text("secret")
     (pub / "runs" / BASE / "notes.txt").symlink_to(tmp_path / "outside.txt")
     _commit_on(pub, "hs")
-    code, _, err = cli("review", "--base", "main", "--head", "hs", "--repo", str(pub))
-    assert code == 1
-    assert "'runs/2026-09-01-base/notes.txt' is a symlink; review reads plain files only" in err
+    code, out, _ = cli("review", "--base", "main", "--head", "hs", "--repo", str(pub))
+    assert code == 0  # read as check reads a checkout: the link is its problem, never followed
+    assert "runs&#47;2026&#45;09&#45;01&#45;base&#47;notes.txt&#58; is a symlink&#59;" in out
+    assert "secret" not in out
 
 
 def test_a_publication_in_a_sub_folder_of_its_repository(tmp_path: Path) -> None:

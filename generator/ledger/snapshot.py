@@ -1,13 +1,18 @@
 """A publication as it stood at a git revision, for `benchledger review` to judge both sides
 of a change. Nothing of the revision is executed, and nothing of it decides where a byte is
 written: the tree is listed with `git ls-tree` (no `.gitattributes` of the revision applies,
-so `export-ignore` cannot hide a file from the review) and each blob is written as a regular
-file under the scratch folder, its path checked part by part. Symlinks and submodules in the
-revision are refused (runs/ refuses them anyway); no link is ever created, so no write can
-pass through one. The total size is bounded before anything is read into memory."""
+so `export-ignore` cannot hide a file from the review) and each blob is written as a fresh
+regular file under the scratch folder, every folder on its way made here and checked not to be
+a link. Symlinks are made as the revision holds them, after every file, so no write passes
+through one; the review then judges them as `check` judges a checkout (a link under runs/, or
+one out of the repository, is a problem naming it). A submodule is an empty folder, as a
+checkout without `--recurse-submodules` has it. File names are the revision's bytes (one that
+is not UTF-8 stays itself), so two such names never become one. The total size is bounded
+before anything is read into memory."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -45,15 +50,54 @@ def snapshot(repo: Path, ref: str, dest: Path) -> Path:
         raise BenchledgerError(f"{ref}: its files hold {total:,} bytes, over {MAX_BYTES // 1024**3} GiB; review less")
     dest.mkdir(parents=True, exist_ok=True)
     root = dest.resolve()
-    blobs = _blobs(top, [blob for _, blob, _, _ in entries], ref)  # one git process for every file
-    for (mode, _, _, path), data in zip(entries, blobs, strict=True):
-        target = root.joinpath(*path.split("/"))
-        target.parent.mkdir(parents=True, exist_ok=True)
+    stored = [(mode, blob) for mode, blob, _, _ in entries if mode != GITLINK]
+    blobs = iter(_blobs(top, [blob for _, blob in stored], ref))  # one git process for every file
+    links = []
+    for mode, _, _, path in entries:
+        target = _folder(root, path, ref) / path.rsplit("/", 1)[-1]
+        if mode == GITLINK:
+            target.mkdir(exist_ok=True)
+        elif mode == LINK:
+            links.append((target, next(blobs), path))
+        else:
+            _write(target, next(blobs), mode, path, ref)
+    for target, points_to, path in links:  # last: no file is written after a link exists
+        _link(root, target, points_to, path, ref)
+    return root / prefix if prefix else root
+
+
+GITLINK, LINK = "160000", "120000"
+
+
+def _folder(root: Path, path: str, ref: str) -> Path:
+    """The folder `path` goes in, made part by part under `root`, none of them a link."""
+    folder = root
+    for part in path.split("/")[:-1]:
+        folder = folder / part
+        if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+            raise BenchledgerError(f"{ref}: {path!r} lies under {part!r}, which the revision also holds as a file")
+        folder.mkdir(exist_ok=True)
+    return folder
+
+
+def _write(target: Path, data: bytes, mode: str, path: str, ref: str) -> None:
+    try:
         with open(target, "xb") as out:  # a fresh file: never through an existing link
             out.write(data)
-        if mode == "100755":
-            target.chmod(0o755)
-    return root / prefix if prefix else root
+    except FileExistsError:
+        raise BenchledgerError(f"{ref}: {path!r} is in the revision twice; the tree is damaged (git fsck)") from None
+    if mode == "100755":
+        target.chmod(0o755)
+
+
+def _link(root: Path, target: Path, points_to: bytes, path: str, ref: str) -> None:
+    if target.parent.resolve() != target.parent or not target.parent.is_relative_to(root):
+        raise BenchledgerError(f"{ref}: {path!r} lies under a symlink; the tree is damaged (git fsck)")
+    try:
+        os.symlink(points_to, target)
+    except (OSError, ValueError) as err:
+        why = "it is in the revision twice" if isinstance(err, FileExistsError) else "its target cannot be a link's"
+        raise BenchledgerError(f"{ref}: symlink {path!r} cannot be made: {why}") from None
 
 
 def merge_base(repo: Path, base: str, head: str) -> str:
@@ -107,17 +151,17 @@ def _blobs(top: Path, ids: list[str], ref: str) -> list[bytes]:
 
 
 def _entry(ref: str, line: bytes) -> tuple[str, str, int, str]:
-    """(mode, blob id, size, path) of one `ls-tree --long -z` line; links and submodules refused."""
+    """(mode, object id, size, path) of one `ls-tree --long -z` line: a file, a symlink or a
+    submodule (size 0); the path as its bytes (os.fsdecode), checked part by part."""
     meta, _, raw = line.partition(b"\t")
     mode, kind, blob, size = meta.decode().split()
-    path = raw.decode("utf-8", errors="replace")
-    if kind != "blob" or mode not in ("100644", "100755"):
-        what = "a symlink" if mode == "120000" else "a submodule" if kind == "commit" else f"a {kind}"
-        raise BenchledgerError(f"{ref}: {path!r} is {what}; review reads plain files only (runs/ refuses links too)")
+    path = os.fsdecode(raw)
+    if mode not in ("100644", "100755", LINK, GITLINK) or kind not in ("blob", "commit"):
+        raise BenchledgerError(f"{ref}: {path!r} is a {kind} of mode {mode}; git checks out no such entry")
     parts = path.split("/")
-    if path.startswith("/") or any(p in ("", ".", "..") or not PART.match(p) for p in parts):
+    if path.startswith("/") or any(p in ("", ".", "..", ".git") or not PART.match(p) for p in parts):
         raise BenchledgerError(f"{ref}: {path!r} is not a plain relative path; it cannot be reviewed safely")
-    return mode, blob, int(size), path
+    return mode, blob, 0 if mode == GITLINK else int(size), path
 
 
 def _git(repo: Path, *args: str, what: str | None = None, stdin: bytes | None = None) -> bytes:
