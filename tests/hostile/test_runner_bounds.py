@@ -8,9 +8,13 @@ bounded request takes and below what an unbounded one does, so a busy machine pa
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 
+import httpx
+import pytest
 import yaml
 from hostile_server import HUGE, HostileServer
 from test_runner_hostile import check, run
@@ -18,8 +22,46 @@ from typer.testing import CliRunner
 
 from generator.cli import app
 from generator.importers.common import credential_paths, secret_in_text
+from generator.runner.fetch import NoAnswer, get_async
 
 CAP = 4 * 1024 * 1024
+
+
+class Endless(httpx.AsyncByteStream):
+    """A body that never ends: `block` after `block`, `pause` seconds apart; counts what it gave."""
+
+    def __init__(self, block: bytes, pause: float) -> None:
+        self.block, self.pause, self.given = block, pause, 0
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        while True:
+            self.given += 1
+            yield self.block
+            await asyncio.sleep(self.pause)
+
+
+def fetched(body: Endless, deadline_s: float) -> tuple[int, bytes]:
+    transport = httpx.MockTransport(lambda request: httpx.Response(200, stream=body))
+
+    async def once() -> tuple[int, bytes]:
+        async with httpx.AsyncClient(transport=transport) as client:
+            return await get_async(client, "http://server/v1/models", deadline_s)
+
+    return asyncio.run(once())
+
+
+def test_the_deadline_is_on_the_whole_answer_not_each_read() -> None:
+    drip = Endless(b"x", 3600.0)  # a byte an hour: each read is slow, none would time out
+    with pytest.raises(NoAnswer, match=r"^gave no complete answer within 0.2 s \(the whole answer; --timeout"):
+        fetched(drip, 0.2)
+    assert drip.given == 1
+
+
+def test_a_flood_is_cut_at_the_size_cap_without_reading_on() -> None:
+    flood = Endless(b" " * 2**20, 0.0)
+    with pytest.raises(NoAnswer, match=r"^answered more than 4,194,304 bytes; stopped reading$"):
+        fetched(flood, 3600.0)
+    assert flood.given == 5  # the fifth MiB passed the cap; nothing after it was asked for
 
 
 def test_a_dripping_models_answer_ends_at_the_timeout(tmp_path: Path) -> None:
