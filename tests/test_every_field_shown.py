@@ -44,6 +44,7 @@ def test_every_run_yaml_field_reaches_the_run_page(tmp_path: Path) -> None:
         "notes": "notes-marker",
         "excluded": [{"trial": 2, "at": {"concurrency": 8}, "reason": "reason-marker"}],
         "trial_unit": "unit-of-trial-marker",
+        "incomplete": {"reason": "incomplete-reason-marker", "completed_trials": 10, "planned_trials": 12},
         "runner": {
             "kind": "kind-marker",
             "invocation": ["run", "openai", "--base-url", "argv-marker"],
@@ -79,6 +80,7 @@ def test_every_run_yaml_field_reaches_the_run_page(tmp_path: Path) -> None:
         "notes-marker",
         "reason-marker",
         "unit-of-trial-marker",
+        "Incomplete run: 10 of 12 trials completed; incomplete-reason-marker",
         "kind-marker",
         "benchledger run openai --base-url argv-marker",
         "http://base-url-marker/v1",

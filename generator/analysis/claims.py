@@ -23,7 +23,7 @@ from .findings import Correction, correction_of
 from .grid_records import Grid
 from .receipts import RunState
 from .reproduction import Outcome
-from .verdicts import Verdict
+from .verdicts import INCOMPLETE, Verdict
 
 # Verdicts that credit the claim's change with a gain: a grid that finds the credit wrong
 # (misattributed) or inseparable (interacts) overrules them on every page.
@@ -50,6 +50,7 @@ class Evaluation:
     credits: tuple[CreditCheck, ...] = ()  # what attribution grids holding both runs say of the credit
     corrections: tuple[Correction, ...] = ()  # what each correction of this claim found (`with_corrections`)
     correction: Correction | None = None  # a correction: what it found of the claim it corrects
+    incomplete: tuple[tuple[str, str], ...] = ()  # (run id, `Incomplete.words`) of its incomplete runs
 
     @property
     def overruled(self) -> CreditCheck | None:
@@ -90,6 +91,8 @@ class Evaluation:
             out.append("finding not borne out")
         if self.verdict == "no trial data":
             out.append("no trial data")
+        if self.incomplete:
+            out.append("incomplete run")
         if self.verdict == "supported" and any(c.understated for c in self.conditions):
             out.append("understated")
         out += [f"credit {c.verdict} by the grid “{c.statement}”" for c in self.credits if c.verdict != "supported"]
@@ -164,10 +167,12 @@ def evaluate(
         sources=sources,
         reproduced=tuple((r, (reproduced or {})[r]) for r in runs if r in (reproduced or {})),
     )
+    cut = tuple((r, gap.words) for r in runs if r in ledger.runs and (gap := ledger.runs[r].meta.incomplete))
+    base = replace(base, incomplete=cut)
     if claim.kind == "statement":
         return base
     if claim.kind == "figure":
-        return _figure(base, ledger, settings)
+        return _unless_incomplete(_figure(base, ledger, settings))
     assert claim.baseline and claim.candidate and claim.metric
     baseline, candidate = ledger.runs[claim.baseline], ledger.runs[claim.candidate]
     conditions = claim.at_list if claim.at_list is not None else shared_conditions(baseline, candidate)
@@ -175,7 +180,23 @@ def evaluate(
     found = compare(
         baseline, candidate, claim.metric, conditions, varies=claim.varies, settings=settings, claimed=claimed, own=own
     )
-    return replace(base, verdict=found.verdict, reason=found.reason, comparison=found, unit=found.unit)
+    return _unless_incomplete(
+        replace(base, verdict=found.verdict, reason=found.reason, comparison=found, unit=found.unit)
+    )
+
+
+def _unless_incomplete(ev: Evaluation) -> Evaluation:
+    """The verdict "incomplete run" for a claim resting on a run that stopped before every
+    planned trial, unless the claim says `incomplete: accepted`; what its trials alone would
+    give stays in the reason."""
+    if not ev.incomplete or ev.claim.incomplete == "accepted":
+        return ev
+    runs = "; ".join(f"{run}: {words}" for run, words in ev.incomplete)
+    reason = (
+        f"Incomplete run ({runs}). Its trials alone would give: {ev.verdict} ({ev.reason.rstrip('.')}). Measure "
+        "the run again in full, or add incomplete: accepted to the claim to judge it on the trials it has."
+    )
+    return replace(ev, verdict=INCOMPLETE, reason=reason)
 
 
 def _figure(base: Evaluation, ledger: Ledger, settings: Settings) -> Evaluation:

@@ -11,8 +11,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
-Verdict = Literal["no trial data", "contradicted", "overstated", "supported", "within noise", "inconclusive"]
+Verdict = Literal[
+    "no trial data", "incomplete run", "contradicted", "overstated", "supported", "within noise", "inconclusive"
+]
 VERDICTS: tuple[Verdict, ...] = get_args(Verdict)  # in the order the rule tries them
+# A claim resting on a run that stopped before every planned trial (run.yaml `incomplete:`) gets
+# this verdict, whatever its trials give, unless the claim says `incomplete: accepted`.
+INCOMPLETE: Verdict = "incomplete run"
+INCOMPLETE_RULE = (
+    "a side is a run that stopped before every trial it planned (interrupted, a trial failed, a worker "
+    "process killed: incomplete: in its run.yaml), whatever its completed trials give; a claim that says "
+    "incomplete: accepted is judged on the trials it has, and carries the flag incomplete run"
+)
 Bounds = tuple[float, float]
 
 

@@ -85,6 +85,11 @@ class Claim(_Record):
     )
     source: Citation | None = Field(None, description="Citation of a statement-only claim.")
     limits: list[str] = Field(default_factory=list, description="Limits of this claim alone.")
+    incomplete: Literal["accepted"] | None = Field(
+        None,
+        description="accepted: judge the claim on the trials an incomplete run (run.yaml incomplete:) has, "
+        "instead of the verdict incomplete run; the claim then carries the flag incomplete run.",
+    )
 
     @property
     def at_list(self) -> list[dict[str, Scalar]] | None:

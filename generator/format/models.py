@@ -172,6 +172,33 @@ class Exclusion(_Record):
     reason: str = Field(min_length=1, description="Why: shown beside the struck-through trial.")
 
 
+class Incomplete(_Record):
+    """run.yaml `incomplete:`: the run stopped before every trial it planned (interrupted, a
+    trial failed, a worker process was killed); its completed trials are the run."""
+
+    reason: str = Field(min_length=1, description="Why the run stopped early, e.g. interrupted (Ctrl-C).")
+    completed_trials: int | None = Field(
+        None, ge=0, le=10**9, description="Measured trials completed: one per trial and condition."
+    )
+    planned_trials: int | None = Field(
+        None, ge=1, le=10**9, description="Measured trials planned: trials x conditions."
+    )
+
+    @property
+    def words(self) -> str:
+        """'3 of 5 trials completed; interrupted (Ctrl-C); ...': how the run reads everywhere."""
+        done, planned = self.completed_trials, self.planned_trials
+        counts = f"{done} of {planned} trials completed; " if done is not None and planned is not None else ""
+        return counts + self.reason
+
+    @model_validator(mode="after")
+    def _counts(self) -> Incomplete:
+        done, planned = self.completed_trials, self.planned_trials
+        if done is not None and planned is not None and done > planned:
+            raise ValueError(f"completed_trials {done} is more than planned_trials {planned}")
+        return self
+
+
 TRIAL_UNITS = ("process", "repetition", "session")
 
 
@@ -216,6 +243,11 @@ class RunFile(_File):
         None, description="Set by benchledger import: the original files and their hashes."
     )
     runner: Runner | None = Field(None, description="Set by benchledger's runner: how the run was made.")
+    incomplete: Incomplete | None = Field(
+        None,
+        description="Set when the run stopped before every planned trial: why, and how many trials completed. "
+        "A claim resting on it gets the verdict incomplete run, unless the claim says incomplete: accepted.",
+    )
     trial_unit: str | None = Field(
         None,
         min_length=1,

@@ -29,6 +29,7 @@ VERDICT_COLORS = {
     "overstated": "#b8449f",
     "within noise": "#4575b4",
     "inconclusive": "#b87700",
+    "incomplete run": "#a33a00",
     "no trial data": "#888888",
 }
 CLAIMED, REFERENCE = "#e7298a", GREY

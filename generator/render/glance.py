@@ -85,6 +85,7 @@ HEADLINES: tuple[str, ...] = (
     "misattributed",
     "interacts",
     "within noise",
+    "incomplete run",
     "inconclusive",
     "no trial data",
 )
@@ -93,6 +94,7 @@ WORDS = {
     "misattributed": "credited to the wrong factor",
     "interacts": "credit not separable",
     "no trial data": "without trial data",
+    "incomplete run": "resting on an incomplete run",
 }
 UNJUDGED = "no trial data"  # figures published without trials, or prose: counted apart from measured claims
 

@@ -44,6 +44,7 @@ def methods_page(settings: Settings) -> str:
         first_worse=f"{stats.FIRST_TRIAL_WORSE:.0%}",
         warn_from=stats.WARN_FROM_N,
         order=Markup(", ".join(f"**{v}**" for v in verdicts.VERDICTS)),
+        incomplete_rule=t.text(verdicts.INCOMPLETE_RULE),
         max_factors=MAX_FACTORS,
         grid_noise=(
             "the largest per-trial CV among the grid's cells" if settings.noise is None else f"±{settings.noise:.1%}"

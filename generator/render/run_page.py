@@ -179,6 +179,7 @@ def _described(run: Run) -> dict[str, Any]:
         ),
         "source": source_text(run),
         "source_url": t.url(meta.source.url),
+        "incomplete": t.text(meta.incomplete.words) if meta.incomplete is not None else None,
         "provenance": t.lines(meta.source.provenance or ""),
         "notes": t.notes(meta.notes) if meta.notes else None,
         "extras": [(k, _yaml_value(v)) for k, v in meta.extras.items()],

@@ -1,8 +1,9 @@
 """Run warmup and measured trials over a list of conditions, writing as trials finish.
 
 Shared by `run openai` and `run command`. A trial in progress when the run is
-interrupted (Ctrl-C) or fails is dropped, never half-written; the completed
-trials become a run whose notes say what is missing.
+interrupted (Ctrl-C, SIGTERM), fails (a failed trial, a worker process killed) or
+breaks (an exception inside the runner) is dropped, never half-written; the
+completed trials become a run marked `incomplete:` whose notes say what is missing.
 """
 
 from __future__ import annotations
@@ -10,9 +11,12 @@ from __future__ import annotations
 import contextlib
 import functools
 import re
+import signal
 import statistics
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from types import FrameType
 from typing import Any
 
 from rich.console import Console
@@ -37,11 +41,24 @@ class Measured:
 Measure = Callable[[dict[str, Any], Callable[[int], None]], Measured]
 
 
+class Terminated(BaseException):
+    """SIGTERM (`docker stop`, systemd, a cancelled CI job), raised like a Ctrl-C so that the
+    completed trials are written before the runner ends."""
+
+
 @dataclass
 class Outcome:
     completed: list[tuple[dict[str, Any], int, Measured]]
     stopped: str | None  # why the run ended early
     quoted: str | None = None  # what the server said then, verbatim
+    planned: int = 0  # measured trials asked for: trials x conditions
+    error: Exception | None = None  # the runner's own failure, raised again once the run is written
+
+    def incomplete(self) -> dict[str, Any] | None:
+        """run.yaml's `incomplete:` of a run that stopped before every planned trial."""
+        if not self.stopped:
+            return None
+        return {"reason": self.stopped, "completed_trials": len(self.completed), "planned_trials": self.planned}
 
     def missing(self, conditions: list[dict[str, Any]], trials: int) -> list[str]:
         done: dict[str, set[int]] = {}
@@ -87,6 +104,8 @@ def run_plan(
     """Warmup then measured trials per condition; each finished trial is written at once. The
     progress bar of a trial counts `units(condition)` of `unit_name` (requests, executions)."""
     completed: list[tuple[dict[str, Any], int, Measured]] = []
+    planned = len(conditions) * trials
+    step = "before the first trial"
     columns = (
         TextColumn("{task.description}"),
         BarColumn(),
@@ -94,16 +113,18 @@ def run_plan(
         TextColumn(unit_name),
         TimeElapsedColumn(),
     )
+    dropped = "the trial in progress was dropped"
     try:
-        with Progress(*columns, console=console, transient=False) as progress:
+        with _sigterm_raises(), Progress(*columns, console=console, transient=False) as progress:
             for cond in conditions:
                 steps: list[tuple[str, int | None]] = [(f"warmup {w}/{warmup}", None) for w in range(1, warmup + 1)]
                 steps += [(f"trial {t}/{trials}", t) for t in range(1, trials + 1)]
                 for name, trial in steps:
+                    step = f"{name} at {label(cond)}"
                     task = progress.add_task(f"{label(cond)} {name}", total=units(cond))
                     result = measure(cond, functools.partial(progress.advance, task))
                     if result.failed:
-                        return Outcome(completed, f"{name} at {label(cond)} failed: {result.failed}", result.quoted)
+                        return Outcome(completed, f"{step} failed: {result.failed}", result.quoted, planned)
                     if trial is None:
                         continue
                     writer.add_trial(
@@ -111,8 +132,33 @@ def run_plan(
                     )
                     completed.append((cond, trial, result))
     except KeyboardInterrupt:
-        return Outcome(completed, "interrupted (Ctrl-C); the trial in progress was dropped")
-    return Outcome(completed, None)
+        return Outcome(completed, f"interrupted (Ctrl-C); {dropped}", planned=planned)
+    except Terminated:
+        return Outcome(completed, f"stopped by SIGTERM; {dropped}", planned=planned)
+    except BenchledgerError as err:  # a located failure of the trial: a worker process died, ...
+        return Outcome(completed, f"{step} failed: {err}", planned=planned)
+    except Exception as err:  # a bug: the trials are written, then it is raised again
+        why = f"the runner failed ({type(err).__name__}: {str(err)[:300]}); {dropped}"
+        return Outcome(completed, why, planned=planned, error=err)
+    return Outcome(completed, None, planned=planned)
+
+
+@contextlib.contextmanager
+def _sigterm_raises() -> Iterator[None]:
+    """While trials are measured, SIGTERM raises `Terminated` in the main thread (as Ctrl-C
+    raises KeyboardInterrupt), so the completed trials are written before the runner ends."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal handlers belong to the main thread
+        return
+
+    def terminated(_signum: int, _frame: FrameType | None) -> None:
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 @contextlib.contextmanager
@@ -123,7 +169,10 @@ def kept_on_crash(writer: RunWriter, console: Console) -> Iterator[None]:
     except BenchledgerError:
         raise  # a located problem: the writer already cleaned up or kept what it says
     except Exception:
-        console.print("The runner crashed; the completed trials are kept in", writer.tmp, markup=False)
+        if writer.tmp.exists():
+            console.print(
+                f"The runner crashed; the completed trials are kept in {writer.tmp}", markup=False, soft_wrap=True
+            )
         raise
 
 

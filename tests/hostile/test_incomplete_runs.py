@@ -1,0 +1,277 @@
+"""An interrupted run keeps its completed trials as a run marked `incomplete:` (with the reason
+and the count), never in a hidden folder and never lost: Ctrl-C, SIGTERM, a `--workers` process
+killed, a failed trial, and an exception inside the runner. Each interruption is caused by the
+measured program itself or at a fixed trial, so nothing depends on timing."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import dying_worker
+import pytest
+import yaml
+from rich.console import Console
+
+from fakeserver import Behaviour, FakeServer
+from generator.runner import openai as oa
+from generator.runner import workers
+from generator.runner.asked import CommandOptions, Common, OpenAIOptions
+from generator.runner.main import run_command, run_openai
+from generator.runner.options import LoadOptions
+from helpers import publication, write_tree
+
+QUIET = Console(quiet=True)
+RUN_ID = "2026-12-01-cut"
+
+
+def common(root: Path, invocation: list[str]) -> Common:
+    return Common(title="cut short", run_id=RUN_ID, out=root / "runs", force=False, invocation=invocation)
+
+
+def incomplete(root: Path) -> Any:
+    return yaml.safe_load((root / "runs" / RUN_ID / "run.yaml").read_text()).get("incomplete")
+
+
+def trials_in(root: Path) -> list[str]:
+    lines = (root / "runs" / RUN_ID / "results.csv").read_text().splitlines()
+    return [line.split(",")[0] for line in lines[1:]]
+
+
+def no_scratch(root: Path) -> None:
+    assert sorted(p.name for p in (root / "runs").iterdir()) == [RUN_ID]
+
+
+def check_accepts(root: Path) -> str:
+    from typer.testing import CliRunner
+
+    from generator.cli import app
+
+    write_tree(root, {k: v for k, v in publication().items() if not k.startswith("runs/")})
+    result = CliRunner().invoke(app, ["check", "--repo", str(root)])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_a_killed_worker_process_keeps_the_completed_trials_as_an_incomplete_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = workers.run_parts
+    calls: list[int] = []
+
+    def third_trial_dies(*args: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 3:  # trials 1 and 2 complete; in trial 3 a worker process is killed (SIGKILL)
+            monkeypatch.setattr(workers, "_worker", dying_worker.die)
+        return real(*args)
+
+    monkeypatch.setattr(workers, "run_parts", third_trial_dies)
+    with FakeServer(Behaviour(chunks=2)) as server:
+        asked = OpenAIOptions(
+            base_url=server.base_url,
+            model=None,
+            endpoint="chat",
+            prompts=None,
+            max_tokens=8,
+            temperature=0.0,
+            concurrency=[2],
+            trials=4,
+            warmup=0,
+            requests=2,
+            timeout=10.0,
+            load=LoadOptions(workers=2),
+        )
+        run_openai(common(tmp_path, ["run", "openai", "--base-url", server.base_url]), asked, QUIET)
+    assert trials_in(tmp_path) == ["1", "2"]
+    assert incomplete(tmp_path) == {
+        "reason": "trial 3/4 at concurrency=2 failed: --workers: a worker process failed (exited before it "
+        "finished); run with --workers 1 to see the error",
+        "completed_trials": 2,
+        "planned_trials": 4,
+    }
+    no_scratch(tmp_path)
+    check_accepts(tmp_path)
+
+
+def test_ctrl_c_marks_the_run_incomplete(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[int] = []
+    real = oa.run_trial
+
+    async def interrupted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(oa, "run_trial", interrupted)
+    with FakeServer(Behaviour(chunks=2)) as server:
+        asked = OpenAIOptions(
+            base_url=server.base_url,
+            model=None,
+            endpoint="chat",
+            prompts=None,
+            max_tokens=8,
+            temperature=0.0,
+            concurrency=[1],
+            trials=3,
+            warmup=0,
+            requests=2,
+            timeout=10.0,
+        )
+        run_openai(common(tmp_path, ["run", "openai", "--base-url", server.base_url]), asked, QUIET)
+    assert incomplete(tmp_path) == {
+        "reason": "interrupted (Ctrl-C); the trial in progress was dropped",
+        "completed_trials": 1,
+        "planned_trials": 3,
+    }
+    no_scratch(tmp_path)
+
+
+def test_sigterm_keeps_the_completed_trials_as_an_incomplete_run(tmp_path: Path) -> None:
+    """`docker stop`, systemd and CI cancel a job with SIGTERM; the measured program sends it to
+    the runner itself during its third execution."""
+    flag = tmp_path / "count"
+    program = (
+        "import os, signal\n"
+        f"n = int(open({str(flag)!r}).read()) + 1 if os.path.exists({str(flag)!r}) else 1\n"
+        f"open({str(flag)!r}, 'w').write(str(n))\n"
+        "if n == 3:\n"
+        "    os.kill(os.getppid(), signal.SIGTERM)\n"
+    )
+    argv = [sys.executable, "-m", "generator.cli", "run", "command", "--id", RUN_ID, "--out", str(tmp_path / "runs")]
+    argv += ["--trials", "5", "--warmup", "0", "--", sys.executable, "-c", program]
+    env = dict(os.environ, COLUMNS="200")
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=env)
+    said = " ".join((done.stdout + done.stderr).split())
+    assert "Traceback" not in said
+    assert trials_in(tmp_path) == ["1", "2"]
+    assert incomplete(tmp_path) == {
+        "reason": "stopped by SIGTERM; the trial in progress was dropped",
+        "completed_trials": 2,
+        "planned_trials": 5,
+    }
+    assert f"Wrote {tmp_path / 'runs' / RUN_ID} (incomplete: 2 of 5 trials completed)" in said
+    no_scratch(tmp_path)
+
+
+def test_an_exception_inside_the_runner_keeps_the_completed_trials(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from generator.runner import command as cmd
+
+    real = cmd.execute
+    calls: list[int] = []
+
+    def broken(*args: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 3:
+            raise RuntimeError("a bug in the runner")
+        return real(*args)
+
+    monkeypatch.setattr(cmd, "execute", broken)
+    program = [sys.executable, "-c", "pass"]
+    with pytest.raises(RuntimeError, match="a bug in the runner"):
+        run_command(
+            common(tmp_path, ["run", "command", "--", *program]),
+            CommandOptions(command=program, trials=4, warmup=0, timeout=30.0),
+            QUIET,
+        )
+    assert trials_in(tmp_path) == ["1", "2"]
+    assert incomplete(tmp_path) == {
+        "reason": "the runner failed (RuntimeError: a bug in the runner); the trial in progress was dropped",
+        "completed_trials": 2,
+        "planned_trials": 4,
+    }
+    no_scratch(tmp_path)
+
+
+def test_a_complete_run_carries_no_incomplete_mark(tmp_path: Path) -> None:
+    program = [sys.executable, "-c", "pass"]
+    run_command(
+        common(tmp_path, ["run", "command", "--", *program]),
+        CommandOptions(command=program, trials=2, warmup=0, timeout=30.0),
+        QUIET,
+    )
+    assert incomplete(tmp_path) is None
+
+
+# --- what a reader sees of an incomplete run --------------------------------------
+
+CUT = {
+    "reason": "interrupted (Ctrl-C); the trial in progress was dropped",
+    "completed_trials": 10,
+    "planned_trials": 20,
+}
+
+
+def judged(tmp_path: Path, **fields: object) -> tuple[dict[str, str], Any]:
+    """The pages of the two-run claim publication whose candidate run is incomplete, and the claim's
+    evaluation."""
+    import html
+
+    from builders import claim, repo_with
+    from generator.analysis.audit import audit
+    from generator.analysis.claims import evaluate_all
+    from generator.analysis.comparison import Settings
+    from helpers import generate
+
+    root = repo_with(tmp_path, [claim(**fields)], incomplete=CUT)
+    ledger = audit(root, stale_is_error=False).ledger
+    pages = {k: html.unescape(v.decode()) for k, v in generate(root).items() if k.endswith((".md", ".json"))}
+    return pages, evaluate_all(ledger, Settings())["shortlist-c8"]
+
+
+def test_a_claim_resting_on_an_incomplete_run_gets_the_verdict_incomplete_run(tmp_path: Path) -> None:
+    pages, ev = judged(tmp_path)
+    assert ev.verdict == "incomplete run"
+    assert ev.reason == (
+        "Incomplete run (2026-09-01-shortlist: 10 of 20 trials completed; interrupted (Ctrl-C); the trial in "
+        "progress was dropped). Its trials alone would give: contradicted ("
+        + ev.reason.split("would give: contradicted (", 1)[1]
+    )
+    assert ev.reason.endswith(
+        "Measure the run again in full, or add incomplete: accepted to the claim to judge it on the trials it has."
+    )
+    assert ev.flags == ["incomplete run", "unverified run"]
+    card = pages["claims/shortlist-c8/index.md"]
+    assert '<span class="bl-verdict bl-verdict--incomplete-run">incomplete run</span>' in card
+    assert "Incomplete run (2026-09-01-shortlist: 10 of 20 trials completed;" in card
+    assert '"verdict": "incomplete run"' in pages["ledger/claims.json"]
+
+
+def test_incomplete_accepted_judges_the_claim_on_the_trials_it_has(tmp_path: Path) -> None:
+    pages, ev = judged(tmp_path, incomplete="accepted")
+    assert ev.verdict == "contradicted"
+    assert "incomplete run" in ev.flags
+    assert '<span class="bl-flag bl-flag--problem">incomplete run</span>' in pages["claims/shortlist-c8/index.md"]
+
+
+def test_the_run_page_says_the_run_is_incomplete_before_anything_else(tmp_path: Path) -> None:
+    pages, _ = judged(tmp_path)
+    page = pages["runs/2026-09-01-shortlist/index.md"]
+    said = (
+        '<p class="admonition-title">Incomplete run: 10 of 20 trials completed; interrupted (Ctrl-C); the trial '
+        "in progress was dropped</p>"
+    )
+    assert said in page
+    assert page.index(said) < page.index('<table data-bl-table="pairs">')  # above the run's own table
+    assert "**incomplete run**" in pages["methods.md"]
+
+
+def test_check_refuses_an_incomplete_count_that_results_csv_does_not_hold(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from builders import claim, repo_with
+    from generator.cli import app
+
+    root = repo_with(tmp_path, [claim()], incomplete=dict(CUT, completed_trials=9))
+    result = CliRunner().invoke(app, ["check", "--repo", str(root)])
+    said = " ".join(result.output.split())
+    assert result.exit_code == 1
+    assert (
+        "runs/2026-09-01-shortlist/run.yaml:28: incomplete.completed_trials: says 9 but results.csv holds 10 trial "
+        "rows (one per trial and condition); make them agree" in said
+    )
