@@ -207,8 +207,8 @@ def _show(line: str, echo: Callable[[str], None], lead: str = "  ") -> None:
         echo(lead + line)
         return
     echo(
-        f"{lead.strip()} ({len(line):,} characters, folded every {FOLD_WIDTH}: the line breaks below are not "
-        "in the command; its own tabs and line breaks show as \\t and \\n)".strip()
+        f"{lead}({len(line):,} characters, folded every {FOLD_WIDTH}: the line breaks below are not in the "
+        "command; its own tabs and line breaks show as \\t and \\n)"
     )
     for piece in folded(line):
         echo("  " + piece)

@@ -17,12 +17,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import BenchledgerError, Problem
+from ..format.commands import MAX_ARGUMENT_BYTES
 from ..format.models import NAME_PATTERN
 from .common import Imported, load_json, positive
 
 METRICS = {"seconds": {"unit": "s", "better": "lower"}}
 MEMORY = {"memory_usage_byte": {"unit": "bytes", "better": "lower"}}  # hyperfine 1.19+: peak memory per run
-MAX_COMMAND = 2000
 
 
 def parse(files: Sequence[tuple[str, bytes]]) -> Imported:
@@ -98,10 +98,12 @@ def _result(name: str, path: str, item: Any) -> tuple[str, dict[str, str], list[
             message = f"parameter {str(key)[:40]!r} cannot name a column; rename it (letters, digits, _)"
             raise BenchledgerError(Problem(file=name, field=f"{path}.parameters", message=message))
     command = item["command"]
-    if len(command) > MAX_COMMAND:
+    size = len(command.encode("utf-8", "surrogatepass"))
+    if size >= MAX_ARGUMENT_BYTES:  # hyperfine hands it to a shell as one argument
         message = (
-            f"is {len(command):,} characters; benchledger keeps a command of at most {MAX_COMMAND:,} characters "
-            "(it may be a condition value): shorten it, e.g. with a script"
+            f"is {size:,} bytes; hyperfine runs a command as one argument of a shell, which holds at most "
+            f"{MAX_ARGUMENT_BYTES - 1:,} bytes ({MAX_ARGUMENT_BYTES:,} with its terminating NUL: Linux's "
+            "MAX_ARG_STRLEN), so no shell ran it; check the file"
         )
         raise BenchledgerError(Problem(file=name, field=f"{path}.command", message=message))
     return command, {str(k): str(v) for k, v in params.items()}, [float(t) for t in times], codes
