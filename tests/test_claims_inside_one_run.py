@@ -84,6 +84,7 @@ def test_a_claim_inside_one_run_names_both_sides_conditions_everywhere(tmp_path:
         "Both sides are run 2026-11-30-gzip, so nothing differs but the condition (size=200 → size=100); "
         "the run records no manifest or setup key, so its build, kernel, flags or hardware are not shown."
     ) in text
+    assert "not recorded on either side" not in text  # one run: no side can differ from the other
     trials = json.loads(pages["claims/smaller-input-faster/charts/trials-smaller-input-faster.json"])
     assert {r["side"] for r in trials["datasets"][next(iter(trials["datasets"]))]} == {
         "baseline: 2026-11-30-gzip at size=200",
@@ -255,3 +256,14 @@ def test_varies_naming_a_condition_says_it_is_a_condition(tmp_path: Path) -> Non
         "manifest and setup keys: remove it, and choose each side's command with `at`"
     ) in out.replace("\n", " ").replace("  ", " "), out
     assert "is in neither" not in out
+
+
+def test_a_run_compared_with_itself_is_refused_without_found_dict(tmp_path: Path) -> None:
+    same = inside("itself", GZIP, "seconds", "size", "100", "100")
+    root = publication(tmp_path, ("hyperfine", "hyperfine/gzip-sizes.json", GZIP), claims=[same])
+    code, out = cli("check", "--repo", str(root))
+    assert code == 1
+    assert out.endswith(
+        f"claims.0: baseline and candidate are both run '{GZIP}' at the same condition: a run compared with itself "
+        "is no claim; give each side its own condition ({run: ID, at: {...}}) or two runs\n"
+    ), out

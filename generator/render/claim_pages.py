@@ -355,14 +355,16 @@ def claim_page(
 
 def _confounds(ev: Evaluation) -> dict[str, object]:
     """A comparison's unmatched conditions: the keys that differ and are not the ones it varies."""
+    inside = ev.claim.baseline == ev.claim.candidate  # a claim inside one run: one manifest, two conditions
+    unseen = ev.comparison.unrecorded if ev.comparison and not inside else ()  # one run: nothing can differ
     return {
         "id": ev.claim.id,
         "rows": ev.confounds,
         "compared": ev.comparison.compared if ev.comparison else (),
-        "unrecorded": unrecorded_lines(ev.corrections, ev.comparison.unrecorded if ev.comparison else ()),
+        "unrecorded": unrecorded_lines(ev.corrections, unseen),
         "varies": ", ".join(ev.claim.varies),
         "baseline": ev.claim.baseline,
         "candidate": ev.claim.candidate,
-        "inside": ev.claim.baseline == ev.claim.candidate,  # a claim inside one run: one manifest, two conditions
+        "inside": inside,
         "sides": "; ".join(dict.fromkeys(c.label for c in ev.conditions)),
     }
