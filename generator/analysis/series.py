@@ -1,0 +1,217 @@
+"""Series: the runs of one benchmark, metric, condition and environment, in order.
+
+A series' environment is a run's flattened manifest (less `captured`) and its `setup`, less the
+along-keys: the keys that move along a series (ALONG, keys ending in COMMIT_ENDINGS, and any a
+publication adds). Runs of two machines are never one series, and a key that differs inside a
+would-be series (same benchmark, metric, condition and machine) splits it: the split is kept
+on both series so their pages can name it.
+
+Points are ordered by `software.build_number` when every run of the series records it (an
+integer, as the importers write it for llama.cpp builds), else by date, then run id. Runs that
+share every along-value collapse into one point: the mean of their means, on the log scale for
+the segmentation.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from ..format.keys import as_yaml, flatten
+from ..ledger.records import Run
+from .summaries import RunSummary
+
+ALONG = ("software.engine_version", "software.build_number", "date")
+COMMIT_ENDINGS = ("commit", "git_commit", "sha", "revision")
+MACHINE_KEYS = ("host.name", "host.cpu", "host.os")  # and each accelerator's name: importers/common.Machine
+
+Pairs = tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
+class Point:
+    """One along-value of a series: one run, or the runs that share it."""
+
+    runs: tuple[str, ...]
+    date: str
+    build: int | None
+    mean: float
+    low: float | None
+    high: float | None
+    n: int  # trials, over the point's runs; 0 for a reported figure
+    own: float  # variance of the log mean from the trials; 0 when unknown (one trial, reported)
+    hollow: bool  # reported (no trials) or incomplete
+    segmented: bool  # enters the segmentation (incomplete runs do not)
+
+
+@dataclass(frozen=True)
+class Split:
+    """A key whose value differs between two neighbouring would-be parts of one series."""
+
+    key: str
+    before: str
+    after: str
+    run: str  # the first run with the new value
+
+
+@dataclass(frozen=True)
+class Series:
+    benchmark: str
+    metric: str
+    condition: Pairs
+    environment: Pairs
+    better: str | None
+    points: tuple[Point, ...]
+    splits: tuple[Split, ...] = ()
+
+    @property
+    def key(self) -> tuple[str, str, Pairs, Pairs]:
+        return (self.benchmark, self.metric, self.condition, self.environment)
+
+
+def is_along(key: str, along: Sequence[str]) -> bool:
+    """A key that moves along a series rather than defining it."""
+    last = key.rsplit(".", 1)[-1]
+    return key in along or last in COMMIT_ENDINGS or last.endswith("_commit")
+
+
+def environment_of(run: Run, along: Sequence[str]) -> dict[str, str]:
+    """The run's manifest (less captured and schema) and setup, flattened, less the along-keys."""
+    manifest = run.manifest.model_dump(by_alias=True, exclude={"captured", "schema_"})
+    manifest.pop("schema", None)
+    flat = {k: as_yaml(v) for k, v in flatten(manifest).items()}
+    flat |= {f"setup.{k}": as_yaml(v) for k, v in flatten(run.meta.setup).items()}
+    return {k: v for k, v in sorted(flat.items()) if not is_along(k, along)}
+
+
+def machine_of(environment: Mapping[str, str]) -> Pairs:
+    """The keys that say which machine (the host's name, CPU and OS, each accelerator's name):
+    two machines are never one series."""
+    return tuple(
+        (k, v)
+        for k, v in environment.items()
+        if k in MACHINE_KEYS or (k.startswith("accelerators.") and k.endswith(".name") and k.count(".") == 2)
+    )
+
+
+def build_number(run: Run) -> int | None:
+    software = run.manifest.model_dump(by_alias=True).get("software")
+    value = software.get("build_number") if isinstance(software, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+@dataclass(frozen=True)
+class _Entry:
+    run: Run
+    mean: float
+    low: float | None
+    high: float | None
+    n: int
+    own: float
+
+
+def _entry(run: Run, summary: RunSummary, metric: str, at: tuple[str, ...]) -> _Entry | None:
+    found = [m for m in summary.at(metric) if m.at == at]
+    if not found:
+        return None
+    figure = found[0]
+    if figure.summary is None:
+        return _Entry(run, figure.values[0], None, None, 0, 0.0) if figure.values else None
+    s = figure.summary
+    own = (s.sd / s.mean) ** 2 / s.n if s.sd is not None and s.mean > 0 and s.n > 1 else 0.0
+    return _Entry(run, s.mean, s.ci_low, s.ci_high, s.n, own)
+
+
+def _point(entries: list[_Entry]) -> Point:
+    """Runs sharing an along-value as one point: the mean of their means."""
+    runs = tuple(e.run.id for e in entries)
+    if len(entries) == 1:
+        e = entries[0]
+        low, high = e.low, e.high
+    else:
+        low = high = None
+    mean = sum(e.mean for e in entries) / len(entries)
+    own = sum(e.own for e in entries) / len(entries) ** 2
+    incomplete = any(e.run.meta.incomplete is not None for e in entries)
+    first = entries[0].run
+    return Point(
+        runs=runs,
+        date=str(first.meta.date),
+        build=build_number(first),
+        mean=mean,
+        low=low,
+        high=high,
+        n=sum(e.n for e in entries),
+        own=own,
+        hollow=incomplete or all(e.n == 0 for e in entries),
+        segmented=not incomplete,
+    )
+
+
+def _ordered(entries: list[_Entry]) -> tuple[Point, ...]:
+    builds = [build_number(e.run) for e in entries]
+    by_build = all(b is not None for b in builds)
+
+    def along(e: _Entry) -> tuple[object, ...]:
+        return (build_number(e.run) if by_build else 0, str(e.run.meta.date))
+
+    groups: dict[tuple[object, ...], list[_Entry]] = defaultdict(list)
+    for e in sorted(entries, key=lambda e: (along(e), e.run.id)):
+        groups[along(e)].append(e)
+    return tuple(_point(group) for group in groups.values())
+
+
+def log_points(series: Series) -> tuple[list[int], list[float], list[float]]:
+    """The points that enter the segmentation (indices), their log means and own variances;
+    empty when any mean is not positive (a log scale cannot hold it)."""
+    kept = [i for i, p in enumerate(series.points) if p.segmented]
+    if any(series.points[i].mean <= 0 for i in kept):
+        return [], [], []
+    return kept, [math.log(series.points[i].mean) for i in kept], [series.points[i].own for i in kept]
+
+
+def _splits(environments: list[tuple[Pairs, tuple[str, str]]]) -> list[tuple[Pairs, Pairs, Split]]:
+    """Between environments of one would-be series, in the order their first runs came (date,
+    run id): each key that differs, as (environment before, environment after, the split)."""
+    found = []
+    for (before, _), (after, (_, first)) in itertools.pairwise(environments):
+        old, new = dict(before), dict(after)
+        for key in sorted(set(old) | set(new)):
+            if old.get(key) != new.get(key):
+                split = Split(key, old.get(key, "not recorded"), new.get(key, "not recorded"), first)
+                found.append((before, after, split))
+    return found
+
+
+def build_series(
+    runs: Iterable[Run], summaries: Mapping[str, RunSummary], *, along: Sequence[str] = ALONG
+) -> list[Series]:
+    """Every series of the publication, however short, in a stable order."""
+    grouped: dict[tuple[str, str, Pairs, Pairs], list[_Entry]] = defaultdict(list)
+    better: dict[str, str | None] = {}
+    for run in sorted(runs, key=lambda r: (str(r.meta.date), r.id)):
+        environment = tuple(environment_of(run, along).items())
+        for at in run.results.condition_values():
+            condition = tuple(zip(run.results.conditions, at, strict=True))
+            for metric, spec in run.meta.metrics.items():
+                entry = _entry(run, summaries[run.id], metric, at)
+                if entry is not None:
+                    grouped[(run.meta.benchmark, metric, condition, environment)].append(entry)
+                    better[metric] = spec.better
+    would_be: dict[tuple[str, str, Pairs, Pairs], list[tuple[Pairs, tuple[str, str]]]] = defaultdict(list)
+    for (benchmark, metric, condition, environment), entries in grouped.items():
+        first = min((str(e.run.meta.date), e.run.id) for e in entries)
+        would_be[(benchmark, metric, condition, machine_of(dict(environment)))].append((environment, first))
+    splits: dict[tuple[str, str, Pairs, Pairs], list[Split]] = defaultdict(list)
+    for (benchmark, metric, condition, _), environments in would_be.items():
+        for before, after, split in _splits(sorted(environments, key=lambda e: e[1])):
+            splits[(benchmark, metric, condition, before)].append(split)
+            splits[(benchmark, metric, condition, after)].append(split)
+    return [
+        Series(benchmark, metric, condition, environment, better[metric], _ordered(entries), tuple(splits[key]))
+        for key, entries in sorted(grouped.items())
+        for benchmark, metric, condition, environment in [key]
+    ]
