@@ -358,3 +358,84 @@ def test_speculative_decoding_draft_count_is_kept(tmp_path: Path) -> None:
     )
     assert (row["completed"], row["failed"], row["total_output_tokens"]) == ("8", "0", "3983")
     assert CliRunner().invoke(app, ["build", "--strict", "--repo", str(root)]).exit_code == 0
+
+
+def _edited(tmp_path: Path, name: str, **changes: object) -> str:
+    """A real fixture with some fields changed as the shapes below write them (the change is the test's)."""
+    path = tmp_path / name
+    path.write_text(json.dumps(source(name) | changes))
+    return str(path)
+
+
+def test_a_request_that_returned_no_token_is_an_error_not_a_measured_zero(tmp_path: Path) -> None:
+    """vLLM keeps a request whose stream carried no token with TTFT 0 and output length 0 (and, before
+    it marked them failed, no error text): such a request entered the latency distribution as 0 s."""
+    old = source(LAMBDA[0])
+    ttfts, lens, itls = list(old["ttfts"]), list(old["output_lens"]), list(old["itls"])  # type: ignore[call-overload]
+    ttfts[7], lens[7], itls[7] = 0.0, 0, []
+    edited = _edited(tmp_path, LAMBDA[0], ttfts=ttfts, output_lens=lens, itls=itls)
+    code, out, root = imported(tmp_path, edited, "--id", "2024-09-07-empty")
+    assert code == 0, out
+    requests = csv_rows(root / "runs" / "2024-09-07-empty" / "requests.csv")
+    row = requests[7]
+    assert (row["request"], row["ttft_s"], row["latency_s"], row["output_tokens"], row["error"]) == (
+        "8",
+        "",
+        "",
+        "0",
+        "no token returned (vLLM wrote TTFT 0 s)",
+    )
+    assert [r["error"] for r in requests].count("") == 9
+    assert (
+        "Trial 1 at request_rate=inf: 1 request returned no token (lambda-a100-llama3-8b-len2000.json); vLLM "
+        "writes TTFT 0 for such a request, so requests.csv keeps it as an error, out of the latency statistics."
+    ) in out
+
+
+def test_an_iso_date_is_the_run_date(tmp_path: Path) -> None:
+    """Forks and wrappers of vLLM's writer record `date` in ISO 8601; it was ignored, and the notes said
+    the file records no date."""
+    edited = _edited(tmp_path, LAMBDA[0], date="2024-09-07T08:29:00+00:00")
+    code, out, root = imported(tmp_path, edited, "--id", "2024-09-07-iso")
+    assert code == 0, out
+    meta = yaml.safe_load((root / "runs" / "2024-09-07-iso" / "run.yaml").read_text())
+    assert meta["date"] == "2024-09-07" and "records no date" not in out
+
+
+def test_an_infinite_figure_is_named_never_dropped_silently(tmp_path: Path) -> None:
+    """Python's json writes Infinity for an unbounded figure (a goodput with no SLO met over no time):
+    it was left out without a word."""
+    edited = _edited(tmp_path, "er0080-speculative.json", request_goodput=float("inf"))
+    code, out, root = imported(tmp_path, edited, "--id", "2026-08-23-inf")
+    assert code == 0, out
+    meta = yaml.safe_load((root / "runs" / "2026-08-23-inf" / "run.yaml").read_text())
+    assert "request_goodput" not in meta["metrics"]
+    assert (
+        "er0080-speculative.json: request_goodput is inf (infinite), so it is not kept as a figure; the original "
+        "under raw/ keeps it."
+    ) in meta["notes"]
+
+
+def test_a_forks_outcome_counters_are_metrics_never_settings(tmp_path: Path) -> None:
+    """A multi-turn fork of the writer counts conversations beside requests; the counters were filed
+    as settings in the manifest's metadata."""
+    passes = [
+        _edited(tmp_path, LAMBDA[0], conversations_completed=9, conversations_failed=1, mean_e2e_turn_ms=812.5),
+        _edited(tmp_path, LAMBDA[1], conversations_completed=10, conversations_failed=0, mean_e2e_turn_ms=790.25),
+    ]
+    code, out, root = imported(tmp_path, *passes, "--id", "2024-09-07-fork")
+    assert code == 0, out
+    run = root / "runs" / "2024-09-07-fork"
+    meta = yaml.safe_load((run / "run.yaml").read_text())
+    assert meta["conditions"] == ["request_rate"]
+    assert meta["metrics"]["conversations_completed"] == {"unit": "count", "better": "higher"}
+    assert meta["metrics"]["conversations_failed"] == {"unit": "count", "better": "lower"}
+    assert meta["metrics"]["mean_e2e_turn_ms"] == {"unit": "ms", "better": "lower"}
+    table = csv_rows(run / "results.csv")
+    assert [(r["conversations_completed"], r["conversations_failed"], r["mean_e2e_turn_ms"]) for r in table] == [
+        ("9", "1", "812.5"),
+        ("10", "0", "790.25"),
+    ]
+    assert "metadata" not in yaml.safe_load((run / "manifest.yaml").read_text())
+    result = CliRunner().invoke(app, ["check", "--repo", str(root)])
+    assert result.exit_code == 0 and "Warning" not in result.output, result.output
