@@ -7,9 +7,13 @@ ran a fixed number of streams, `rate` when every one ran a fixed request rate, e
 `strategy` and `load` ("4 streams", "2.5 req/s", "max"). Several reports of the same loads
 are trials 1, 2, 3 in the order given; a sweep's rates are computed from its own throughput
 step, so two sweeps rarely share them. Each pass's metrics are GuideLLM's summaries over its
-successful requests (mean, median, p99); the requests GuideLLM kept (a sample, see its
-`--sample-requests`) go to requests.csv, errored and incomplete ones with their error.
-GuideLLM's version, Python and platform, and the model go to the manifest. A report that
+successful requests (mean, median, p99), and the requests they cover by status
+(`request_totals`: requests_successful, requests_errored, requests_incomplete). The requests
+GuideLLM kept (a sample, see its `--sample-requests`) go to requests.csv, errored and incomplete
+ones with their error, each marked warmup, measured or cooldown by GuideLLM's measurement window
+(0.4 and later keep all three; only measured ones enter the page's request statistics).
+GuideLLM's version, Python and platform, and the model and target go to the manifest; reports of
+two models get the condition `model`, and reports against two servers are two machines (`machine`). A report that
 holds a credential (under any key, header, flag or URL that names one: common.credential_paths)
 is refused: the original is published under raw/. Shapes follow GuideLLM's report schema
 (src/guidellm/benchmark/schemas/generative/, tests/fixtures/guidellm/).
