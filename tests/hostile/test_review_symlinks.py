@@ -4,6 +4,7 @@ path) only what `check` refuses too; a refusal is a comment that says so, never 
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -76,14 +77,16 @@ def test_a_symlink_cannot_carry_a_write_out_of_the_scratch_folder(pub: Path, tmp
 def test_a_refusal_is_a_comment_that_says_so(pub: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
     (pub / "site_src" / "big.md").write_text("# big\n" + "x" * 4000)
     _branch(pub)
-    monkeypatch.setattr(snapshot, "MAX_BYTES", 1024)
+    monkeypatch.setattr(snapshot, "MAX_BYTES", 4096)  # the base holds less, the head more
     code, out, err = _review(pub)
     assert code == 1
     lines = out.splitlines()
     assert lines[:3] == [MARK, "## benchledger review: main → pr", ""]
     assert lines[3].startswith("**Review refused:** ")
     assert "over 0 GiB&#59; review less" in lines[3]
-    assert err.startswith("Error: ")
+    assert err.startswith("Error: pr: its files hold ")
+    code, out, _ = _review(pub, "--format", "json")
+    assert code == 1 and json.loads(out)["refused"].startswith("pr: its files hold ")
 
 
 @pytest.mark.skipif(os.uname().sysname != "Linux", reason="needs a file system that takes any bytes in a name")
