@@ -247,6 +247,12 @@ def _made(folder: Path, original: Run) -> Run:
     made, problems = load_run(folder)
     if made is None:
         raise BenchledgerError(problems)
+    if made.meta.incomplete is not None:  # a rerun cut short (its runner stopped early) reproduces nothing
+        message = (
+            f"the rerun stopped early ({made.meta.incomplete.words}); nothing was written: a rerun cut short "
+            "reproduces nothing"
+        )
+        raise BenchledgerError(Problem(file=f"{RUNS_DIR}/{original.id}", message=message))
     if made.results.conditions != original.results.conditions:
         shown = f"{list(made.results.conditions)} instead of {list(original.results.conditions)}"
         raise BenchledgerError(

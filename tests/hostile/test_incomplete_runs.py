@@ -275,3 +275,27 @@ def test_check_refuses_an_incomplete_count_that_results_csv_does_not_hold(tmp_pa
         "runs/2026-09-01-shortlist/run.yaml:28: incomplete.completed_trials: says 9 but results.csv holds 10 trial "
         "rows (one per trial and condition); make them agree" in said
     )
+
+
+def test_a_rerun_cut_short_is_refused_not_receipted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rerun whose runner stopped early (here: its command fails from the fourth execution on)
+    is an incomplete run: comparing its two trials with the run's five would receipt a rerun that
+    never finished."""
+    from typer.testing import CliRunner
+
+    from generator.cli import app
+
+    root, count, run = tmp_path / "pub", tmp_path / "executions", "2026-11-30-steady"
+    assert CliRunner().invoke(app, ["init", str(root)]).exit_code == 0
+    script = 'if [ -n "$COUNT" ]; then echo x >> "$COUNT"; [ "$(wc -l < "$COUNT")" -ge 4 ] && exit 1; fi; echo v=100'
+    made = ["run", "command", "--trials", "5", "--metric", "v=v=([0-9]+)", "--id", run, "--out", str(root / "runs")]
+    assert CliRunner().invoke(app, [*made, "--", "sh", "-c", script]).exit_code == 0
+    monkeypatch.setenv("COUNT", str(count))
+    result = CliRunner().invoke(app, ["rerun", run, "--by", "Ana", "--repo", str(root), "--yes"])
+    said = " ".join(result.output.split())
+    assert result.exit_code == 1, said
+    assert (
+        f"Error: runs/{run}: the rerun stopped early (2 of 5 trials completed; trial 3/5 at all failed: 3 failures "
+        "in a row (last: exit code 1)); nothing was written: a rerun cut short reproduces nothing" in said
+    )
+    assert not (root / "runs" / run / "receipts").exists()
