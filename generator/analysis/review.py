@@ -19,7 +19,7 @@ from .audit import audit
 from .claims import Evaluation, evaluate_publication
 from .comparison import Settings
 from .grid_records import Grid, GridVerdict
-from .receipts import RunReceipts, reproductions, vouches
+from .receipts import RunReceipts, ledger_receipts, reproductions, vouches
 from .verdicts import Verdict
 
 
@@ -95,6 +95,7 @@ class Review:
     files: tuple[tuple[str, str, str], ...] = ()  # (changed run, what happened: FILE_CHANGES, run-relative path)
     resigned: tuple[tuple[str, str, str], ...] = ()  # (run, receipt, verifier): vouches for files this change edits
     refused: str = ""  # why a side could not be read at all (then nothing else is known)
+    own_signers: tuple[tuple[str, str], ...] = ()  # (run, its state were the change's own allowed_signers trusted)
 
     @property
     def empty(self) -> bool:
@@ -181,7 +182,18 @@ def review(
         reruns=_rerun_changes(base, head),
         files=tuple(found for run in changed for found in _file_changes(base.ledger, head.ledger, run)),
         resigned=resigned,
+        own_signers=_own_signers(base, head),
     )
+
+
+def _own_signers(base: Judged, head: Judged) -> tuple[tuple[str, str], ...]:
+    """Runs whose receipt state would differ were the change's own allowed_signers trusted
+    (the head is judged with the base's): (run, that state)."""
+    if base.ledger.allowed_signers == head.ledger.allowed_signers:
+        return ()
+    own, _ = ledger_receipts(head.ledger)
+    judged = head.receipts
+    return tuple((run, s.state) for run, s in sorted(own.items()) if run in judged and judged[run].state != s.state)
 
 
 def _receipt_changes(
@@ -200,10 +212,11 @@ def _receipt_changes(
 
 
 def _resigned(base: Judged, head: Judged, run: str) -> list[tuple[str, str, str]]:
-    """Receipts of `run` that vouch for files this change edited, and are themselves new or
-    rewritten in it: (run, receipt, verifier). The edit and the vouching come from one change."""
+    """Receipts of a run that had receipts, that vouch for files this change edited and are
+    themselves new or rewritten in it: (run, receipt, verifier). The edit and the vouching come
+    from one change."""
     old, new = base.ledger.runs.get(run), head.ledger.runs.get(run)
-    if old is None or new is None or run not in head.receipts:
+    if old is None or new is None or not old.receipts or run not in head.receipts:
         return []
     before, after = hashed_files(old.blobs), hashed_files(new.blobs)
     edited = {f for f in after if before.get(f) != after[f]}

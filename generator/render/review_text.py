@@ -180,15 +180,16 @@ def _guarded(found: Review) -> list[str]:
     for path, how in rest:
         name = path.rsplit("/", 1)[-1]
         said = WHAT.get(name, "decides how runs are judged")
-        if name == "mkdocs.yml" and found.settings:
-            said = "; ".join(_setting(s) for s in found.settings) + ". " + said[0].upper() + said[1:]
-        if name == "allowed_signers" and found.signers:
-            said = (
-                "; ".join(f"{verb} a key for {_said(who)}" for verb, who in found.signers)
-                + ". "
-                + said[0].upper()
-                + said[1:]
-            )
+        what: list[str] = []
+        if name == "mkdocs.yml":
+            what = [_setting(s) for s in found.settings]
+        elif name == "allowed_signers":
+            what = [f"{verb} a key for {_said(who)}" for verb, who in found.signers]
+            if found.own_signers:
+                would = ", ".join(f"{_id(run)} would read {state}" for run, state in found.own_signers)
+                said += f" (with this change's own file, {would})"
+        if what:
+            said = "; ".join(what) + ". " + said[0].upper() + said[1:]
         out.append(f"> **⚠ {_path(path)} ({how}):** {said}.")
     return [*out, ""] if out else []
 

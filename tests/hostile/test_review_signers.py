@@ -64,7 +64,11 @@ def test_a_key_the_pull_request_adds_signs_nothing_in_its_review(signed_pub: tup
         "&#45;zak&#45;example.yaml.sig&#58; badly signed&#58; key not allowed&#58; the signing key is not "
         "listed for &#39;Zak Example&#39; in allowed&#95;signers"
     )
-    assert "> **⚠ `allowed_signers` (changed):** adds a key for Zak Example" in out
+    assert (
+        "> **⚠ `allowed_signers` (changed):** adds a key for Zak Example. Who may sign receipts; this review "
+        "judges signatures with the base branch's file (with this change's own file, `2026-09-01-fast` would "
+        "read verified)."
+    ) in out.splitlines()
 
 
 def test_a_maintainer_key_the_base_lists_still_verifies(signed_pub: tuple[Path, Path, Path]) -> None:
