@@ -84,9 +84,11 @@ def import_results(
     published summaries (give --repetitions; an SD printed 0.00 is kept as <0.005); appended
     invocations of the same tests get an invocation condition.
     vllm-bench: each saved result is one pass (a trial, trial_unit: session) at its traffic
-    (request_rate, max_concurrency, and whatever else differs between files); throughputs and
-    latency percentiles are its metrics; --save-detailed requests go to requests.csv; a pass in
-    which no request completed, or passes reporting different metrics, are refused.
+    (request_rate, max_concurrency, and whatever else differs between files); every figure it
+    measured is a metric, never a setting (throughputs, latency percentiles, the older
+    *_latency_ms as *_e2el_ms, completed and failed requests, a fork's counters); unfinished
+    prompts count as failed; --save-detailed requests go to requests.csv (no token: an error); a
+    pass in which no request completed, or passes reporting different metrics, are refused.
     guidellm: each benchmark of the report is one pass at its load (concurrency, rate, or
     strategy); several reports of the same sweep are trials; sampled requests go to requests.csv.
     hyperfine: each command's times become trials (trial_unit: process), its parameters (or
