@@ -57,6 +57,19 @@ def test_the_deadline_is_on_the_whole_answer_not_each_read() -> None:
     assert drip.given == 1
 
 
+def test_a_dripping_metrics_scrape_records_no_counters_at_its_deadline() -> None:
+    from generator.runner.openai import scrape_draft_counters
+
+    drip = Endless(b"vllm:spec_decode_num_draft_tokens_total 1", 3600.0)
+    transport = httpx.MockTransport(lambda request: httpx.Response(200, stream=drip))
+
+    async def once() -> tuple[float, float] | None:
+        async with httpx.AsyncClient(transport=transport) as client:
+            return await scrape_draft_counters(client, "http://server", 0.2)
+
+    assert asyncio.run(once()) is None and drip.given == 1
+
+
 def test_a_flood_is_cut_at_the_size_cap_without_reading_on() -> None:
     flood = Endless(b" " * 2**20, 0.0)
     with pytest.raises(NoAnswer, match=r"^answered more than 4,194,304 bytes; stopped reading$"):
