@@ -1,5 +1,10 @@
-"""The ledger as two tidy tables a notebook can load: every trial of every run (one row per
-trial, condition and metric) and every claim (one row per claim and condition)."""
+"""The ledger as tidy tables a notebook can load: every trial of every run (one row per trial
+and condition, a column per metric and rate), every run (what all its trials share: benchmark,
+source, setup, units) and every claim (one row per claim and condition).
+
+A trial row holds only what varies by trial; what a run's trials share is written once, in its
+run row (`trials.merge(runs, on="run")` joins them), so the trials table stays within a small
+multiple of the results.csv files it is read from."""
 
 from __future__ import annotations
 
@@ -15,17 +20,21 @@ from .summaries import label_of
 
 TRIAL_COLUMNS = (
     "run",
+    "trial",  # empty for a reported figure: it has no trial
+    "condition",  # the label claims use ("concurrency=8"; "all" for a run without conditions)
+    "excluded",  # why the trial is excluded from the statistics; empty when it counts
+)
+# then at.<condition> (the trial's value of each condition), metric.<name> (the trial's figure)
+# and rate.<name> (the trial's proportion, numerator / denominator; empty with no attempts)
+RUN_COLUMNS = (
+    "run",
+    "date",
+    "title",
     "benchmark",
     "source",
     "trial_unit",
-    "trial",
-    "condition",
-    "metric",
-    "value",
-    "unit",
-    "excluded",
-    "rate_of",  # a rate's row: the counts it divides ("draft_accepted / draft_tokens"); empty for a metric
 )
+# then setup.<key>, unit.<metric> (its unit in this run) and rate_of.<rate> ("a / b")
 CLAIM_COLUMNS = (
     "claim",
     "report",
@@ -58,46 +67,69 @@ CLAIM_COLUMNS = (
 
 
 def trial_rows(ledger: Ledger) -> list[dict[str, Any]]:
-    """One row per trial, condition and metric, with the run's condition values and setup as
-    columns of their own (`at.<condition>`, `setup.<key>`); reported figures have no trial."""
+    """One row per trial and condition of every run, runs in id order."""
     return [row for run in sorted(ledger.runs.values(), key=lambda r: r.id) for row in run_trial_rows(run)]
 
 
 def trial_columns(run: Run) -> set[str]:
     """The columns of the run's trial rows beyond TRIAL_COLUMNS."""
-    setup = {f"setup.{k}" for k in flatten(run.meta.setup)} if run.meta.setup else set()
-    return {f"at.{c}" for c in run.results.conditions} | setup
+    return (
+        {f"at.{c}" for c in run.results.conditions}
+        | {f"metric.{m}" for m in run.meta.metrics}
+        | {f"rate.{r}" for r in run.meta.rates}
+    )
 
 
 def run_trial_rows(run: Run) -> list[dict[str, Any]]:
-    """The trial rows of one run, in results.csv order: each metric of a trial, then each rate
-    of that trial (its numerator / denominator, with `rate_of` naming them; a trial with no
-    attempts has no rate): the trial is the unit of every rate's statistics."""
+    """The trial rows of one run, in results.csv order: its conditions, each metric's figure and
+    each rate's proportion of that trial (none for a trial with no attempts): the trial is the
+    unit of every rate's statistics."""
     rows = []
-    setup = {f"setup.{k}": v for k, v in flatten(run.meta.setup).items()} if run.meta.setup else {}
     for row in run.results.rows:
-        common = {
+        found: dict[str, Any] = {
             "run": run.id,
-            "benchmark": run.meta.benchmark,
-            "source": provenance(run),
-            "trial_unit": run.meta.trial_unit or "",
             "trial": row.trial if row.trial is not None else "",
             "condition": label_of(run, row.at),
-        }
-        after = {
             "excluded": row.excluded or "",
             **{f"at.{c}": v for c, v in zip(run.results.conditions, row.at, strict=True)},
-            **setup,
+            **{f"metric.{m}": _number(v) for m, v in row.values.items()},
         }
-        for metric, value in row.values.items():
-            unit = run.meta.metrics[metric].unit or ""
-            rows.append({**common, "metric": metric, "value": value, "unit": unit, **after})
         for name, rate in run.meta.rates.items():
             num, den = row.values.get(rate.numerator), row.values.get(rate.denominator)
             if num is not None and den is not None and den > 0:
-                of = f"{rate.numerator} / {rate.denominator}"
-                rows.append({**common, "metric": name, "value": num / den, "unit": "", **after, "rate_of": of})
+                found[f"rate.{name}"] = num / den
+        rows.append(found)
     return rows
+
+
+def run_rows(ledger: Ledger) -> list[dict[str, Any]]:
+    """One row per run, in id order: what every trial of the run shares."""
+    rows = []
+    for run in sorted(ledger.runs.values(), key=lambda r: r.id):
+        meta = run.meta
+        rows.append(
+            {
+                "run": run.id,
+                "date": meta.date.isoformat(),
+                "title": meta.title,
+                "benchmark": meta.benchmark,
+                "source": provenance(run),
+                "trial_unit": meta.trial_unit or "",
+                **({f"setup.{k}": v for k, v in flatten(meta.setup).items()} if meta.setup else {}),
+                **{f"unit.{m}": metric.unit or "" for m, metric in meta.metrics.items()},
+                **{f"rate_of.{r}": f"{rate.numerator} / {rate.denominator}" for r, rate in meta.rates.items()},
+            }
+        )
+    return rows
+
+
+EXACT_INTEGERS = 2**53  # every whole number below this is exactly a float
+
+
+def _number(value: float) -> float | int:
+    """A whole figure as the integer it is (1367, not 1367.0), as results.csv writes it."""
+    whole = isinstance(value, float) and value.is_integer() and abs(value) < EXACT_INTEGERS
+    return int(value) if whole else value
 
 
 def claim_rows(evaluations: Mapping[str, Evaluation]) -> list[dict[str, Any]]:

@@ -329,15 +329,17 @@ def serve(
 def export(
     repo: Repo = Path("."),
     format: Annotated[str, typer.Option("--format", help="csv or json.")] = "csv",
-    out: Annotated[Path, typer.Option(help="Folder the two tables are written into.")] = Path("ledger-export"),
+    out: Annotated[Path, typer.Option(help="Folder the three tables are written into.")] = Path("ledger-export"),
     force: Annotated[bool, typer.Option(help="Replace tables written before.")] = False,
 ) -> None:
-    """Write the ledger as two tidy tables: every trial (trials.csv) and every claim (claims.csv).
+    """Write the ledger as three tidy tables: every trial, every run and every claim.
 
-    One row per trial, condition and metric or rate (with each condition and setup key as a
-    column, whether the trial is excluded, and for a rate the counts it divides: rate_of), and
-    one row per claim and condition with its verdict and interval (for a rate, difference_pp:
-    its difference in percentage points). The built site publishes the same tables under ledger/.
+    trials.csv: one row per trial and condition (run, trial, condition, excluded, then at.<condition>,
+    metric.<name> and rate.<name>: the trial's proportion); runs.csv: one row per run with what its
+    trials share (date, title, benchmark, source, trial_unit, setup.<key>, unit.<metric>, rate_of.<rate>);
+    claims.csv: one row per claim and condition with its verdict and interval (for a rate,
+    difference_pp: its difference in percentage points). The built site publishes the same
+    tables under ledger/.
     """
     from ..analysis.audit import audit
     from ..analysis.claims import evaluate_publication

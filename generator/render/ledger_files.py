@@ -1,5 +1,5 @@
-"""The ledger export as published files: ledger/trials.csv and ledger/claims.json (and the
-same bytes `benchledger export` writes)."""
+"""The ledger export as published files: ledger/trials.csv, ledger/runs.csv and
+ledger/claims.json (and the same bytes `benchledger export` writes)."""
 
 from __future__ import annotations
 
@@ -10,13 +10,23 @@ from collections.abc import Mapping, MutableMapping
 from typing import Any
 
 from ..analysis.claims import Evaluation
-from ..analysis.export import CLAIM_COLUMNS, TRIAL_COLUMNS, claim_rows, run_trial_rows, trial_columns, trial_rows
+from ..analysis.export import (
+    CLAIM_COLUMNS,
+    RUN_COLUMNS,
+    TRIAL_COLUMNS,
+    claim_rows,
+    run_rows,
+    run_trial_rows,
+    trial_columns,
+    trial_rows,
+)
 from ..ledger.records import Ledger
 
 Fragments = MutableMapping[str, tuple[str, tuple[str, ...], str]]  # run id -> (digest, columns, its CSV lines)
 
 LEDGER = "ledger"
 TRIALS_CSV = f"{LEDGER}/trials.csv"
+RUNS_CSV = f"{LEDGER}/runs.csv"
 CLAIMS_JSON = f"{LEDGER}/claims.json"
 
 
@@ -72,13 +82,18 @@ def ledger_outputs(
 ) -> dict[str, bytes]:
     return {
         TRIALS_CSV: trials_csv(ledger, fragments),
+        RUNS_CSV: table_csv(run_rows(ledger), RUN_COLUMNS),
         CLAIMS_JSON: table_json(claim_rows(evaluations)),
     }
 
 
 def export_files(ledger: Ledger, evaluations: Mapping[str, Evaluation], kind: str) -> dict[str, bytes]:
-    """`benchledger export`: trials and claims, both as csv or both as json."""
-    trials, claims = trial_rows(ledger), claim_rows(evaluations)
+    """`benchledger export`: trials, runs and claims, all as csv or all as json."""
+    trials, runs, claims = trial_rows(ledger), run_rows(ledger), claim_rows(evaluations)
     if kind == "csv":
-        return {"trials.csv": table_csv(trials, TRIAL_COLUMNS), "claims.csv": table_csv(claims, CLAIM_COLUMNS)}
-    return {"trials.json": table_json(trials), "claims.json": table_json(claims)}
+        return {
+            "trials.csv": table_csv(trials, TRIAL_COLUMNS),
+            "runs.csv": table_csv(runs, RUN_COLUMNS),
+            "claims.csv": table_csv(claims, CLAIM_COLUMNS),
+        }
+    return {"trials.json": table_json(trials), "runs.json": table_json(runs), "claims.json": table_json(claims)}
