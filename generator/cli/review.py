@@ -30,15 +30,20 @@ def review(
     ] = None,
     repo: Repo = Path("."),
 ) -> None:
-    """Say what a change does to the publication: runs added, changed and removed; claims whose
-    verdict changed (before -> after, with the measured effect); new corrections; grids whose
-    verdict changed; receipts gone stale; new problems.
+    """Say what a change does to the publication: runs added, changed (which files, which
+    receipts) and removed; claims whose verdict changed (before -> after, with the measured
+    effect, and the mkdocs.yml setting that caused it); new corrections; grids whose verdict
+    changed; receipts gone stale or re-signed after an edit; new problems. Workflow files,
+    mkdocs.yml (hooks, plugins, confidence, min_effect) and allowed_signers that the change
+    touches come first, with what they change.
 
     The base side is where the change forked from --base (their merge base), so what --base
     gained meanwhile is not reported as removed. Both sides are judged as the site build
-    would judge them, each with its own mkdocs.yml settings. The revisions are read with git
-    (ls-tree, cat-file); nothing of them is executed. Exit
-    code 0 unless --fail-on names something the change brings.
+    would judge them, each with its own mkdocs.yml settings, and both sides' signatures with
+    the base's allowed_signers: a key the change adds signs nothing in its own review. The
+    revisions are read with git (ls-tree, cat-file); nothing of them is executed. A revision
+    that cannot be read is a comment saying so, and exit code 1; otherwise exit code 0
+    unless --fail-on names something the change brings.
 
     Example (in a pull-request workflow): benchledger review --base origin/main --fail-on contradicted
     """
