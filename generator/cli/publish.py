@@ -348,6 +348,7 @@ def export(
 
     if format not in ("csv", "json"):
         fail(f"--format {format!r}: expected csv or json")
+    _outside_runs(repo, out)
     checked = audit(repo, docs_dir_of(repo).relative_to(repo.resolve()).as_posix(), stale_is_error=False)
     if checked.errors:
         fail(checked.errors)
@@ -364,6 +365,23 @@ def export(
         except OSError as err:
             fail(f"{out / name}: cannot be written ({err.strerror}); choose another --out")
         typer.echo(f"wrote {out / name}")
+
+
+def _outside_runs(repo: Path, out: Path) -> None:
+    """--out never lies in runs/: a run folder's files are hashed by its receipts (and read by
+    check), so tables written there would make its receipts stale."""
+    from ..ledger.records import RUNS_DIR
+
+    runs, where = (repo.resolve() / RUNS_DIR).resolve(), out.resolve()
+    fix = "choose a folder outside runs/, e.g. --out ledger-export"
+    if where == runs:
+        fail(f"--out: {where} is runs/, which holds only run folders; {fix}")
+    if where.is_relative_to(runs):
+        run = where.relative_to(runs).parts[0]
+        fail(
+            f"--out: {where} lies in the run folder runs/{run}, whose files its receipts hash: the tables would "
+            f"make them stale; {fix}"
+        )
 
 
 def _export_target(out: Path, names: list[str], force: bool) -> None:
