@@ -3,7 +3,6 @@ text, and the publication's configuration read from mkdocs.yml."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -12,11 +11,12 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import typer
 
 from ..errors import BenchledgerError, Problem
+from ..format.commands import HIDDEN
 
 if TYPE_CHECKING:
     from ..analysis.comparison import Settings
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+_CONTROL = HIDDEN  # the characters a recorded command may not hold (FORMAT.md): tab and line feed pass
 
 
 def shown(text: str) -> str:
