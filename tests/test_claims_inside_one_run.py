@@ -222,6 +222,11 @@ def test_one_trial_measured_sides_read_as_measured_not_reported(
     text = page(generate(root), "smaller-input-faster")
     assert f"<dt>Measured</dt><dd>{minus(pct(ratio))} ({said})</dd>" in text
     assert "reported figures" not in text
+    code, out = cli(
+        "compare", GZIP, "--metric", "seconds", "--at", "size=200", "--versus", "size=100", "--repo", str(root)
+    )
+    (line,) = [x for x in out.splitlines() if x.startswith("ratio candidate/baseline: ")]
+    assert code == 0 and line.endswith(f" ({said})"), out
 
 
 def test_a_claim_without_varies_reads_without_apart_from_nothing(tmp_path: Path) -> None:

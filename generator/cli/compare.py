@@ -334,7 +334,7 @@ def _print_condition(console: Any, r: ClaimComparison, c: Comparison) -> None:
     from ..analysis.stats import IDENTICAL, IDENTICAL_SIDES
     from ..render import rate_text
     from ..render import text as t
-    from ..render.verdict_text import interval_text, proportions
+    from ..render.verdict_text import interval_text, no_interval, proportions
 
     def safe(value: object) -> str:
         return escape(shown(str(value)))
@@ -362,7 +362,7 @@ def _print_condition(console: Any, r: ClaimComparison, c: Comparison) -> None:
     if c.ratio is not None and proportions(c, r.unit) is not None:  # percentage points first, the ratio labelled
         console.print(safe(f"candidate vs baseline: {interval_text(c, unit=r.unit)}"))
     elif c.ratio is not None:
-        interval = f" [{t.number(c.ci_low)}, {t.number(c.ci_high)}]" if c.ci_low is not None else ""
+        interval = f" [{t.number(c.ci_low)}, {t.number(c.ci_high)}]" if c.ci_low is not None else f" ({no_interval(c)})"
         interval = f" ({IDENTICAL_SIDES})" if c.ci_low is not None and c.ci_low == c.ci_high else interval
         console.print(safe(f"ratio candidate/baseline: {t.number(c.ratio)}{interval}"))  # "[out of range" is no tag
     if c.band is not None:
