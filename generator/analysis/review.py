@@ -95,6 +95,7 @@ class Review:
     files: tuple[tuple[str, str, str], ...] = ()  # (changed run, what happened: FILE_CHANGES, run-relative path)
     resigned: tuple[tuple[str, str, str], ...] = ()  # (run, receipt, verifier): vouches for files this change edits
     refused: str = ""  # why a side could not be read at all (then nothing else is known)
+    hooks: tuple[str, ...] = ()  # the hook files either side's mkdocs.yml names (code the build runs)
     own_signers: tuple[tuple[str, str], ...] = ()  # (run, its state were the change's own allowed_signers trusted)
 
     @property
@@ -358,6 +359,14 @@ def settings_changes(before: Mapping[str, object], after: Mapping[str, object]) 
         if was_set.get(key) != now_set.get(key):
             out.append((key, _value(key, was_set.get(key)), _value(key, now_set.get(key))))
     return tuple(out)
+
+
+def hook_paths(*configs: Mapping[str, object]) -> tuple[str, ...]:
+    """The hook files that any of these mkdocs.yml configurations names, as relative paths
+    inside the publication (one outside it, or absolute, is named by `settings_changes`)."""
+    found = [h for config in configs for h in _names(config.get("hooks"))]
+    inside = [h for h in found if h and not h.startswith(("/", "\\")) and ".." not in h.replace("\\", "/").split("/")]
+    return tuple(dict.fromkeys(inside))
 
 
 def _names(entries: object) -> list[str]:

@@ -88,9 +88,9 @@ _NOTHING: dict[str, Any] = dict(
 def _review(repo: Path, start: str, head: str | None, guarded: tuple[tuple[str, str], ...]) -> Review:
     """Both sides read and judged (the head's signatures with the base's allowed_signers), and
     what differs between them."""
-    from ..analysis.review import judge, settings_changes, signer_changes, under
+    from ..analysis.review import hook_paths, judge, settings_changes, signer_changes, under
     from ..analysis.review import review as diff_sides
-    from ..ledger.snapshot import snapshot
+    from ..ledger.snapshot import guarded_changes, snapshot
     from ..render.verdict_text import effect
 
     with tempfile.TemporaryDirectory(prefix="benchledger-review-") as scratch:
@@ -103,9 +103,13 @@ def _review(repo: Path, start: str, head: str | None, guarded: tuple[tuple[str, 
     measured = {claim_id: effect(ev) for claim_id, ev in after.evaluations.items()}
     again = under(after, before.settings) if after.settings != before.settings else None
     found = diff_sides(before, after, measured, again)
+    hooks = hook_paths(*configs)
+    specs = [f":(literal){h}" for h in hooks]  # a hook's name is the change's: never pathspec magic
+    guarded += tuple(c for c in guarded_changes(repo, start, head, specs) if c not in guarded)
     return replace(
         found,
         guarded=guarded,
+        hooks=hooks,
         settings=settings_changes(*configs),
         signers=signer_changes(before.ledger.allowed_signers, after.ledger.allowed_signers),
     )

@@ -16,6 +16,7 @@ import os
 import re
 import shutil
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
 
 from ..errors import BenchledgerError
@@ -123,11 +124,16 @@ GUARDED = (":(top).github/workflows", "mkdocs.yml", "allowed_signers")  # what d
 STATUS = {"A": "added", "M": "changed", "D": "removed", "T": "changed"}
 
 
-def guarded_changes(repo: Path, start: str, head: str | None) -> tuple[tuple[str, str], ...]:
-    """The workflow files, mkdocs.yml and allowed_signers that `head` (default: the working tree)
-    adds, changes or removes since `start`, as (path from the repository's top, what happened)."""
+def guarded_changes(
+    repo: Path, start: str, head: str | None, paths: Sequence[str] = GUARDED
+) -> tuple[tuple[str, str], ...]:
+    """The workflow files, mkdocs.yml and allowed_signers (or the files `paths` names, as git
+    pathspecs from `repo`) that `head` (default: the working tree) adds, changes or removes
+    since `start`, as (path from the repository's top, what happened)."""
+    if not paths:
+        return ()
     revs = (start,) if head is None else (start, head)
-    out = _git(repo, "diff", "--name-status", "--no-renames", "-z", *revs, "--", *GUARDED, what=start)
+    out = _git(repo, "diff", "--name-status", "--no-renames", "-z", *revs, "--", *paths, what=start)
     parts = [p.decode("utf-8", "backslashreplace") for p in out.split(b"\0") if p]
     return tuple((path, STATUS.get(code[:1], "changed")) for code, path in zip(parts[::2], parts[1::2], strict=True))
 

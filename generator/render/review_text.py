@@ -180,6 +180,8 @@ def _guarded(found: Review) -> list[str]:
     for path, how in rest:
         name = path.rsplit("/", 1)[-1]
         said = WHAT.get(name, "decides how runs are judged")
+        if any(path == hook or path.endswith("/" + hook) for hook in found.hooks):
+            said = "a hook mkdocs.yml names: code the publish build runs"
         what: list[str] = []
         if name == "mkdocs.yml":
             what = [_setting(s) for s in found.settings]

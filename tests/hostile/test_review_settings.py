@@ -54,3 +54,22 @@ def test_a_verdict_flipped_by_a_raised_min_effect_names_the_setting_as_its_cause
         "- `fast-is-faster`: changed by mkdocs.yml (`min_effect` 0.01 → 0.5), not by the data; "
         "with the base's settings it reads supported"
     ) in out.splitlines()
+
+
+def test_an_edited_hook_file_is_named_as_code_the_build_runs(pub: Path) -> None:  # noqa: F811
+    mkdocs = pub / "mkdocs.yml"
+    mkdocs.write_text(mkdocs.read_text() + "hooks:\n  - hooks/publish.py\n")
+    (pub / "hooks").mkdir()
+    (pub / "hooks" / "publish.py").write_text("def on_config(config):\n    return config\n")
+    git(pub, "add", "-A")
+    git(pub, "commit", "-qm", "a hook")
+    git(pub, "checkout", "-qb", "pr")
+    (pub / "hooks" / "publish.py").write_text("import os\n\ndef on_config(config):\n    os.system('id')\n")
+    git(pub, "commit", "-qam", "the hook runs something")
+    code, out, _ = cli("review", "--base", "main", "--head", "pr", "--repo", str(pub))
+    assert code == 0
+    assert (
+        out.splitlines()[1]
+        == "> **⚠ `hooks/publish.py` (changed):** a hook mkdocs.yml names: code the publish build runs."
+    )
+    assert "No run, claim" not in out
