@@ -26,9 +26,11 @@ included, so 131,071 bytes of UTF-8 (131,071 characters of ASCII)."""
 # overrides and isolates (U+061C, U+200E/F, U+202A-U+202E, U+2066-U+2069); and the characters
 # that draw nothing or break a line: zero-width space and joiners (U+200B-U+200D), the line and
 # paragraph separators (U+2028/9), word joiner and invisible operators (U+2060-U+2064), and the
-# byte order mark (U+FEFF)
+# byte order mark (U+FEFF); and a lone surrogate (U+D800-U+DFFF, which YAML's \uD800 makes), which
+# is no character at all and which neither a terminal nor execve can take
 HIDDEN = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]"
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069"
+    "\ud800-\udfff\ufeff]"
 )
 _ESCAPED = re.compile(f"[\\t\\n\\\\']|{HIDDEN.pattern}")
 _NAMES = {
@@ -46,6 +48,8 @@ FOLD_WIDTH = 100
 def describe(ch: str) -> str:
     """A character a terminal does not show, named: `U+001B (ESC, ...)`."""
     code = ord(ch)
+    if 0xD800 <= code <= 0xDFFF:
+        return f"U+{code:04X} (a lone surrogate, which is not a character)"
     name = _NAMES.get(code) or unicodedata.name(ch, "a control character").lower()
     return f"U+{code:04X} ({name})"
 
