@@ -31,7 +31,13 @@ ManifestExtra = Annotated[
 Title = Annotated[str | None, typer.Option(help="One line saying what this run is.")]
 RunId = Annotated[str | None, typer.Option("--id", help="Run id (folder name).", show_default="DATE-slug of title")]
 Out = Annotated[Path, typer.Option(help="Folder the run folder is written into.")]
-Force = Annotated[bool, typer.Option(help="Replace an existing run folder of the same id.")]
+Force = Annotated[
+    bool,
+    typer.Option(
+        help="Replace an existing run folder of the same id: only while it holds the files it held at the "
+        "start, which are named then and when they are replaced."
+    ),
+]
 Benchmark = Annotated[str | None, typer.Option(help="Workload name; only runs of one benchmark are compared.")]
 KeepPaths = Annotated[
     bool,

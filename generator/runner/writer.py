@@ -174,6 +174,8 @@ class RunWriter:
         if self.replacing is None:
             return None
         now = listing(self.target)
+        if now is None and not self.target.exists() and not self.target.is_symlink():
+            return None  # removed meanwhile: nothing is replaced
         if now != self.replacing:
             raise self._blocked(f"changed while this run measured ({_changes(self.replacing, now)})")
         aside = self.tmp / f"replaced-{self.target.name}"
