@@ -8,7 +8,7 @@ is the renderer's."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import get_args
 
@@ -55,13 +55,14 @@ def judge(root: Path, docs_dir: str, settings: Settings, signers_from: Ledger | 
     return Judged(checked.ledger, checked.receipts, checked.problems, evaluations, grids, settings)
 
 
-def under(side: Judged, settings: Settings) -> Mapping[str, Evaluation]:
-    """The side's claims judged again with other settings (the base's): whether a changed
-    mkdocs.yml setting, not the data, flipped a verdict."""
+def under(side: Judged, settings: Settings) -> Judged:
+    """The side's claims and grids judged again with other settings (the base's): whether a
+    changed mkdocs.yml setting, not the data, flipped a verdict."""
     if _errors(side):
-        return {}
+        return side
     states = {run_id: r.state for run_id, r in side.receipts.items()}
-    return evaluate_publication(side.ledger, settings, states, reproductions(side.receipts))[0]
+    evaluations, grids = evaluate_publication(side.ledger, settings, states, reproductions(side.receipts))
+    return replace(side, evaluations=evaluations, grids=grids, settings=settings)
 
 
 @dataclass(frozen=True)
@@ -141,10 +142,10 @@ def review(
     base: Judged,
     head: Judged,
     measured: Mapping[str, str] | None = None,
-    at_base_settings: Mapping[str, Evaluation] | None = None,
+    at_base_settings: Judged | None = None,
 ) -> Review:
     """The differences between two judged sides; `measured` gives each head claim's effect in
-    words (the renderer's wording); `at_base_settings`, the head's claims judged with the base's
+    words (the renderer's wording); `at_base_settings`, the head's claims and grids judged with the base's
     settings (`under`), when mkdocs.yml changed them."""
     before, after = base.ledger.runs, head.ledger.runs
     broken = set(head.ledger.failed_runs)  # still there, but unreadable: changed, not removed
@@ -165,7 +166,7 @@ def review(
         added=tuple(sorted(set(after) - set(before))),
         changed=changed,
         removed=tuple(sorted(set(before) - set(after) - broken)),
-        verdicts=_claim_changes(base, head, measured or {}, at_base_settings or {}) if judged else (),
+        verdicts=_claim_changes(base, head, measured or {}, at_base_settings or head) if judged else (),
         corrections=tuple(
             sorted(
                 (ev.claim.id, ev.claim.corrects)
@@ -173,7 +174,7 @@ def review(
                 if ev.claim.corrects and ev.claim.id not in base.evaluations
             )
         ),
-        grids=_grid_changes(base, head) if judged else (),
+        grids=_grid_changes(base, head, at_base_settings or head) if judged else (),
         findings=_findings(base, head),
         stale=gone_stale,
         problems=tuple(p for p in head.problems if str(p) not in known),
@@ -296,7 +297,7 @@ def _errors(side: Judged) -> bool:
 
 
 def _claim_changes(
-    base: Judged, head: Judged, measured: Mapping[str, str], at_base_settings: Mapping[str, Evaluation]
+    base: Judged, head: Judged, measured: Mapping[str, str], at_base_settings: Judged
 ) -> tuple[VerdictChange, ...]:
     out = []
     for claim_id in sorted(set(base.evaluations) | set(head.evaluations)):
@@ -304,8 +305,8 @@ def _claim_changes(
         was, now = (_shown(old) if old else None), (_shown(new) if new else None)
         either = new or old
         if was != now and either is not None:
-            other = at_base_settings.get(claim_id)
-            by_settings = other is not None and _shown(other) == was
+            other = at_base_settings.evaluations.get(claim_id)
+            by_settings = at_base_settings is not head and other is not None and _shown(other) == was
             out.append(
                 VerdictChange(claim_id, either.claim.statement, was, now, measured.get(claim_id, ""), by_settings)
             )
@@ -318,9 +319,10 @@ def _shown(ev: Evaluation) -> str:
     return f"{ev.verdict} · {found.verdict}" if found is not None else ev.verdict
 
 
-def _grid_changes(base: Judged, head: Judged) -> tuple[VerdictChange, ...]:
+def _grid_changes(base: Judged, head: Judged, at_base_settings: Judged) -> tuple[VerdictChange, ...]:
     old = {g.attribution.id: g for g in base.grids}
     new = {g.attribution.id: g for g in head.grids}
+    other = {g.attribution.id: g.verdict for g in at_base_settings.grids} if at_base_settings is not head else {}
     out = []
     for grid_id in sorted(set(old) | set(new)):
         was, now = old.get(grid_id), new.get(grid_id)
@@ -328,7 +330,8 @@ def _grid_changes(base: Judged, head: Judged) -> tuple[VerdictChange, ...]:
         either = now or was
         if before != after and either is not None:
             why = now.reason if now else ""
-            out.append(VerdictChange(grid_id, either.attribution.statement, before, after, why))
+            by_settings = grid_id in other and other[grid_id] == before
+            out.append(VerdictChange(grid_id, either.attribution.statement, before, after, why, by_settings))
     return tuple(out)
 
 

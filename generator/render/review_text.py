@@ -66,7 +66,7 @@ def review_markdown(found: Review, base: str, head: str) -> str:
         lines += ["A side has errors, so its verdicts could not be computed; fix the problems below first.", ""]
     lines += _runs(found)
     lines += _changes("Claims whose verdict changed", "Claim", found.verdicts, "Measured after")
-    lines += _caused(found)
+    lines += _caused(found.verdicts, found.settings)
     if found.corrections:
         lines += ["### New corrections", ""]
         said = {fix: f": finds {finding} ({_said(check)})" for fix, finding, check in found.findings}
@@ -78,6 +78,7 @@ def review_markdown(found: Review, base: str, head: str) -> str:
         ]
         lines += [""]
     lines += _changes("Grids whose verdict changed", "Grid", found.grids, "Why, after")
+    lines += _caused(found.grids, found.settings)
     if found.stale:
         lines += ["### Receipts gone stale", ""]
         lines += [f"- {_id(run)}: its files changed after a receipt vouched for them" for run in found.stale]
@@ -133,12 +134,12 @@ def _changes(title: str, kind: str, changes: Sequence[VerdictChange], last: str)
     return [*out, ""]
 
 
-def _caused(found: Review) -> list[str]:
+def _caused(changes: Sequence[VerdictChange], settings_changed: Sequence[tuple[str, str, str]]) -> list[str]:
     """Verdicts that changed because mkdocs.yml's verdict settings changed, not the data."""
-    caused = [c for c in found.verdicts if c.by_settings]
+    caused = [c for c in changes if c.by_settings]
     if not caused:
         return []
-    settings = "; ".join(_setting(s) for s in found.settings if s[0] in VERDICT_SETTINGS) or "its settings"
+    settings = "; ".join(_setting(s) for s in settings_changed if s[0] in VERDICT_SETTINGS) or "its settings"
     return [
         *(
             f"- {_id(c.id)}: changed by mkdocs.yml ({settings}), not by the data; "
