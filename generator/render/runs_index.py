@@ -54,10 +54,19 @@ def _index_row(run: Run, states: Mapping[str, tuple[str, str]] | None, up: str) 
         _lines(t.link(run.id, f"{up}{t.path_url(run.id)}/"), f"{meta.title} · {meta.benchmark}"),
         state_badge(*(states or {}).get(run.id, ("unverified", "unverified"))),
         source_text(run),
-        run.results.trials if not run.reported else "not reported",
+        _trials(run),
         meta.date,
         _lines(t.text(setup or "–"), f"conditions: {conditions}") if conditions else setup or "–",
     )
+
+
+def _trials(run: Run) -> object:
+    """The Trials cell: the count, and "incomplete run" under it for a run that stopped early."""
+    if run.reported:
+        return "not reported"
+    if run.meta.incomplete is None:
+        return run.results.trials
+    return _lines(Markup(run.results.trials), "incomplete run")
 
 
 def _lines(first: Markup, second: str) -> Markup:

@@ -259,6 +259,9 @@ def test_the_run_page_says_the_run_is_incomplete_before_anything_else(tmp_path: 
     assert said in page
     assert page.index(said) < page.index('<table data-bl-table="pairs">')  # above the run's own table
     assert "**incomplete run**" in pages["methods.md"]
+    index = pages["runs/index.md"]
+    row = index[index.index("2026-09-01-shortlist/") :]
+    assert row.index('<span class="bl-sub">incomplete run</span>') < row.index("</tr>")
 
 
 def test_check_refuses_an_incomplete_count_that_results_csv_does_not_hold(tmp_path: Path) -> None:
