@@ -75,7 +75,8 @@ class Screen:
     def __init__(self, tmp_path: Path, argv: list[str], env: dict[str, str]) -> None:
         config = tmp_path / "tmux.conf"
         config.write_text("set -g remain-on-exit on\nset -g history-limit 5000\n")
-        self.tmux = ["tmux", "-S", str(tmp_path / "tmux.sock"), "-f", str(config)]
+        socket = f"benchledger-test-{os.getpid()}-{tmp_path.name}"  # a server of its own, a short socket path
+        self.tmux = ["tmux", "-L", socket, "-f", str(config)]
         line = shlex.join(["env", *(f"{k}={v}" for k, v in env.items()), *argv])
         subprocess.run([*self.tmux, "new-session", "-d", "-x", "250", "-y", "50", line], check=True)
 
