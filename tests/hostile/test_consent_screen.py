@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -75,8 +77,8 @@ class Screen:
     def __init__(self, tmp_path: Path, argv: list[str], env: dict[str, str]) -> None:
         config = tmp_path / "tmux.conf"
         config.write_text("set -g remain-on-exit on\nset -g history-limit 5000\n")
-        socket = f"benchledger-test-{os.getpid()}-{tmp_path.name}"  # a server of its own, a short socket path
-        self.tmux = ["tmux", "-L", socket, "-f", str(config)]
+        self.folder = Path(tempfile.mkdtemp(prefix="bl-tmux-"))  # a server of its own, on a short socket path
+        self.tmux = ["tmux", "-S", str(self.folder / "socket"), "-f", str(config)]
         line = shlex.join(["env", *(f"{k}={v}" for k, v in env.items()), *argv])
         subprocess.run([*self.tmux, "new-session", "-d", "-x", "250", "-y", "50", line], check=True)
 
@@ -102,6 +104,7 @@ class Screen:
 
     def close(self) -> None:
         subprocess.run([*self.tmux, "kill-server"], capture_output=True)
+        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 def rerun_on_screen(tmp_path: Path, root: Path, mark: Path, answer: str) -> str:
