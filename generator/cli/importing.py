@@ -123,7 +123,7 @@ def import_results(
                 date=_day(date),
                 keep_paths=keep_paths,
             )
-            written.append((write_run(imported, group.items, options), imported, group))
+            written.append((write_run(imported, group.items, options, say=typer.echo), imported, group))
     for path, imported, group in written:
         typer.echo(f"Wrote {path} ({len(imported.rows)} rows, {len(imported.conditions)} conditions)")
         if len(written) > 1:

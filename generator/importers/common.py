@@ -24,7 +24,7 @@ from ..format.scratch import MARK
 from ..ledger.publication import reserved_id
 from ..ledger.runs import LOCAL_PATH, parse_run, run_digest
 from ..ledger.yamlio import Lines, parse_yaml
-from ..runner.writer import RunWriter, check_target
+from ..runner.writer import RunWriter, check_target, files_words
 
 MAX_INPUT_BYTES = 256 * 1024 * 1024
 T = TypeVar("T")
@@ -218,8 +218,11 @@ def source(imported: Imported, options: Options) -> dict[str, Any]:
     return {"kind": "measured"}
 
 
-def write_run(imported: Imported, inputs: list[tuple[str, bytes]], options: Options) -> Path:
-    """The run folder, assembled beside the target and renamed into place."""
+def write_run(
+    imported: Imported, inputs: list[tuple[str, bytes]], options: Options, say: Callable[[str], None] | None = None
+) -> Path:
+    """The run folder, assembled beside the target and moved into place; with --force, `say` hears which
+    files of the run folder it replaces, before and after."""
     reserved = reserved_id(options.run_id, "runs")
     if reserved is not None:
         raise BenchledgerError(Problem(file="--id", message=reserved))
@@ -255,14 +258,17 @@ def write_run(imported: Imported, inputs: list[tuple[str, bytes]], options: Opti
         run["excluded"] = imported.excluded
     if imported.notes:
         run["notes"] = "\n\n".join(imported.notes) + "\n"
-    writer = RunWriter(options.out, options.run_id, options.force)
+    writer = RunWriter(options.out, options.run_id, options.force, say=say)
     writer.add_rows(_exact(imported.rows), _exact(imported.requests))
     for path, data in raw.items():
         writer.write_raw_bytes(path.removeprefix("raw/"), data)
     columns = list(dict.fromkeys(k for row in imported.rows for k in row))
     manifest = {"schema": MANIFEST_SCHEMA, "captured": {"by": f"benchledger import {imported.tool}", "method": "auto"}}
     _refuse_unchecked(writer, run, manifest | imported.manifest, columns, options)
-    return writer.finish(run, manifest | imported.manifest, columns)
+    path = writer.finish(run, manifest | imported.manifest, columns)
+    if writer.replaced is not None and say is not None:
+        say(f"Replaced {path}: {files_words(writer.replaced)} were deleted.")
+    return path
 
 
 def _reduce_paths(imported: Imported) -> None:

@@ -132,3 +132,20 @@ def test_check_flags_the_scratch_folder_of_a_killed_run(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["check", "--repo", str(tmp_path)])
     assert result.exit_code == 1
     assert f"runs/{name}: holds the trials of a run of {RUN_ID} that never finished" in " ".join(result.output.split())
+
+
+def test_import_force_says_what_it_replaces(tmp_path: Path) -> None:
+    from helpers import import_into
+
+    fixture = str(Path(__file__).parents[1] / "fixtures" / "hyperfine" / "gzip-sizes.json")
+    code, said, root = import_into(tmp_path, "hyperfine", fixture, "--id", RUN_ID)
+    assert code == 0, said
+    before = sorted(p.relative_to(root / "runs" / RUN_ID).as_posix() for p in (root / "runs" / RUN_ID).rglob("*"))
+    code, said, _ = import_into(tmp_path, "hyperfine", fixture, "--id", RUN_ID, "--force")
+    said = " ".join(said.split())
+    assert code == 0, said
+    files = [name for name in before if "." in name.rsplit("/", 1)[-1]]
+    listed = f"its {len(files)} files ({', '.join(files)})"
+    assert f"--force: {root / 'runs' / RUN_ID} will be replaced when this run is written: {listed}." in said
+    assert f"Replaced {root / 'runs' / RUN_ID}: {listed} were deleted." in said
+    assert sorted(p.name for p in (root / "runs").iterdir()) == [RUN_ID]
