@@ -265,10 +265,10 @@ def write_run(
     columns = list(dict.fromkeys(k for row in imported.rows for k in row))
     manifest = {"schema": MANIFEST_SCHEMA, "captured": {"by": f"benchledger import {imported.tool}", "method": "auto"}}
     _refuse_unchecked(writer, run, manifest | imported.manifest, columns, options)
-    path = writer.finish(run, manifest | imported.manifest, columns)
+    folder = writer.finish(run, manifest | imported.manifest, columns)
     if writer.replaced is not None and say is not None:
-        say(f"Replaced {path}: {files_words(writer.replaced)} were deleted.")
-    return path
+        say(f"Replaced {folder}: {files_words(writer.replaced)} were deleted.")
+    return folder
 
 
 def _reduce_paths(imported: Imported) -> None:
