@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import BenchledgerError, Problem
-from ..format.commands import MAX_ARGUMENT_BYTES
+from ..format.commands import HIDDEN, MAX_ARGUMENT_BYTES, describe
 from ..format.models import NAME_PATTERN
 from .common import Imported, load_json, positive
 
@@ -104,6 +104,13 @@ def _result(name: str, path: str, item: Any) -> tuple[str, dict[str, str], list[
             f"is {size:,} bytes; hyperfine runs a command as one argument of a shell, which holds at most "
             f"{MAX_ARGUMENT_BYTES - 1:,} bytes ({MAX_ARGUMENT_BYTES:,} with its terminating NUL: Linux's "
             "MAX_ARG_STRLEN), so no shell ran it; check the file"
+        )
+        raise BenchledgerError(Problem(file=name, field=f"{path}.command", message=message))
+    hidden = HIDDEN.search(command)
+    if hidden is not None:  # the notes and the pages would show another command than the one timed
+        message = (
+            f"holds {describe(hidden.group())} at character {hidden.start() + 1}, which a terminal or a page does "
+            "not show as itself, so no reader could read the command that was timed; check the file"
         )
         raise BenchledgerError(Problem(file=name, field=f"{path}.command", message=message))
     return command, {str(k): str(v) for k, v in params.items()}, [float(t) for t in times], codes

@@ -135,3 +135,20 @@ def test_a_hyperfine_command_past_one_argument_is_refused(tmp_path: Path) -> Non
         "so no shell ran it; check the file\n"
     )
     assert not (root / "runs" / RUN).exists()
+
+
+def test_a_hyperfine_command_holding_an_escape_sequence_is_refused(tmp_path: Path) -> None:
+    """Any recorded command is read whole: the notes and the run page would show `echo ok` for a
+    command that also ran `rm`."""
+    export = json.loads(HYPERFINE.read_text())
+    export["results"][0]["command"] = "rm -rf ~/scratch; : \x1b[2K\r echo ok"
+    hostile = tmp_path / "hyperfine.json"
+    hostile.write_text(json.dumps(export))
+    code, out, root = import_into(tmp_path, "hyperfine", str(hostile), "--id", RUN)
+    assert code == 1
+    assert out == (
+        "Error: hyperfine.json: $.results[0].command: holds U+001B (ESC, which starts a terminal escape sequence) "
+        "at character 21, which a terminal or a page does not show as itself, so no reader could read the command "
+        "that was timed; check the file\n"
+    )
+    assert not (root / "runs" / RUN).exists()
