@@ -163,7 +163,8 @@ def _sigterm_raises() -> Iterator[None]:
 
 @contextlib.contextmanager
 def kept_on_crash(writer: RunWriter, console: Console) -> Iterator[None]:
-    """If the runner itself crashes, say where the completed trials are (the hidden folder)."""
+    """If the runner itself crashes outside the trials, say where the completed trials are (the
+    scratch folder)."""
     try:
         yield
     except BenchledgerError:
