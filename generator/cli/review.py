@@ -13,6 +13,7 @@ from ..errors import BenchledgerError
 from .common import Repo, docs_dir_of, fail, mkdocs_yaml, verdict_settings
 
 if TYPE_CHECKING:
+    from ..analysis.comparison import Settings
     from ..analysis.review import Review
 
 FAILABLE = "a verdict (contradicted, overstated, misattributed, ...), stale, problems or removed"
@@ -96,10 +97,12 @@ def _review(repo: Path, start: str, head: str | None, guarded: tuple[tuple[str, 
     with tempfile.TemporaryDirectory(prefix="benchledger-review-") as scratch:
         sides = (("base", start), ("head", head))
         roots = [repo if ref is None else snapshot(repo, ref, Path(scratch) / name) for name, ref in sides]
-        configs = [mkdocs_yaml(root) for root in roots]
-        docs = [docs_dir_of(root).relative_to(root.resolve()).as_posix() for root in roots]
-        before = judge(roots[0], docs[0], verdict_settings(roots[0], None, None))
-        after = judge(roots[1], docs[1], verdict_settings(roots[1], None, None), signers_from=before.ledger)
+        labels = (f"merge base {start[:12]}", head or "the working tree")
+        read = [_settings(root, label) for root, label in zip(roots, labels, strict=True)]
+        (before_config, before_docs, before_settings), (after_config, after_docs, after_settings) = read
+        configs = [before_config, after_config]
+        before = judge(roots[0], before_docs, before_settings)
+        after = judge(roots[1], after_docs, after_settings, signers_from=before.ledger)
     measured = {claim_id: effect(ev) for claim_id, ev in after.evaluations.items()}
     again = under(after, before.settings) if after.settings != before.settings else None
     found = diff_sides(before, after, measured, again)
@@ -113,6 +116,19 @@ def _review(repo: Path, start: str, head: str | None, guarded: tuple[tuple[str, 
         settings=settings_changes(*configs),
         signers=signer_changes(before.ledger.allowed_signers, after.ledger.allowed_signers),
     )
+
+
+def _settings(root: Path, ref: str) -> tuple[dict[str, Any], str, Settings]:
+    """A side's mkdocs.yml, docs folder and verdict settings, or a BenchledgerError naming the
+    revision (the reason itself is printed on stderr: it names a scratch path)."""
+    try:
+        docs = docs_dir_of(root).relative_to(root.resolve()).as_posix()
+        return mkdocs_yaml(root), docs, verdict_settings(root, None, None)
+    except typer.Exit:
+        raise BenchledgerError(
+            f"{ref}: mkdocs.yml cannot be read (a YAML syntax error, a docs_dir outside the repository or a "
+            "verdict setting out of range); `benchledger check` on that revision names it"
+        ) from None
 
 
 def _print(found: Review, base: str, head: str, format: str) -> None:

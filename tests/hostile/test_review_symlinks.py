@@ -107,3 +107,17 @@ def test_non_utf8_names_that_would_decode_alike_do_not_collide(pub: Path) -> Non
     )
     code, _, err = cli("check", "--repo", str(pub))  # check refuses it too, and names it
     assert code == 1 and f"runs/{BASE}/\\xfd.txt: is not a UTF-8 file name; rename it" in err
+
+
+def test_a_mkdocs_yml_review_cannot_read_is_a_refusal_in_the_comment(pub: Path) -> None:  # noqa: F811
+    (pub / "mkdocs.yml").write_text("site_name: [unclosed\n")
+    _branch(pub)
+    code, out, err = _review(pub)
+    assert code == 1
+    assert out.splitlines()[1].startswith("> **⚠ `mkdocs.yml` (changed):**")  # what the change touches, still
+    assert out.splitlines()[5] == (
+        "**Review refused:** pr&#58; mkdocs.yml cannot be read &#40;a YAML syntax error, a docs&#95;dir outside "
+        "the repository or a verdict setting out of range&#41;&#59; &#96;benchledger check&#96; on that revision "
+        "names it"
+    )
+    assert "YAML syntax error" in err
