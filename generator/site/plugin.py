@@ -127,6 +127,17 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         gc.freeze()
         return config
 
+    def on_pre_build(self, *, config: MkDocsConfig) -> None:
+        """The site folder is marked as a site benchledger builds before MkDocs empties it (MkDocs
+        keeps dot-files), so even a build that fails half-way leaves a folder `build --site-dir`
+        may empty again without --force."""
+        site = Path(config.site_dir)
+        try:
+            site.mkdir(parents=True, exist_ok=True)
+            mark_site(site)
+        except OSError as err:
+            raise PluginError(f"benchledger: site_dir: {site} cannot be written ({err.strerror}); fix it") from None
+
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         """Every internal link of the built site is crawled; each broken one is a warning, so
         `build --strict` fails naming the page and the target."""
@@ -138,7 +149,6 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
             broken = broken_links(Path(config.site_dir), root, crawled)
         for link in broken:
             log.warning("benchledger: %s", link)
-        mark_site(Path(config.site_dir))
         if self.cache is not None:
             self.cache.save()  # once per build, with the pages just crawled
 
