@@ -13,7 +13,7 @@ from types import MappingProxyType
 
 from ..errors import BenchledgerError, Problem
 from ..format.scratch import MARK, OLD_SCRATCH, leftover
-from .publication import docs_problems, layout_problems
+from .publication import docs_problems, layout_problems, report_name_problems
 from .records import DOCS_DIR, REPORTS_DIR, RUNS_DIR, Ledger, Report, Run
 from .reports import load_report
 from .runs import ParsedRuns, decode, load_run, measurement_keys, undeclared_metrics
@@ -88,6 +88,7 @@ def _reports(folder: Path, root: Path, problems: list[Problem]) -> list[Report]:
             problems.extend(found)
             if report is not None:
                 reports.append(report)
+    problems.extend(report_name_problems(reports))
     return reports
 
 

@@ -173,6 +173,22 @@ def _theirs(path: str, folder: bool, mine_is_folder: bool) -> str:
     return f"as the file files/{path}" if mine_is_folder else f"as files/{path}"
 
 
+def report_name_problems(reports: Sequence[Report]) -> list[Problem]:
+    """Two reports whose pages (and sweep charts) are published under paths that differ only in
+    case (site_src/reports/Play-1.md and play-1.md) are one page on a case-insensitive file system."""
+    first: dict[str, Report] = {}
+    problems = []
+    for report in sorted(reports, key=lambda r: r.path):
+        known = first.setdefault(report.slug.casefold(), report)
+        if known is not report:
+            message = (
+                f"is published as the page reports/{report.slug}/, and {known.path} as reports/{known.slug}/: "
+                f"{CASELESS_FS}"
+            )
+            problems.append(Problem(file=report.path, message=message))
+    return problems
+
+
 def chart_name_problems(rel: str, metrics: Iterable[str], rates: Iterable[str]) -> list[Problem]:
     """Each metric's charts are published as charts/NAME-KIND.json and each rate's as
     charts/rate-NAME.json: two metrics (or two rates) whose names differ only in case name one

@@ -75,3 +75,18 @@ def test_names_that_differ_otherwise_pass(tmp_path: Path) -> None:
     code, out = _check(tmp_path, {"raw/log-1.txt": "a\n", "raw/log-2.txt": "b\n", "notes.md": "c\n"})
     assert code == 0, out
     assert run_yaml(RUN)  # the fixture run itself is unchanged
+
+
+def test_reports_whose_pages_differ_only_in_case_are_refused(tmp_path: Path) -> None:
+    report = "---\ntitle: {t}\ndate: 2026-09-02\n---\n\n# {t}\n"
+    extra = {
+        "site_src/reports/Play-1.md": report.format(t="Upper"),
+        "site_src/reports/play-1.md": report.format(t="Lower"),
+    }
+    root = write_tree(tmp_path / "pub", publication(measured_run(RUN), extra=extra))
+    code, out = cli("check", "--repo", str(root))
+    assert code == 1
+    assert out.endswith(
+        "Error: site_src/reports/play-1.md: is published as the page reports/play-1/, and "
+        f"site_src/reports/Play-1.md as reports/Play-1/: {FS}\n"
+    ), out
