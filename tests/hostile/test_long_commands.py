@@ -152,3 +152,21 @@ def test_a_hyperfine_command_holding_an_escape_sequence_is_refused(tmp_path: Pat
         "that was timed; check the file\n"
     )
     assert not (root / "runs" / RUN).exists()
+
+
+def test_a_hyperfine_command_of_one_whole_argument_is_a_condition_whole(tmp_path: Path) -> None:
+    """Several commands without parameters: each command is the condition, in results.csv whole."""
+    export = json.loads(HYPERFINE.read_text())
+    command = "echo " + "x" * (LONGEST - 5)
+    for result, text in zip(export["results"], [command, "echo short"], strict=True):
+        result.pop("parameters", None)
+        result["command"] = text
+    long = tmp_path / "hyperfine.json"
+    long.write_text(json.dumps(export))
+    code, out, root = import_into(tmp_path, "hyperfine", str(long), "--id", RUN)
+    assert code == 0, out[-2000:]
+    assert cli("check", "--repo", str(root))[0] == 0
+    results = (root / "runs" / RUN / "results.csv").read_text().splitlines()
+    assert results[0] == "trial,command,seconds" and sum(command in row for row in results) == 5
+    page = generate(root)[f"runs/{RUN}/index.md"].decode()
+    assert f'<td data-label="Condition">command&#61;echo {"x" * (LONGEST - 5)}</td>' in page
