@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import tempfile
 from dataclasses import replace
 from pathlib import Path
@@ -98,7 +99,7 @@ def _review(repo: Path, start: str, head: str | None, guarded: tuple[tuple[str, 
         sides = (("base", start), ("head", head))
         roots = [repo if ref is None else snapshot(repo, ref, Path(scratch) / name) for name, ref in sides]
         labels = (f"merge base {start[:12]}", head or "the working tree")
-        read = [_settings(root, label) for root, label in zip(roots, labels, strict=True)]
+        read = [_settings(root, label, root != repo) for root, label in zip(roots, labels, strict=True)]
         (before_config, before_docs, before_settings), (after_config, after_docs, after_settings) = read
         configs = [before_config, after_config]
         before = judge(roots[0], before_docs, before_settings)
@@ -118,10 +119,19 @@ def _review(repo: Path, start: str, head: str | None, guarded: tuple[tuple[str, 
     )
 
 
-def _settings(root: Path, ref: str) -> tuple[dict[str, Any], str, Settings]:
+def _settings(root: Path, ref: str, snapshotted: bool) -> tuple[dict[str, Any], str, Settings]:
     """A side's mkdocs.yml, docs folder and verdict settings, or a BenchledgerError naming the
-    revision (the reason itself is printed on stderr: it names a scratch path)."""
+    revision (the reason itself is printed on stderr: it names a scratch path). In a revision's
+    snapshot, a link out of it at mkdocs.yml or in the docs folder is refused first
+    (`refuse_links_out`); runs/ and allowed_signers refuse every link without reading it."""
+    from ..ledger.snapshot import refuse_links_out
+
     try:
+        if snapshotted:
+            refuse_links_out(root, ["mkdocs.yml"], ref)
+            named = root / str(mkdocs_yaml(root).get("docs_dir") or "site_src")
+            inside = Path(os.path.realpath(named)).is_relative_to(root.resolve()) or named.is_symlink()
+            refuse_links_out(root, [named.relative_to(root).as_posix()] if inside else [], ref)
         docs = docs_dir_of(root).relative_to(root.resolve()).as_posix()
         return mkdocs_yaml(root), docs, verdict_settings(root, None, None)
     except typer.Exit:

@@ -4,8 +4,9 @@ written: the tree is listed with `git ls-tree` (no `.gitattributes` of the revis
 so `export-ignore` cannot hide a file from the review) and each blob is written as a fresh
 regular file under the scratch folder, every folder on its way made here and checked not to be
 a link. Symlinks are made as the revision holds them, after every file, so no write passes
-through one; the review then judges them as `check` judges a checkout (a link under runs/, or
-one out of the repository, is a problem naming it). A submodule is an empty folder, as a
+through one; the review then judges them as `check` judges a checkout (a link under runs/ is
+a problem naming it), except that one leading out of the revision at mkdocs.yml or in the docs
+folder is refused before anything is read through it (`refuse_links_out`). A submodule is an empty folder, as a
 checkout without `--recurse-submodules` has it. File names are the revision's bytes (one that
 is not UTF-8 stays itself), so two such names never become one. The total size is bounded
 before anything is read into memory."""
@@ -99,6 +100,30 @@ def _link(root: Path, target: Path, points_to: bytes, path: str, ref: str) -> No
     except (OSError, ValueError) as err:
         why = "it is in the revision twice" if isinstance(err, FileExistsError) else "its target cannot be a link's"
         raise BenchledgerError(f"{ref}: symlink {path!r} cannot be made: {why}") from None
+
+
+def refuse_links_out(root: Path, paths: Sequence[str], ref: str) -> None:
+    """Refuse, naming it, a symlink at or under any of `paths` (relative to `root`: what review
+    reads through links, mkdocs.yml and the docs folder) that leads out of `root`; links to
+    folders inside are walked too. `check` refuses such a link under the docs folder as well;
+    review refuses it before anything is read through it, so no file of the machine that
+    reviews (a CI runner's) can reach the comment."""
+    root = root.resolve()
+    stack, seen = [root / rel for rel in paths], set()
+    while stack:
+        path = stack.pop()
+        if path.is_symlink():
+            real = Path(os.path.realpath(path))
+            if not real.is_relative_to(root):
+                shown = path.relative_to(root).as_posix()
+                raise BenchledgerError(
+                    f"{ref}: {shown!r} is a symlink to {os.readlink(path)!r}, out of the revision; "
+                    "check refuses it too, and review does not follow it"
+                )
+            path = real
+        if path.is_dir() and path not in seen:
+            seen.add(path)
+            stack += sorted(path.iterdir())
 
 
 def merge_base(repo: Path, base: str, head: str) -> str:

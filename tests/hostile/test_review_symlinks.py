@@ -53,16 +53,41 @@ def test_a_run_symlink_is_the_problem_check_names_and_is_never_followed(pub: Pat
     assert "secret" not in out
 
 
-def test_a_docs_symlink_out_of_the_repository_is_named_as_check_names_it(pub: Path) -> None:  # noqa: F811
+def test_a_docs_symlink_out_of_the_repository_is_refused_naming_it_as_check_does(pub: Path) -> None:  # noqa: F811
     (pub / "site_src" / "passwd.md").symlink_to("/etc/passwd")
+    assert cli("check", "--repo", str(pub))[0] == 1  # check refuses it too
     _branch(pub)
     code, out, _ = _review(pub)
-    assert code == 0
-    (line,) = [line for line in out.splitlines() if "passwd" in line]
-    assert line.startswith(
-        "- error: site&#95;src&#47;passwd.md&#58; is a symlink to &#39;&#47;etc&#47;passwd&#39;, outside the repository"
-    )
+    assert code == 1
+    assert (
+        "**Review refused:** pr&#58; &#39;site&#95;src&#47;passwd.md&#39; is a symlink to &#39;&#47;etc&#47;passwd&#39;, "
+        "out of the revision&#59; check refuses it too, and review does not follow it"
+    ) in out.splitlines()
     assert "root:" not in out
+
+
+def test_a_reports_folder_linked_out_of_the_repository_is_never_read(pub: Path, tmp_path: Path) -> None:  # noqa: F811
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "x.md").write_text("---\ntitle: SECRET-TITLE\nclaims: []\n---\n")
+    shutil.rmtree(pub / "site_src" / "reports")
+    (pub / "site_src" / "reports").symlink_to(elsewhere)
+    _branch(pub)
+    code, out, _ = _review(pub)
+    assert code == 1
+    assert "**Review refused:** pr&#58; &#39;site&#95;src&#47;reports&#39; is a symlink to " in out
+    assert "SECRET" not in out
+
+
+def test_a_mkdocs_yml_linked_out_of_the_repository_is_never_read(pub: Path, tmp_path: Path) -> None:  # noqa: F811
+    (tmp_path / "config.yml").write_text("site_name: x\ndocs_dir: [SECRET-VALUE\n")
+    (pub / "mkdocs.yml").unlink()
+    (pub / "mkdocs.yml").symlink_to(tmp_path / "config.yml")
+    _branch(pub)
+    code, out, err = _review(pub)
+    assert code == 1
+    assert "**Review refused:** pr&#58; &#39;mkdocs.yml&#39; is a symlink to " in out
+    assert "SECRET" not in out + err
 
 
 def test_a_symlink_cannot_carry_a_write_out_of_the_scratch_folder(pub: Path, tmp_path: Path) -> None:  # noqa: F811
