@@ -154,7 +154,7 @@ def test_server_dying_mid_run_keeps_completed_trials(tmp_path: Path, monkeypatch
     notes = yaml.safe_load((run / "run.yaml").read_text())["notes"]
     assert "This run was interrupted: trial 3/5 at concurrency=1 failed: all 4 requests failed" in notes
     assert "Missing trials: concurrency=1: trials 3-5." in notes
-    assert not list((tmp_path / "runs").glob(".*partial*"))
+    assert not list((tmp_path / "runs").glob("*partial*"))
     check(tmp_path)
 
 

@@ -71,7 +71,7 @@ def test_a_server_error_is_quoted_as_text_and_never_markup(tmp_path: Path) -> No
     with HostileServer("markup-error") as server:
         code, out, folder = run(tmp_path, server.base_url)
     assert code == 1 and "no trial completed" in out  # nothing measured, nothing written
-    assert not folder.exists() and not list((tmp_path / "runs").glob(".*partial*"))
+    assert not folder.exists() and not list((tmp_path / "runs").glob("*partial*"))
 
 
 def test_server_text_after_a_good_trial_is_kept_verbatim_and_inert(tmp_path: Path) -> None:
