@@ -96,6 +96,7 @@ class Review:
     files: tuple[tuple[str, str, str], ...] = ()  # (changed run, what happened: FILE_CHANGES, run-relative path)
     resigned: tuple[tuple[str, str, str], ...] = ()  # (run, receipt, verifier): vouches for files this change edits
     refused: str = ""  # why a side could not be read at all (then nothing else is known)
+    workflows: tuple[tuple[str, tuple[str, ...], bool], ...] = ()  # (path, its triggers, runs self-hosted)
     hooks: tuple[str, ...] = ()  # the hook files either side's mkdocs.yml names (code the build runs)
     own_signers: tuple[tuple[str, str], ...] = ()  # (run, its state were the change's own allowed_signers trusted)
 
@@ -416,3 +417,27 @@ def _principal(line: str) -> str:
     if line.startswith('"'):
         return line[1:].split('"', 1)[0]
     return line.split()[0]
+
+
+def workflow_summary(text: bytes) -> tuple[tuple[str, ...], bool]:
+    """What a GitHub workflow file says of when it runs and where: its triggers (`on:`), and
+    whether any job's `runs-on` (a label, a list of them, or `labels:` of a group) names
+    `self-hosted`. YAML that cannot be read: no triggers, not known to be self-hosted."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(text.decode("utf-8", "replace"))
+    except yaml.YAMLError:
+        return (), False
+    if not isinstance(data, Mapping):
+        return (), False
+    on = data.get("on", data.get(True))  # YAML 1.1 reads a bare `on` key as true
+    triggers = [on] if isinstance(on, str) else list(on) if isinstance(on, list | Mapping) else []
+    jobs = data.get("jobs")
+    hosted = False
+    for job in jobs.values() if isinstance(jobs, Mapping) else ():
+        runs_on = job.get("runs-on") if isinstance(job, Mapping) else None
+        labels = runs_on.get("labels") if isinstance(runs_on, Mapping) else runs_on
+        labels = [labels] if isinstance(labels, str) else labels if isinstance(labels, list) else []
+        hosted = hosted or "self-hosted" in [str(label) for label in labels]
+    return tuple(str(t) for t in triggers), hosted

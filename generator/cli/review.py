@@ -90,9 +90,9 @@ _NOTHING: dict[str, Any] = dict(
 def _review(repo: Path, start: str, head: str | None, guarded: tuple[tuple[str, str], ...]) -> Review:
     """Both sides read and judged (the head's signatures with the base's allowed_signers), and
     what differs between them."""
-    from ..analysis.review import hook_paths, judge, settings_changes, signer_changes, under
+    from ..analysis.review import hook_paths, judge, settings_changes, signer_changes, under, workflow_summary
     from ..analysis.review import review as diff_sides
-    from ..ledger.snapshot import guarded_changes, snapshot
+    from ..ledger.snapshot import file_at, guarded_changes, snapshot
     from ..render.verdict_text import effect
 
     with tempfile.TemporaryDirectory(prefix="benchledger-review-") as scratch:
@@ -110,9 +110,15 @@ def _review(repo: Path, start: str, head: str | None, guarded: tuple[tuple[str, 
     hooks = hook_paths(*configs)
     specs = [f":(literal){h}" for h in hooks]  # a hook's name is the change's: never pathspec magic
     guarded += tuple(c for c in guarded_changes(repo, start, head, specs) if c not in guarded)
+    flows = [
+        (path, workflow_summary(text))
+        for path, how in guarded
+        if path.startswith(".github/workflows/") and how != "removed" and (text := file_at(repo, head, path))
+    ]
     return replace(
         found,
         guarded=guarded,
+        workflows=tuple((path, triggers, hosted) for path, (triggers, hosted) in flows),
         hooks=hooks,
         settings=settings_changes(*configs),
         signers=signer_changes(before.ledger.allowed_signers, after.ledger.allowed_signers),

@@ -163,6 +163,28 @@ def guarded_changes(
     return tuple((path, STATUS.get(code[:1], "changed")) for code, path in zip(parts[::2], parts[1::2], strict=True))
 
 
+MAX_WORKFLOW = 1024**2  # a workflow file over 1 MiB is named, not read
+
+
+def file_at(repo: Path, ref: str | None, path: str) -> bytes | None:
+    """The bytes of `path` (from the repository's top) at `ref`, or in the working tree when
+    `ref` is None (a regular file only, never through a link); None when there is none, or it
+    is over 1 MiB."""
+    try:
+        top = Path(_git(repo, "rev-parse", "--show-toplevel").decode().strip())
+        if ref is None:
+            found = top / path
+            if found.is_symlink() or not found.is_file() or found.stat().st_size > MAX_WORKFLOW:
+                return None
+            return found.read_bytes()
+        size = _git(top, "cat-file", "-s", f"{ref}:{path}", what=ref)
+        if int(size) > MAX_WORKFLOW:
+            return None
+        return _git(top, "cat-file", "blob", f"{ref}:{path}", what=ref)
+    except (BenchledgerError, OSError, ValueError):
+        return None
+
+
 def _blobs(top: Path, ids: list[str], ref: str) -> list[bytes]:
     """The bytes of each blob, in order, read by one `git cat-file --batch`."""
     if not ids:

@@ -174,7 +174,7 @@ def _guarded(found: Review) -> list[str]:
     rest = [(p, how) for p, how in found.guarded if (p, how) not in flows]
     out = []
     if flows:
-        said = ", ".join(f"{_path(p)} ({how})" for p, how in flows)
+        said = ", ".join(f"{_path(p)} ({how}{_flow(found, p)})" for p, how in flows)
         out.append(
             f"> **⚠ This pull request adds or changes workflow files:** {said}. Read them before approving a run."
         )
@@ -195,6 +195,16 @@ def _guarded(found: Review) -> list[str]:
             said = "; ".join(what) + ". " + said[0].upper() + said[1:]
         out.append(f"> **⚠ {_path(path)} ({how}):** {said}.")
     return [*out, ""] if out else []
+
+
+def _flow(found: Review, path: str) -> str:
+    """ "; on pull_request_target; **runs on a self-hosted runner**": what a workflow says of when
+    and where it runs, as the change leaves it."""
+    for flow, triggers, hosted in found.workflows:
+        if flow == path:
+            on = f"; on {', '.join(_said(t) for t in triggers[:10])}" if triggers else ""
+            return on + ("; **runs on a self-hosted runner**" if hosted else "")
+    return ""
 
 
 def _path(value: str) -> str:

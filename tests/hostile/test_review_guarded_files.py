@@ -24,7 +24,7 @@ def test_an_added_workflow_is_the_first_line_of_the_review(pub: Path) -> None:  
     lines = out.splitlines()
     assert lines[0] == MARK
     assert lines[1].startswith("> **⚠ This pull request adds or changes workflow files")
-    assert "`.github/workflows/x.yml` (added)" in lines[1]
+    assert "`.github/workflows/x.yml` (added; on pull&#95;request)" in lines[1]
     assert "No run, claim" not in out
 
 
@@ -42,3 +42,23 @@ def test_edited_signers_and_settings_are_named(pub: Path) -> None:  # noqa: F811
         "The site's settings and the code its build runs" in out
     )
     assert "No run, claim" not in out
+
+
+def test_a_workflow_line_says_what_triggers_it_and_where_it_runs(pub: Path) -> None:  # noqa: F811
+    flows = pub / ".github" / "workflows"
+    flows.mkdir(parents=True, exist_ok=True)
+    (flows / "gpu.yml").write_text(
+        "on: [pull_request_target, workflow_dispatch]\n"
+        "jobs:\n  a:\n    runs-on: [self-hosted, gpu]\n    steps: [{run: echo}]\n"
+        "  b:\n    runs-on: ubuntu-latest\n    steps: [{run: echo}]\n"
+    )
+    (flows / "plain.yml").write_text("on:\n  push: {}\njobs:\n  a:\n    runs-on: ubuntu-latest\n")
+    git(pub, "add", "-A")
+    git(pub, "commit", "-qm", "workflows")
+    code, out, _ = cli("review", "--base", "HEAD~1", "--head", "HEAD", "--repo", str(pub))
+    assert code == 0
+    assert out.splitlines()[1] == (
+        "> **⚠ This pull request adds or changes workflow files:** `.github/workflows/gpu.yml` (added; "
+        "on pull&#95;request&#95;target, workflow&#95;dispatch; **runs on a self-hosted runner**), "
+        "`.github/workflows/plain.yml` (added; on push). Read them before approving a run."
+    )
