@@ -439,5 +439,5 @@ def workflow_summary(text: bytes) -> tuple[tuple[str, ...], bool]:
         runs_on = job.get("runs-on") if isinstance(job, Mapping) else None
         labels = runs_on.get("labels") if isinstance(runs_on, Mapping) else runs_on
         labels = [labels] if isinstance(labels, str) else labels if isinstance(labels, list) else []
-        hosted = hosted or "self-hosted" in [str(label) for label in labels]
-    return tuple(str(t) for t in triggers), hosted
+        hosted = hosted or "self-hosted" in labels
+    return tuple(t for t in triggers if isinstance(t, str)), hosted  # never str() of a structure: aliases
