@@ -198,8 +198,8 @@ def _guarded(found: Review) -> list[str]:
 
 
 def _flow(found: Review, path: str) -> str:
-    """ "; on pull_request_target; **runs on a self-hosted runner**": what a workflow says of when
-    and where it runs, as the change leaves it."""
+    """What a workflow says of when and where it runs, as the change leaves it, to follow its
+    path: `; on pull_request_target; **runs on a self-hosted runner**`."""
     for flow, triggers, hosted in found.workflows:
         if flow == path:
             on = f"; on {', '.join(_said(t) for t in triggers[:10])}" if triggers else ""
