@@ -42,7 +42,8 @@ class Settings:
             if value is None:
                 continue
             if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value < 1:
-                message = f"{value!r} is not a number in [{low:g}, 1); e.g. {example}"
+                shown = repr(value)[:40] if isinstance(value, str | int | float) else f"a {type(value).__name__}"
+                message = f"{shown} is not a number in [{low:g}, 1); e.g. {example}"  # never the repr of a structure
                 field = prefix + (key.replace("_", "-") if prefix == "--" else key)
                 raise BenchledgerError(Problem(file=where, field=field, message=message))
             values[key] = float(value)

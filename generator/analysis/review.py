@@ -369,7 +369,15 @@ def hook_paths(*configs: Mapping[str, object]) -> tuple[str, ...]:
     """The hook files that any of these mkdocs.yml configurations names, as relative paths
     inside the publication (one outside it, or absolute, is named by `settings_changes`)."""
     found = [h for config in configs for h in _names(config.get("hooks"))]
-    inside = [h for h in found if h and not h.startswith(("/", "\\")) and ".." not in h.replace("\\", "/").split("/")]
+    inside = [
+        h
+        for h in found
+        if h
+        and h.isprintable()
+        and len(h) <= 4096
+        and not h.startswith(("/", "\\"))
+        and ".." not in h.replace("\\", "/").split("/")
+    ]
     return tuple(dict.fromkeys(inside))
 
 
@@ -379,8 +387,8 @@ def _names(entries: object) -> list[str]:
         entries = list(entries)
     if not isinstance(entries, list):
         return []
-    names = [str(next(iter(e), "")) if isinstance(e, Mapping) else str(e) for e in entries]
-    return list(dict.fromkeys(names))
+    names = [next(iter(e), "") if isinstance(e, Mapping) else e for e in entries]
+    return list(dict.fromkeys(n for n in names if isinstance(n, str)))  # never str() of a structure: aliases
 
 
 def _verdict_config(config: Mapping[str, object]) -> Mapping[str, object]:
@@ -397,7 +405,7 @@ def _value(key: str, value: object) -> str:
     if value is None:
         default = getattr(Settings(), key)
         return "the larger per-trial CV" if default is None else f"{default:g}"
-    return str(value)
+    return f"{value:g}" if isinstance(value, int | float) else "(not a number)"
 
 
 def signer_changes(before: str | None, after: str | None) -> tuple[tuple[str, str], ...]:

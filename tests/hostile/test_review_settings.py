@@ -73,3 +73,17 @@ def test_an_edited_hook_file_is_named_as_code_the_build_runs(pub: Path) -> None:
         == "> **⚠ `hooks/publish.py` (changed):** a hook mkdocs.yml names: code the publish build runs."
     )
     assert "No run, claim" not in out
+
+
+def test_a_setting_that_aliases_blow_up_is_refused_in_a_line(pub: Path) -> None:  # noqa: F811
+    levels = ["x_a: &a [x, x, x, x, x, x, x, x, x]"]
+    levels += [f"x_{b}: &{b} [{', '.join([f'*{a}'] * 9)}]" for a, b in zip("abcdef", "bcdefg", strict=True)]
+    git(pub, "checkout", "-qb", "pr")
+    mkdocs = pub / "mkdocs.yml"
+    text = mkdocs.read_text().replace("  - benchledger\n", "  - benchledger:\n      min_effect: *g\n")
+    mkdocs.write_text("\n".join(levels) + "\n" + text)
+    git(pub, "commit", "-qam", "a bomb")
+    code, out, err = cli("review", "--base", "main", "--head", "pr", "--repo", str(pub))
+    assert code == 1 and "**Review refused:** pr&#58; mkdocs.yml cannot be read" in out
+    (first, _) = err.splitlines()
+    assert first.endswith("plugins.benchledger.min_effect: a list is not a number in [0, 1); e.g. 0.01")
