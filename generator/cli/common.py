@@ -102,7 +102,13 @@ def mkdocs_yaml(repo: Path) -> dict[str, Any]:
 
 def docs_dir_of(repo: Path) -> Path:
     """docs_dir from mkdocs.yml (default site_src), confined to the repository."""
-    docs = (repo / str(mkdocs_yaml(repo).get("docs_dir") or "site_src")).resolve()
+    named = mkdocs_yaml(repo).get("docs_dir") or "site_src"
+    if not isinstance(named, str):  # never str() of a structure: YAML aliases make it any size
+        fail(
+            f"{repo / 'mkdocs.yml'}: docs_dir: a {type(named).__name__} is not a folder name; "
+            "write e.g. docs_dir: site_src"
+        )
+    docs = (repo / named).resolve()
     if not docs.is_relative_to(repo.resolve()):
         fail(f"{repo / 'mkdocs.yml'}: docs_dir: {docs} is outside the repository; use a folder inside it")
     return docs

@@ -135,9 +135,10 @@ def _settings(root: Path, ref: str, snapshotted: bool) -> tuple[dict[str, Any], 
     try:
         if snapshotted:
             refuse_links_out(root, ["mkdocs.yml"], ref)
-            named = root / str(mkdocs_yaml(root).get("docs_dir") or "site_src")
+            docs_dir = mkdocs_yaml(root).get("docs_dir") or "site_src"
+            named = root / docs_dir if isinstance(docs_dir, str) else root  # not a name: docs_dir_of says so
             inside = Path(os.path.realpath(named)).is_relative_to(root.resolve()) or named.is_symlink()
-            refuse_links_out(root, [named.relative_to(root).as_posix()] if inside else [], ref)
+            refuse_links_out(root, [named.relative_to(root).as_posix()] if inside and named != root else [], ref)
         docs = docs_dir_of(root).relative_to(root.resolve()).as_posix()
         return mkdocs_yaml(root), docs, verdict_settings(root, None, None)
     except typer.Exit:

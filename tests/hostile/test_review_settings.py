@@ -87,3 +87,17 @@ def test_a_setting_that_aliases_blow_up_is_refused_in_a_line(pub: Path) -> None:
     assert code == 1 and "**Review refused:** pr&#58; mkdocs.yml cannot be read" in out
     (first, _) = err.splitlines()
     assert first.endswith("plugins.benchledger.min_effect: a list is not a number in [0, 1); e.g. 0.01")
+
+
+def test_a_docs_dir_that_is_not_a_folder_name_is_refused_without_reading_it_whole(pub: Path) -> None:  # noqa: F811
+    levels = ["x_a: &a [x, x, x, x, x, x, x, x, x]"]
+    levels += [f"x_{b}: &{b} [{', '.join([f'*{a}'] * 9)}]" for a, b in zip("abcdefgh", "bcdefghi", strict=True)]
+    git(pub, "checkout", "-qb", "pr")
+    mkdocs = pub / "mkdocs.yml"
+    mkdocs.write_text("\n".join(levels) + "\n" + mkdocs.read_text().replace("docs_dir: site_src", "docs_dir: *i"))
+    git(pub, "commit", "-qam", "a bomb")
+    code, out, err = cli("review", "--base", "main", "--head", "pr", "--repo", str(pub))
+    assert code == 1 and "**Review refused:** pr&#58; mkdocs.yml cannot be read" in out
+    assert err.splitlines()[0].endswith(
+        "mkdocs.yml: docs_dir: a list is not a folder name; write e.g. docs_dir: site_src"
+    )
