@@ -41,6 +41,7 @@ from .collector import relaxed
 from .files import mark_site
 from .links import broken_links
 from .navigation import auto_nav
+from .page_html import Converted, PageConverter
 from .pipeline import generate_site
 
 log = logging.getLogger("mkdocs.plugins.benchledger")
@@ -79,6 +80,8 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
     def __init__(self) -> None:
         self.cache: BuildCache | None = None
         self.checked: Checked | None = None  # the audit `benchledger build` made just before, for one build
+        self.converter: PageConverter | None = None  # made per build, from the final markdown settings
+        self.converted: dict[str, tuple[Converted, Any]] = {}  # generated page -> its HTML, until MkDocs asks
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         """Nothing to prepare; its presence keeps this instance alive across rebuilds."""
@@ -131,6 +134,7 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         """The site folder is marked as a site benchledger builds before MkDocs empties it (MkDocs
         keeps dot-files), so even a build that fails half-way leaves a folder `build --site-dir`
         may empty again without --force."""
+        self.converter, self.converted = None, {}
         site = Path(config.site_dir)
         try:
             site.mkdir(parents=True, exist_ok=True)
@@ -179,7 +183,7 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
             heading = next((line[2:] for line in markdown.splitlines() if line.startswith("# ")), None)
             if heading:
                 page.meta["title"] = heading
-            return markdown
+            return self.convert(markdown, page, config, files)
         if isinstance(title, str):
             page.meta["title"] = html.escape(title)
         marker = marker_line(markdown)
@@ -199,6 +203,23 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         up = "../" * (report.slug.count("/") + 1)
         panels = report_panel(evaluations, report.slug) + grids_panel(grids, up) + limits_panel(report.meta.limits)
         return insert_panel(markdown, panels)
+
+    def convert(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+        """A generated page is converted here, once, and reaches MkDocs' Markdown as an empty
+        stub; `on_page_content` puts its HTML in place."""
+        if self.converter is None:
+            self.converter = PageConverter(config)
+        self.converted[page.file.src_uri] = self.converter.convert(markdown, page, config, files)
+        return ""
+
+    def on_page_content(self, html: str, /, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+        known = self.converted.pop(page.file.src_uri, None)
+        if known is None:
+            return html
+        converted, page.links_to_anchors = known  # MkDocs checks them after every page is read
+        page.toc = converted.toc
+        page.present_anchor_ids = set(converted.anchors)
+        return converted.html
 
     def on_serve(
         self, server: LiveReloadServer, /, *, config: MkDocsConfig, builder: Callable[..., Any]

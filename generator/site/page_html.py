@@ -1,0 +1,111 @@
+"""The HTML of a generated page, converted by benchledger instead of MkDocs' per-page Markdown.
+
+A generated page (one that opens with the generated mark) is mostly raw HTML blocks
+(`render.blocks`) that Python-Markdown passes through whole, after parsing every tag of them
+twice: once in MkDocs' anchor scan, once in `md_in_html`. Here one Markdown instance, with the
+publication's own extensions, converts the page once per build; a raw HTML block that opens a
+line after a blank line and closes, balanced, at the end of a line before the next blank line
+is put aside (`htmlStash`, as Python-Markdown puts aside raw HTML) without being parsed. What
+it cannot prove to be such a block it leaves to the extensions, so the HTML is the same as a
+plain conversion's (tests/test_page_html.py compares them on every page of the example site).
+
+MkDocs' own link rewriting runs on the Markdown part, so a `[text](../x.md)` link becomes the
+built site's URL and an unknown target is the same warning as before; headings keep their ids
+and permalinks, and the page's table of contents is MkDocs' (`get_toc`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import markdown
+from markdown.preprocessors import Preprocessor
+from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.structure.files import Files
+from mkdocs.structure.pages import Page, _RelativePathTreeprocessor
+from mkdocs.structure.toc import TableOfContents, get_toc
+
+from .links import _parse
+
+_OPEN = re.compile(r"<([a-zA-Z][a-zA-Z0-9]*)[\s>/]")
+# Inside these the balance of tags cannot be counted by text; a block holding one is left to Markdown.
+_OPAQUE = re.compile(r"<!--|<(?:script|style|pre|textarea|code)\b|\bmarkdown\s*=\s*[\"']?(?!0[\"'\s>])", re.I)
+_FENCE = re.compile(r"^(?:```|~~~)")
+
+
+@dataclass(frozen=True)
+class Converted:
+    """A generated page's HTML, its table of contents, and the anchors it holds."""
+
+    html: str
+    toc: TableOfContents
+    anchors: frozenset[str]
+
+
+def raw_blocks(lines: list[str], block_level: Callable[[str], bool], store: Callable[[str], str]) -> list[str]:
+    """The page's lines with each provable raw HTML block replaced by `store(block)` (a
+    placeholder on a line of its own, followed by a blank line, as md_in_html leaves it)."""
+    out: list[str] = []
+    fenced = False
+    k, n = 0, len(lines)
+    while k < n:
+        line = lines[k]
+        if _FENCE.match(line):
+            fenced = not fenced
+        end = None if fenced or (out and out[-1].strip()) else _block_end(lines, k, block_level)
+        if end is None:
+            out.append(line)
+            k += 1
+            continue
+        out += [store("\n".join(lines[k : end + 1]) + "\n"), ""]
+        k = end + 1
+    return out
+
+
+def _block_end(lines: list[str], start: int, block_level: Callable[[str], bool]) -> int | None:
+    """The index of the last line of the raw block opening at `start`, or None when the lines
+    there are not one whole block-level element followed by a blank line (or the end)."""
+    opened = _OPEN.match(lines[start])
+    if opened is None or not block_level(tag := opened.group(1).lower()):
+        return None
+    opens = re.compile(rf"<{tag}[\s>/]", re.I)
+    closes = re.compile(rf"</{tag}\s*>", re.I)
+    depth = 0
+    for k in range(start, len(lines)):
+        line = lines[k]
+        if not line.strip() or _OPAQUE.search(line):
+            return None
+        depth += len(opens.findall(line)) - len(closes.findall(line))
+        if depth <= 0:
+            ends = depth == 0 and re.search(rf"</{tag}\s*>\s*$", line, re.I) is not None
+            after_blank = k + 1 == len(lines) or not lines[k + 1].strip()
+            return k if ends and after_blank else None
+    return None
+
+
+class _RawBlocks(Preprocessor):  # type: ignore[misc]  # Markdown ships no types
+    """Puts provable raw HTML blocks aside before md_in_html (and MkDocs) would parse them."""
+
+    def run(self, lines: list[str]) -> list[str]:
+        return raw_blocks(lines, self.md.is_block_level, self.md.htmlStash.store)
+
+
+class PageConverter:
+    """One Markdown instance for a build's generated pages, with the publication's extensions."""
+
+    def __init__(self, config: MkDocsConfig) -> None:
+        self.md = markdown.Markdown(extensions=config.markdown_extensions, extension_configs=config.mdx_configs or {})
+        self.md.preprocessors.register(_RawBlocks(self.md), "benchledger_raw_blocks", 22)  # after fences
+
+    def convert(self, text: str, page: Page, config: MkDocsConfig, files: Files) -> tuple[Converted, Any]:
+        """The page's HTML as MkDocs would render it, and the links to anchors MkDocs checks."""
+        md = self.md
+        md.reset()
+        links = _RelativePathTreeprocessor(page.file, files, config)
+        links._register(md)
+        html = md.convert(text)
+        toc = get_toc(getattr(md, "toc_tokens", []))
+        return Converted(html, toc, frozenset(_parse(html).ids)), links.links_to_anchors

@@ -1,0 +1,77 @@
+"""Generated pages skip MkDocs' per-page Markdown: the plugin converts them itself
+(`site.page_html`), and what it makes must be what a plain conversion makes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from generator.cli import app
+from generator.render.templating import GENERATED_PREFIX
+from generator.site.page_html import PageConverter, raw_blocks
+
+
+def test_every_generated_page_of_the_example_converts_as_plain_mkdocs_does(tmp_path: Path) -> None:
+    """HTML, table of contents and anchors of each generated page, against MkDocs' own render of
+    the same Markdown with the same extensions (links rewritten, headings with permalinks)."""
+    from builders import copy_example
+    from mkdocs.config import load_config
+    from mkdocs.structure.files import get_files
+    from mkdocs.structure.pages import Page
+
+    root = copy_example(tmp_path / "pub")
+    result = CliRunner().invoke(app, ["generate", "--repo", str(root)])
+    assert result.exit_code == 0, result.output
+    config = load_config(str(root / "mkdocs.yml"))
+    files = get_files(config)
+    converter = PageConverter(config)
+    compared = 0
+    for file in files.documentation_pages():
+        page = Page(None, file, config)
+        page.read_source(config)
+        assert page.markdown is not None
+        if not page.markdown.startswith(GENERATED_PREFIX):
+            continue
+        page.render(config, files)
+        ours, _ = converter.convert(page.markdown, page, config, files)
+        assert ours.html == page.content, file.src_uri
+        assert str(ours.toc) == str(page.toc), file.src_uri
+        assert ours.anchors == page.present_anchor_ids, file.src_uri
+        compared += 1
+    assert compared > 30
+
+
+def _stashed(text: str) -> tuple[list[str], list[str]]:
+    kept: list[str] = []
+
+    def store(block: str) -> str:
+        kept.append(block)
+        return f"@{len(kept)}"
+
+    return raw_blocks(text.split("\n"), lambda tag: tag in ("div", "table", "p", "details"), store), kept
+
+
+def test_a_whole_raw_block_between_blank_lines_is_put_aside_unparsed() -> None:
+    lines, kept = _stashed("# T\n\n<table>\n<tr><td>a</td></tr>\n</table>\n\ntext\n")
+    assert kept == ["<table>\n<tr><td>a</td></tr>\n</table>\n"]
+    assert lines == ["# T", "", "@1", "", "", "text", ""]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<div>\na\n</div>\nfollowed at once\n",  # no blank line after it
+        "para\n<div>a</div>\n\n",  # no blank line before it
+        "<div markdown=\"1\">\n*a*\n</div>\n",  # Markdown inside: md_in_html's
+        "<div>\n\n</div>\n",  # a blank line inside
+        "<div><!-- </div> -->\n</div>\n",  # a comment's tags are not counted
+        "<div>\n<div>\n</div>\n",  # never closed
+        "```\n\n<div>a</div>\n\n```\n",  # inside a fence
+        "<span>a</span>\n",  # not block-level
+        "<div>a</div> tail\n",  # text after the close
+    ],
+)
+def test_what_cannot_be_proved_a_whole_block_is_left_to_markdown(text: str) -> None:
+    assert _stashed(text)[1] == []
