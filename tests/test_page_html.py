@@ -16,10 +16,11 @@ from generator.site.page_html import PageConverter, raw_blocks
 def test_every_generated_page_of_the_example_converts_as_plain_mkdocs_does(tmp_path: Path) -> None:
     """HTML, table of contents and anchors of each generated page, against MkDocs' own render of
     the same Markdown with the same extensions (links rewritten, headings with permalinks)."""
-    from builders import copy_example
     from mkdocs.config import load_config
     from mkdocs.structure.files import get_files
     from mkdocs.structure.pages import Page
+
+    from builders import copy_example
 
     root = copy_example(tmp_path / "pub")
     result = CliRunner().invoke(app, ["generate", "--repo", str(root)])
@@ -64,7 +65,7 @@ def test_a_whole_raw_block_between_blank_lines_is_put_aside_unparsed() -> None:
     [
         "<div>\na\n</div>\nfollowed at once\n",  # no blank line after it
         "para\n<div>a</div>\n\n",  # no blank line before it
-        "<div markdown=\"1\">\n*a*\n</div>\n",  # Markdown inside: md_in_html's
+        '<div markdown="1">\n*a*\n</div>\n',  # Markdown inside: md_in_html's
         "<div>\n\n</div>\n",  # a blank line inside
         "<div><!-- </div> -->\n</div>\n",  # a comment's tags are not counted
         "<div>\n<div>\n</div>\n",  # never closed
