@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ..ledger.records import Run
 from . import changes, segmentation
-from .series import ALONG, Series, build_series, environment_of, log_points
+from .series import ALONG, Series, build_series, flat_environment, log_points
 from .summaries import RunSummary
 
 MIN_POINTS = 3
@@ -58,7 +58,7 @@ class Followed:
 def moved_between(before: Run, after: Run) -> tuple[Moved, ...]:
     """Every manifest and setup key that differs between two runs, the along-keys included
     (an engine build is the likeliest cause), `captured` left out."""
-    old, new = environment_of(before, ()), environment_of(after, ())
+    old, new = flat_environment(before), flat_environment(after)
     return tuple(
         Moved(key, old.get(key, "not recorded"), new.get(key, "not recorded"))
         for key in sorted(set(old) | set(new))

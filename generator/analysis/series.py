@@ -7,13 +7,16 @@ would-be series (same benchmark, metric, condition and machine) splits it: the s
 on both series so their pages can name it.
 
 Points are ordered by `software.build_number` when every run of the series records it (an
-integer, as the importers write it for llama.cpp builds), else by date, then run id. Runs that
-share every along-value collapse into one point: the mean of their means, on the log scale for
-the segmentation.
+integer, as the importers write it for llama.cpp builds), else by date, then by the moment the
+manifest was captured (`captured.at`, when recorded), then run id. Runs that share every
+along-value (the build, the date and every along-key of the manifest, the commit included)
+collapse into one point: the mean of their means, on the log scale for the segmentation. Runs of
+one day at different commits (a pytest-benchmark save per commit) stay points of their own.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import itertools
 import math
 from collections import defaultdict
@@ -24,7 +27,13 @@ from ..format.keys import as_yaml, flatten
 from ..ledger.records import Run
 from .summaries import RunSummary
 
-ALONG = ("software.engine_version", "software.build_number", "date")
+ALONG = (
+    "software.engine_version",
+    "software.build_number",
+    "date",
+    "software.branch",  # where pytest-benchmark's commit_info goes: the code measured moves along
+    "software.dirty",
+)
 COMMIT_ENDINGS = ("commit", "git_commit", "sha", "revision")
 MACHINE_KEYS = ("host.name", "host.cpu", "host.os")  # and each accelerator's name: importers/common.Machine
 
@@ -78,13 +87,18 @@ def is_along(key: str, along: Sequence[str]) -> bool:
     return key in along or last in COMMIT_ENDINGS or last.endswith("_commit")
 
 
-def environment_of(run: Run, along: Sequence[str]) -> dict[str, str]:
-    """The run's manifest (less captured and schema) and setup, flattened, less the along-keys."""
+def flat_environment(run: Run) -> dict[str, str]:
+    """The run's manifest (less captured and schema) and setup, flattened, every key kept."""
     manifest = run.manifest.model_dump(by_alias=True, exclude={"captured", "schema_"})
     manifest.pop("schema", None)
     flat = {k: as_yaml(v) for k, v in flatten(manifest).items()}
     flat |= {f"setup.{k}": as_yaml(v) for k, v in flatten(run.meta.setup).items()}
-    return {k: v for k, v in sorted(flat.items()) if not is_along(k, along)}
+    return dict(sorted(flat.items()))
+
+
+def environment_of(run: Run, along: Sequence[str]) -> dict[str, str]:
+    """The run's manifest (less captured and schema) and setup, flattened, less the along-keys."""
+    return {k: v for k, v in flat_environment(run).items() if not is_along(k, along)}
 
 
 def machine_of(environment: Mapping[str, str]) -> Pairs:
@@ -151,16 +165,27 @@ def _point(entries: list[_Entry]) -> Point:
     )
 
 
-def _ordered(entries: list[_Entry]) -> tuple[Point, ...]:
+def captured_at(run: Run) -> str:
+    """When the run's manifest was captured, in UTC (ISO 8601); empty when not recorded."""
+    at = run.manifest.captured.at if run.manifest.captured is not None else None
+    if at is None:
+        return ""
+    return (at.astimezone(dt.UTC) if at.tzinfo is not None else at.replace(tzinfo=dt.UTC)).isoformat()
+
+
+def _ordered(entries: list[_Entry], along_keys: Sequence[str]) -> tuple[Point, ...]:
     builds = [build_number(e.run) for e in entries]
     by_build = all(b is not None for b in builds)
 
     def along(e: _Entry) -> tuple[object, ...]:
         return (build_number(e.run) if by_build else 0, str(e.run.meta.date))
 
+    def moved(e: _Entry) -> tuple[str, ...]:
+        return tuple(f"{k}={v}" for k, v in flat_environment(e.run).items() if is_along(k, along_keys))
+
     groups: dict[tuple[object, ...], list[_Entry]] = defaultdict(list)
-    for e in sorted(entries, key=lambda e: (along(e), e.run.id)):
-        groups[along(e)].append(e)
+    for e in sorted(entries, key=lambda e: (along(e), captured_at(e.run), e.run.id)):
+        groups[(*along(e), *moved(e))].append(e)
     return tuple(_point(group) for group in groups.values())
 
 
@@ -211,7 +236,7 @@ def build_series(
             splits[(benchmark, metric, condition, before)].append(split)
             splits[(benchmark, metric, condition, after)].append(split)
     return [
-        Series(benchmark, metric, condition, environment, better[metric], _ordered(entries), tuple(splits[key]))
+        Series(benchmark, metric, condition, environment, better[metric], _ordered(entries, along), tuple(splits[key]))
         for key, entries in sorted(grouped.items())
         for benchmark, metric, condition, environment in [key]
     ]

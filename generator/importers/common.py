@@ -47,6 +47,7 @@ class Imported:
     excluded: list[dict[str, Any]] = field(default_factory=list)  # run.yaml `excluded:` entries
     requests: list[dict[str, Any]] = field(default_factory=list)  # requests.csv rows, when the tool keeps them
     rates: dict[str, dict[str, str]] = field(default_factory=dict)  # run.yaml `rates:` (counts -> proportion)
+    captured_at: dt.datetime | None = None  # when the tool recorded the machine, when it says (manifest captured.at)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -263,7 +264,10 @@ def write_run(
     for path, data in raw.items():
         writer.write_raw_bytes(path.removeprefix("raw/"), data)
     columns = list(dict.fromkeys(k for row in imported.rows for k in row))
-    manifest = {"schema": MANIFEST_SCHEMA, "captured": {"by": f"benchledger import {imported.tool}", "method": "auto"}}
+    captured: dict[str, Any] = {"by": f"benchledger import {imported.tool}", "method": "auto"}
+    if imported.captured_at is not None:
+        captured = {"at": imported.captured_at.isoformat(), **captured}
+    manifest = {"schema": MANIFEST_SCHEMA, "captured": captured}
     _refuse_unchecked(writer, run, manifest | imported.manifest, columns, options)
     folder = writer.finish(run, manifest | imported.manifest, columns)
     if writer.replaced is not None and say is not None:

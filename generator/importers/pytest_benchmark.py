@@ -8,7 +8,8 @@ them the export is a summary (mean, stddev, rounds): a reported run with publish
 summaries whose n counts rounds inside one process (`trial_unit: repetition`, with its
 caveat); several summary exports of the same benchmarks are one pytest process each, and
 their means become trials (`trial_unit: process`). `machine_info` (every field) and
-`commit_info` go to the manifest; everything else stays in the original file under raw/.
+`commit_info` go to the manifest, the export's `datetime` (with its zone) to `captured.at`, so
+runs of one day keep their order in a history; everything else stays in the original file under raw/.
 Shapes follow pytest-benchmark's own exports (tests/fixtures/pytest-benchmark/).
 """
 
@@ -18,6 +19,7 @@ import contextlib
 import datetime as dt
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from ..errors import BenchledgerError, Problem
@@ -37,6 +39,7 @@ def _parse(files: Sequence[tuple[str, bytes]]) -> Imported:
     machine: dict[str, Any] = {}
     commit: dict[str, Any] = {}
     days = []
+    moments: list[dt.datetime] = []
     for name, data in files:
         found = load_json(name, data, "a pytest-benchmark export")
         items = found.get("benchmarks") if isinstance(found, dict) else None
@@ -52,11 +55,14 @@ def _parse(files: Sequence[tuple[str, bytes]]) -> Imported:
         if isinstance(found.get("datetime"), str):
             with contextlib.suppress(ValueError):
                 days.append(dt.date.fromisoformat(found["datetime"][:10]))
+            with contextlib.suppress(ValueError):
+                moments.append(dt.datetime.fromisoformat(found["datetime"]))
     per_trial = all("data" in b["stats"] for _, _, b in benchmarks)
     manifest = _manifest(machine, commit)
     day = min(days, default=None)
+    at = _earliest(moments)
     if not per_trial and _one_process_per_file(benchmarks, len(files)):
-        return _processes(benchmarks, manifest, day, len(files))
+        return replace(_processes(benchmarks, manifest, day, len(files)), captured_at=at)
     conditions = _conditions(benchmarks)
     rows = [row for _, _, b in benchmarks for row in _rows(b, conditions, per_trial)]
     notes = []
@@ -79,7 +85,16 @@ def _parse(files: Sequence[tuple[str, bytes]]) -> Imported:
         trial_unit="repetition",
         per_trial=per_trial,
         notes=notes,
+        captured_at=at,
     )
+
+
+def _earliest(moments: list[dt.datetime]) -> dt.datetime | None:
+    """The first export's `datetime` (when pytest-benchmark recorded machine_info): the manifest's
+    captured.at, which orders runs of one day in a history. Kept only when every one says its zone."""
+    if not moments or any(m.tzinfo is None for m in moments):
+        return None
+    return min(moments)
 
 
 def _one_process_per_file(benchmarks: list[tuple[str, str, dict[str, Any]]], files: int) -> bool:
