@@ -102,6 +102,11 @@ def layout_problems(root: Path, docs: Path, site: Path | None = None, site_field
         out.append(Problem(file=where, field=site_field, message=f"{site} is, holds or lies inside runs/; {fix}"))
     elif site.is_relative_to(docs) or docs.is_relative_to(site):
         out.append(Problem(file=where, field=site_field, message=f"{site} is, holds or lies inside docs_dir; {fix}"))
+    elif site.is_relative_to(root) and (hidden := [p for p in site.relative_to(root).parts if p.startswith(".")]):
+        # .git (the repository's history: MkDocs keeps only its dot-entries, and git's own have none),
+        # .github (the workflows), .venv: a site_dir a pull request sets there would empty it
+        message = f"{site} is or lies inside {hidden[0]}, a hidden folder of the repository; {fix}"
+        out.append(Problem(file=where, field=site_field, message=message))
     return out
 
 

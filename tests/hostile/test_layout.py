@@ -84,3 +84,31 @@ def test_a_docs_dir_outside_the_repository_is_refused_by_plain_mkdocs_too(repo: 
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert f"mkdocs.yml: docs_dir: {sentinel} is outside the repository; use a folder inside it" in done.stderr
     assert tree_digest(sentinel) == before
+
+
+@pytest.mark.parametrize(
+    ("given", "hidden"), [(".git", ".git"), (".git/objects", ".git"), (".github/workflows", ".github")]
+)
+def test_a_committed_site_dir_in_a_hidden_folder_is_refused(repo: Path, given: str, hidden: str) -> None:
+    """A pull request that sets `site_dir: .git` would have the next local build empty the
+    repository's history (MkDocs keeps only dot-entries, and git's have none); .github would lose
+    the workflows. Refused by check, build and plain MkDocs before anything is deleted."""
+    (repo / ".git" / "objects").mkdir(parents=True)
+    (repo / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (repo / ".github" / "workflows").mkdir(parents=True)
+    (repo / ".github" / "workflows" / "publish.yml").write_text("on: push\n")
+    (repo / "mkdocs.yml").write_text(MKDOCS_YML + f"site_dir: {given}\n")
+    before = tree_digest(repo)
+    message = (
+        f"site_dir: {(repo / given).resolve()} is or lies inside {hidden}, a hidden folder of the repository; {FIX}"
+    )
+    for command in ("check", "build"):
+        code, out = cli(command, "--repo", str(repo))
+        assert code == 1 and f"Error: mkdocs.yml: {message}\n" in out, (command, out)
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "-q"], cwd=repo, capture_output=True, text=True, env=os.environ
+    )
+    assert done.returncode != 0 and message in done.stderr, done.stderr
+    code, out = cli("build", "--repo", str(repo), "--site-dir", str(repo / given), "--force")
+    assert code == 1 and f"Error: --site-dir: {message.removeprefix('site_dir: ')}\n" in out, out
+    assert tree_digest(repo) == before
