@@ -7,6 +7,7 @@ is the renderer's."""
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -98,6 +99,7 @@ class Review:
     refused: str = ""  # why a side could not be read at all (then nothing else is known)
     workflows: tuple[tuple[str, tuple[str, ...], bool], ...] = ()  # (path, its triggers, runs self-hosted)
     hooks: tuple[str, ...] = ()  # the hook files either side's mkdocs.yml names (code the build runs)
+    code_folders: tuple[tuple[str, str], ...] = ()  # (folder, "hook" or "theme"): code_folders
     own_signers: tuple[tuple[str, str], ...] = ()  # (run, its state were the change's own allowed_signers trusted)
 
     @property
@@ -379,6 +381,31 @@ def hook_paths(*configs: Mapping[str, object]) -> tuple[str, ...]:
         and ".." not in h.replace("\\", "/").split("/")
     ]
     return tuple(dict.fromkeys(inside))
+
+
+def code_folders(*configs: Mapping[str, object]) -> tuple[tuple[str, str], ...]:
+    """Folders whose files the publish build runs as code though mkdocs.yml names none of them:
+    (folder, "hook") for each hook's folder (MkDocs puts it first on sys.path while it loads the
+    hook, so the hook imports what lies beside it; "" for the publication's own top), and
+    (folder, "theme") for theme.custom_dir (MkDocs renders its templates with Jinja, unsandboxed).
+    Relative paths inside the publication only, as hook_paths keeps them."""
+    found = [(posixpath.dirname(h.replace("\\", "/")), "hook") for h in hook_paths(*configs)]
+    for config in configs:
+        theme = config.get("theme")
+        custom = theme.get("custom_dir") if isinstance(theme, Mapping) else None
+        if isinstance(custom, str) and _inside(custom.rstrip("/")):
+            found.append((posixpath.normpath(custom), "theme"))
+    return tuple(dict.fromkeys(found))
+
+
+def _inside(path: str) -> bool:
+    return (
+        bool(path)
+        and path.isprintable()
+        and len(path) <= 4096
+        and not path.startswith(("/", "\\"))
+        and ".." not in path.replace("\\", "/").split("/")
+    )
 
 
 def _names(entries: object) -> list[str]:

