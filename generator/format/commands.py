@@ -27,10 +27,18 @@ included, so 131,071 bytes of UTF-8 (131,071 characters of ASCII)."""
 # that draw nothing or break a line: zero-width space and joiners (U+200B-U+200D), the line and
 # paragraph separators (U+2028/9), word joiner and invisible operators (U+2060-U+2064), and the
 # byte order mark (U+FEFF); and a lone surrogate (U+D800-U+DFFF, which YAML's \uD800 makes), which
-# is no character at all and which neither a terminal nor execve can take
+# is no character at all and which neither a terminal nor execve can take. With them, the rest of
+# Unicode's default-ignorable code points, which a terminal draws as nothing: the soft hyphen
+# (U+00AD), the combining grapheme joiner (U+034F), the Hangul fillers (U+115F, U+1160, U+3164,
+# U+FFA0), the Khmer inherent vowels (U+17B4/5), the Mongolian selectors (U+180B-U+180F), the
+# deprecated format characters (U+2065, U+206A-U+206F), the variation selectors (U+FE00-U+FE0F,
+# U+E0100-U+E01EF), the interlinear annotation marks (U+FFF9-U+FFFB), the shorthand and musical
+# format controls (U+1BCA0-U+1BCA3, U+1D173-U+1D17A) and the tag characters (U+E0000-U+E0FFF),
+# which can spell out a whole hidden text
 HIDDEN = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069"
-    "\ud800-\udfff\ufeff]"
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\xad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
+    "\u2028\u2029\u202a-\u202e\u2060-\u206f\u3164\ud800-\udfff\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]"
 )
 _ESCAPED = re.compile(f"[\\t\\n\\\\']|{HIDDEN.pattern}")
 _NAMES = {
@@ -91,7 +99,9 @@ def _escape(found: re.Match[str]) -> str:
     special = {"\t": "\\t", "\n": "\\n", "\\": "\\\\", "'": "\\'"}
     if ch in special:
         return special[ch]
-    return f"\\x{ord(ch):02x}" if ord(ch) < 0x80 else f"\\u{ord(ch):04x}"
+    if ord(ch) < 0x80:
+        return f"\\x{ord(ch):02x}"
+    return f"\\u{ord(ch):04x}" if ord(ch) <= 0xFFFF else f"\\U{ord(ch):08x}"  # bash's \u reads 4 digits at most
 
 
 def shell_line(argv: Sequence[str]) -> str:
