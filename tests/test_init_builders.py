@@ -214,10 +214,12 @@ def test_a_new_report_joins_the_navigation_newest_first(tmp_path: Path) -> None:
     nav = re.findall(r'<a href="([^"]+)" class="md-nav__link">\s*<span class="md-ellipsis">\s*([^<]+?)\s*</span>', page)
     titles = [title for _, title in nav]
     assert titles.index("A newer report") < titles.index("Example: a speedup and its correction")
-    assert titles[titles.index("Example: a speedup and its correction") + 1 :][:4] == [
+    assert titles[titles.index("Example: a speedup and its correction") + 1 :][:6] == [
         "Claims",
         "Runs",
         "Compare",
+        "Series",  # the History section: its index of series, then its Changes page
+        "Changes",
         "Methods",
     ]
     assert 'data-md-color-scheme="slate"' in page or "Dark mode" in page  # the palette toggle

@@ -15,6 +15,7 @@ from ..format.commands import HIDDEN
 
 if TYPE_CHECKING:
     from ..analysis.comparison import Settings
+    from ..analysis.history_settings import HistorySettings
 
 _CONTROL = HIDDEN  # the characters a recorded command may not hold (FORMAT.md): tab and line feed pass
 
@@ -112,6 +113,26 @@ def docs_dir_of(repo: Path) -> Path:
     if not docs.is_relative_to(repo.resolve()):
         fail(f"{repo / 'mkdocs.yml'}: docs_dir: {docs} is outside the repository; use a folder inside it")
     return docs
+
+
+def history_settings(repo: Path) -> HistorySettings:
+    """History's settings (`history`, `history_along`) from the plugin configuration in mkdocs.yml,
+    with its site_url and site_name (read by `HistorySettings.parse`, the plugin's reading too)."""
+    from ..analysis.history_settings import HistorySettings
+
+    config = mkdocs_yaml(repo)
+    configured: dict[str, Any] = {}
+    for entry in config.get("plugins") or []:
+        if isinstance(entry, dict) and isinstance(entry.get("benchledger"), dict):
+            configured = entry["benchledger"]
+    url, name = config.get("site_url"), config.get("site_name")
+    with reported():
+        return HistorySettings.parse(
+            configured,
+            str(repo / "mkdocs.yml"),
+            site_url=url if isinstance(url, str) and url else None,
+            site_name=name if isinstance(name, str) else "benchledger",
+        )
 
 
 def verdict_settings(repo: Path, min_effect: float | None, noise: float | None) -> Settings:

@@ -14,10 +14,22 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ..errors import Problem
-from .common import Repo, check_epoch, docs_dir_of, fail, find_config, mkdocs_yaml, reported, shown, verdict_settings
+from .common import (
+    Repo,
+    check_epoch,
+    docs_dir_of,
+    fail,
+    find_config,
+    history_settings,
+    mkdocs_yaml,
+    reported,
+    shown,
+    verdict_settings,
+)
 
 if TYPE_CHECKING:
     from ..analysis.audit import Checked
+    from ..ledger.records import Ledger
     from ..site.cache import BuildCache
     from ..site.pipeline import Generated
 
@@ -69,9 +81,32 @@ def _check(repo: Path, quiet: bool = False, allow_stale: bool = False) -> tuple[
         found = len(checked.errors)
         typer.echo(f"{checked.ledger.summary()}: {found} {'problem' if found == 1 else 'problems'}", err=True)
         fail(checked.errors)
+    feed = feed_warning(repo, checked.ledger)
+    if feed is not None:
+        typer.echo(f"Warning: {shown(str(feed))}", err=True)
     if not quiet:
         typer.echo(f"{checked.ledger.summary()}: no problems")
     return cache, Checked(repo.resolve(), docs, checked)
+
+
+def feed_warning(repo: Path, ledger: Ledger) -> Problem | None:
+    """A warning when history finds changes and mkdocs.yml sets no site_url: the Atom feed's
+    links are then relative, which most feed readers cannot follow."""
+    chosen = history_settings(repo)
+    if not chosen.enabled or chosen.site_url is not None or not (repo / "mkdocs.yml").is_file():
+        return None
+    from ..site.pipeline import follow
+
+    found = follow(ledger, verdict_settings(repo, None, None), chosen)
+    changes = sum(len(f.changes) for f in found.series) if found is not None else 0
+    if not changes:
+        return None
+    message = (
+        f"not set, and history shows {changes} {'change' if changes == 1 else 'changes'}: the links of "
+        "history/feed.xml are relative, which most feed readers cannot follow; set site_url to the "
+        "site's address (e.g. https://you.github.io/repo/)"
+    )
+    return Problem(file="mkdocs.yml", field="site_url", message=message, severity="warning")
 
 
 @app.command()
@@ -112,7 +147,8 @@ def _generate(repo: Path, cache: BuildCache, checked: Checked) -> Generated:
 
     with reported():
         settings = verdict_settings(repo, None, None)
-        return generate_site(repo.resolve(), docs_dir_of(repo), settings, cache, checked=checked)
+        chosen = history_settings(repo)
+        return generate_site(repo.resolve(), docs_dir_of(repo), settings, cache, checked=checked, history=chosen)
 
 
 NoCache = Annotated[

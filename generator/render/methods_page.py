@@ -7,8 +7,9 @@ import math
 
 from markupsafe import Markup
 
-from ..analysis import findings, grid_verdict, power, reproduction, stats, verdicts
+from ..analysis import changes, findings, grid_verdict, history, power, reproduction, segmentation, stats, verdicts
 from ..analysis.comparison import RECOMMENDED, Settings
+from ..analysis.series import ALONG, COMMIT_ENDINGS
 from ..format import signed
 from ..format.front_matter import MAX_FACTORS
 from ..format.models import CLIENT_FIGURES
@@ -68,4 +69,44 @@ def methods_page(settings: Settings) -> str:
         rerun_alpha_percent=t.level(1 - stats.CONFIDENCE),
         rerun_states=[(Markup(f"**{state}**"), t.text(when)) for state, when in reproduction.STATES.items()],
         rerun_example=reproduction.Outcome("rerun unsettled", agree=0, differ=0, figures=10).words,
+        **history_words(settings),
     )
+
+
+def _paragraph(doc: str | None, start: str, end: str | None = None) -> Markup:
+    """The words of one of our own module docstrings (trusted Markdown) from `start` (up to
+    `end`, or to its end), on one line, its bullets run together as sentences."""
+    text = " ".join((doc or "").replace("\n- ", "\n").split())
+    found = text.split(start, 1)[1] if start and start in text else text if not start else ""
+    return Markup((found.split(end, 1)[0] if end else found).strip())
+
+
+def history_words(settings: Settings) -> dict[str, object]:
+    """The History section's words, from the constants and docstrings of `segmentation` and
+    `changes`: the page states the rule the code runs."""
+    tost = t.level(verdicts.tost_level(settings.confidence))
+    rule = {
+        "worse": Markup(
+            f"or **better** (by the metric's direction) when the interval excludes 1 and the ratio is at "
+            f"least {settings.min_effect:.1%} away from 1"
+        ),
+        "within noise": Markup(
+            f"when the interval holds 1 and the {tost} (TOST) interval lies inside 1 ± {settings.min_effect:.1%}"
+        ),
+        "unsettled": "otherwise",
+    }
+    order = [v for v in changes.CHANGE_VERDICTS if v in rule]
+    commit = ", ".join(f"`{e}`" for e in COMMIT_ENDINGS)
+    return {
+        "along": Markup(
+            ", ".join(f"`{k}`" for k in ALONG) + f", every key whose last name is {commit} or ends "
+            "in `_commit`, and those the plugin setting `history_along` adds"
+        ),
+        "min_points": history.MIN_POINTS,
+        "segmentation": _paragraph(segmentation.__doc__, "", "What it cannot know:"),
+        "penalty": f"{segmentation.PENALTY_PER_LOG_POINT:g}",
+        "floor": f"{segmentation.FLOOR_SD:.1%}",
+        "change_rule": [(v, rule[v]) for v in order],
+        "cannot_segment": Markup(_paragraph(segmentation.__doc__, "What it cannot know:").capitalize()),
+        "cannot_judge": Markup(_paragraph(changes.__doc__, "What it cannot know:").capitalize()),
+    }

@@ -28,7 +28,15 @@ CLAIMS = "claims"
 METHODS = "methods.md"
 # Every generated path starts with one of these (the same entries as the publication's
 # .gitignore): nothing outside them is ever written or removed by benchledger.
-OWNED = (f"{RUNS}/", f"{CLAIMS}/", METHODS, "assets/benchledger/", "ledger/", f"{COMPARE}/")  # ledger/sweeps too
+OWNED = (
+    f"{RUNS}/",
+    f"{CLAIMS}/",
+    METHODS,
+    "assets/benchledger/",
+    "ledger/",
+    f"{COMPARE}/",
+    "history/",
+)  # ledger/sweeps too
 REPORTED = "Reported figures: one diamond each, no interval."
 TRIALS = "Every trial a grey dot; blue: the mean and its {level} CI."
 RATE = (

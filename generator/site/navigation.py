@@ -11,7 +11,8 @@ from typing import Any
 from ..ledger.records import Ledger
 
 GENERATED = [("Claims", "claims/index.md"), ("Runs", "runs/index.md"), ("Compare", "compare/index.md")]
-SKIPPED = {"reports", "runs", "claims", "compare", "assets", "ledger"}  # folders placed above or not pages
+HISTORY = [("Series", "history/index.md"), ("Changes", "history/changes.md")]
+SKIPPED = {"reports", "runs", "claims", "compare", "assets", "ledger", "history"}  # folders placed above or not pages
 
 
 def auto_nav(ledger: Ledger, docs: Path, docs_rel: str) -> list[Any]:
@@ -21,6 +22,8 @@ def auto_nav(ledger: Ledger, docs: Path, docs_rel: str) -> list[Any]:
     if reports:
         nav.append({"Reports": [r.path.removeprefix(docs_rel + "/") for r in reports]})
     nav += [{title: path} for title, path in GENERATED if (docs / path).is_file()]
+    if (docs / HISTORY[0][1]).is_file():  # off with `history: false`
+        nav.append({"History": [{title: path} for title, path in HISTORY]})
     if (docs / "methods.md").is_file():
         nav.append({"Methods": "methods.md"})
     nav += [p.name for p in sorted(docs.glob("*.md")) if p.name not in ("index.md", "methods.md") and _shown(p.name)]

@@ -26,6 +26,7 @@ from mkdocs.structure.pages import Page
 
 from ..analysis.audit import Checked
 from ..analysis.comparison import Settings
+from ..analysis.history_settings import HistorySettings
 from ..errors import BenchledgerError
 from ..ledger.publication import layout_problems, theme_problems
 from ..ledger.records import RUNS_DIR, Ledger
@@ -45,7 +46,7 @@ from .page_html import Converted, PageConverter
 from .pipeline import generate_site
 
 log = logging.getLogger("mkdocs.plugins.benchledger")
-RUN_PAGE = re.compile(r"^(runs|claims)/([^/]+/index|_pages/[0-9]+)\.md$")
+RUN_PAGE = re.compile(r"^(runs|claims|history)/([^/]+/index|_pages/[0-9]+)\.md$")  # history/<series>/index.md
 USER_EPOCH = os.environ.get("SOURCE_DATE_EPOCH")  # a value the user set wins
 
 
@@ -55,6 +56,8 @@ class PluginConfig(Config):
     min_effect = c.Optional(c.Type((int, float)))
     noise = c.Optional(c.Type((int, float)))
     confidence = c.Optional(c.Type((int, float)))
+    history = c.Optional(c.Type(bool))
+    history_along = c.Optional(c.Type(list))
 
 
 def settings_from(config: PluginConfig) -> Settings:
@@ -62,6 +65,15 @@ def settings_from(config: PluginConfig) -> Settings:
     given = {"confidence": config.confidence, "min_effect": config.min_effect, "noise": config.noise}
     try:
         return Settings.parse(given, "mkdocs.yml")
+    except BenchledgerError as err:
+        raise PluginError(f"benchledger: {err}") from None
+
+
+def history_from(config: PluginConfig, mkdocs: MkDocsConfig) -> HistorySettings:
+    """The history settings of the plugin configuration, read as the CLI reads them."""
+    given = {"history": config.history, "history_along": config.history_along}
+    try:
+        return HistorySettings.parse(given, "mkdocs.yml", site_url=mkdocs.site_url or None, site_name=mkdocs.site_name)
     except BenchledgerError as err:
         raise PluginError(f"benchledger: {err}") from None
 
@@ -98,7 +110,10 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
             raise PluginError("benchledger found problems:\n" + "\n".join(map(str, overlaps)))
         try:
             checked, self.checked = self.checked, None  # a later rebuild (serve) reads the runs again
-            generated = generate_site(self.root, docs_dir, self.settings, self.cache, checked=checked, save=False)
+            history = history_from(self.config, config)
+            generated = generate_site(
+                self.root, docs_dir, self.settings, self.cache, checked=checked, save=False, history=history
+            )
         except BenchledgerError as err:
             raise PluginError("benchledger found problems:\n" + str(err)) from None
         ledger, self.evaluations = generated.ledger, generated.evaluations

@@ -1,0 +1,347 @@
+"""The History section: an index of every series (its latest value and latest change), one
+page per series of at least `history.MIN_POINTS` points (its chart, changes, candidates,
+points and environment), and the Changes page, newest first. Pure: returns `{path: bytes}`.
+
+Links inside the raw HTML tables are the built site's URLs (directory URLs, as `blocks` says):
+the index is served at history/, a series page at history/<slug>/, the Changes page at
+history/changes/."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from markupsafe import Markup
+
+from ..analysis.history import MIN_POINTS, Change, Followed
+from ..analysis.history_levels import levels
+from ..analysis.series import ALONG, Series, Split
+from ..analysis.summaries import RunSummary
+from ..analysis.wording import pct
+from ..format.conditions import condition_label
+from ..ledger.records import Run
+from . import blocks
+from . import text as t
+from .chart_templates import ChartTemplates
+from .history_charts import along_labels, order_of, series_chart, series_rows, status
+from .templating import generated_mark, render
+
+HISTORY = "history"
+CHANGES = f"{HISTORY}/changes.md"
+CHART = "chart.json"
+
+
+def series_slug(series: Series) -> str:
+    """A series' folder under history/: its benchmark and metric in lower-case letters, digits
+    and hyphens (at most 60 characters), then 10 hex digits of the sha256 of its whole key, so
+    two series never share a folder, even on a case-insensitive file system."""
+    key = json.dumps([series.benchmark, series.metric, series.condition, series.environment])
+    digest = hashlib.sha256(key.encode()).hexdigest()[:10]
+    name = re.sub(r"[^a-z0-9]+", "-", f"{series.benchmark}-{series.metric}".lower()).strip("-")[:60].strip("-")
+    return f"{name or 'series'}-{digest}"
+
+
+def has_page(f: Followed) -> bool:
+    return len(f.series.points) >= MIN_POINTS
+
+
+@dataclass(frozen=True)
+class Context:
+    """What the pages need beside the followed series: the runs (titles, incomplete runs), each
+    run's summaries (its trials), the confidence level's words and the metric's units."""
+
+    runs: Mapping[str, Run]
+    summaries: Mapping[str, RunSummary]
+    level: str
+
+    def unit(self, series: Series) -> str | None:
+        run = self.runs[series.points[-1].runs[-1]]
+        spec = run.meta.metrics.get(series.metric)
+        return spec.unit if spec is not None else None
+
+    @property
+    def incomplete(self) -> frozenset[str]:
+        return frozenset(run_id for run_id, run in self.runs.items() if run.meta.incomplete is not None)
+
+
+def history_pages(followed: Sequence[Followed], context: Context, templates: ChartTemplates) -> dict[str, bytes]:
+    """history/index.md, history/changes.md, and each long enough series' page and chart."""
+    out: dict[str, bytes] = {}
+    incomplete = context.incomplete
+    for f in followed:
+        if has_page(f):
+            base = f"{HISTORY}/{series_slug(f.series)}"
+            rows = series_rows(f, _trials(f, context), levels(f), incomplete, "../../compare/")
+            unit = context.unit(f.series)
+            labels = (f.series.metric, unit, order_of(f), context.level)
+            out[f"{base}/{CHART}"] = templates.spec(series_chart, labels, rows)
+            out[f"{base}/index.md"] = series_page(f, context).encode()
+    out[f"{HISTORY}/index.md"] = index_page(followed, context).encode()
+    out[CHANGES] = changes_page(followed, context).encode()
+    return out
+
+
+def _trials(f: Followed, context: Context) -> dict[int, list[tuple[str, float]]]:
+    """Each point's kept trials (point index -> (run, value)), from the runs' summaries."""
+    at = tuple(value for _, value in f.series.condition)
+    out: dict[int, list[tuple[str, float]]] = {}
+    for i, p in enumerate(f.series.points):
+        for run in p.runs:
+            for m in context.summaries[run].at(f.series.metric):
+                if m.at == at and m.summary is not None:
+                    out.setdefault(i, []).extend((run, v) for v in m.values)
+    return out
+
+
+# -- words shared by the pages ------------------------------------------------------------
+
+
+def title(series: Series) -> str:
+    return f"{series.benchmark}: {series.metric}"
+
+
+def condition_text(series: Series) -> str:
+    return condition_label(series.condition) if series.condition else "one condition"
+
+
+def distinct(series: Series) -> str:
+    """What sets the series apart from the others of its benchmark, metric and condition: its
+    value of each key that split them, and its machine."""
+    env = dict(series.environment)
+    keys = [s.key for s in series.splits]
+    shown = [f"{k}={t.recorded(env.get(k, 'null'))}" for k in dict.fromkeys(keys)]
+    machine = env.get("host.name")
+    return "; ".join(([f"host {machine}"] if machine else []) + shown)
+
+
+def figure(mean: float, low: float | None, high: float | None, n: int, unit: str | None, level: str) -> str:
+    """'36.1 tok/s [35.8, 36.4], n = 5' (a point's value); a reported figure says so."""
+    shown = f"{t.number(mean)} {unit}".rstrip() if unit else t.number(mean)
+    if n == 0:
+        return f"{shown} (reported, trials not reported)"
+    if low is None or high is None or low == high:
+        return f"{shown}, n = {n:,}"
+    return f"{shown} [{t.number(low)}, {t.number(high)}] ({level} CI), n = {n:,}"
+
+
+def ratio_text(c: Change) -> str:
+    """'−10.0% [−12.1%, −7.9%]': the change after / before as a percent, with its 95% interval."""
+    return t.minus(f"{pct(c.ratio)} [{pct(c.low)}, {pct(c.high)}]")
+
+
+def moved_text(c: Change) -> str:
+    """The keys that moved between the runs around a change: 'software.engine_version b6116 → b6117'."""
+    if not c.moved:
+        return "no recorded key differs"
+    return "; ".join(f"{m.key} {t.recorded(m.before)} → {t.recorded(m.after)}" for m in c.moved)
+
+
+def kind_text(c: Change) -> str:
+    return "step" if c.kind == "step" else "latest against the best earlier segment"
+
+
+def latest_change(f: Followed) -> Change | None:
+    """The change whose later run comes last in the series (a step before a latest-vs-best)."""
+    position = {run: i for i, p in enumerate(f.series.points) for run in p.runs}
+    ordered = sorted(f.changes, key=lambda c: (position[c.after], c.kind != "step"))
+    return ordered[-1] if ordered else None
+
+
+def _run_link(run: str, up: str) -> Markup:
+    return t.link(run, f"{up}runs/{t.path_url(run)}/")
+
+
+def _pair(c: Change, up: str) -> Markup:
+    """The two runs around a change, each linked, and the link to their compare page."""
+    compare = f"{up}compare/?a={t.attr(t.path_url(c.before))}&amp;b={t.attr(t.path_url(c.after))}"
+    return Markup(
+        f'{_run_link(c.before, up)} → {_run_link(c.after, up)}<br><span class="bl-sub">'
+        f'<a href="{compare}">compare these two runs</a></span>'
+    )
+
+
+CHANGE_COLUMNS = ("Runs", "Verdict", "After / before", "Keys that moved")
+
+
+def change_rows(changes: Sequence[Change], up: str) -> list[tuple[object, ...]]:
+    return [
+        (
+            _pair(c, up),
+            Markup(f"<strong>{t.text(c.verdict)}</strong><br>")
+            + Markup(f'<span class="bl-sub">{t.text(kind_text(c))}</span>'),
+            ratio_text(c),
+            moved_text(c),
+        )
+        for c in changes
+    ]
+
+
+# -- the pages ----------------------------------------------------------------------------
+
+
+def series_page(f: Followed, context: Context) -> str:
+    s = f.series
+    unit = context.unit(s)
+    order = order_of(f)
+    direction = {"higher": "higher is better", "lower": "lower is better"}.get(s.better or "", "no direction declared")
+    about = (
+        f"At {condition_text(s)}; {t.plural(len(s.points), 'point')} in order of {order}, "
+        f"{t.plural(sum(len(p.runs) for p in s.points), 'run')}; {direction}."
+    )
+    if s.better is None:
+        about += " A metric with no direction is drawn, never segmented or judged."
+    splits = [split_line(split) for split in s.splits]
+    caption = (
+        f"Each blue point is one run's mean with its {context.level} interval (hollow: a reported figure or an "
+        "incomplete run, never segmented when incomplete); grey dots: its trials; the dark grey steps: the "
+        "level of each segment; a dashed line: a change, orange worse, green better (click it to compare the "
+        "two runs)."
+    )
+    segmented = f.between is not None
+    no_change = (
+        "the segmentation found no boundary judged worse or better."
+        if segmented
+        else "the series is not segmented (its metric has no direction, or too few points enter the segmentation)."
+    )
+    labels = along_labels(f)
+    point_rows = [
+        (
+            _run_link(p.runs[0], "../../") + (Markup(f" and {len(p.runs) - 1} more") if len(p.runs) > 1 else ""),
+            labels[i],
+            figure(p.mean, p.low, p.high, p.n, unit, context.level),
+            status(f, i, context.incomplete),
+        )
+        for i, p in enumerate(s.points)
+    ]
+    environment = blocks.table(
+        ("Key", "Value"), [(k, t.recorded(v)) for k, v in s.environment], kind="pairs", searched=False
+    )
+    return render(
+        "history_series.md.j2",
+        mark=Markup(generated_mark("runs/")),
+        title=t.text(f"{title(s)} at {condition_text(s)}"),
+        about=about,
+        splits=splits,
+        spec=CHART,
+        label=f"history of {s.metric}: each run's mean with its interval, the segments and the changes",
+        caption=caption,
+        changes=blocks.table(CHANGE_COLUMNS, change_rows(f.changes, "../../"), kind="changes") if f.changes else None,
+        no_change=no_change,
+        candidates=blocks.table(CHANGE_COLUMNS, change_rows(f.candidates, "../../"), kind="changes")
+        if f.candidates
+        else None,
+        candidate_words="within noise, unsettled, or a stretch of a slow slope",
+        outliers=Markup(", ".join(_run_link(run, "../../") for run in f.outliers)) if f.outliers else None,
+        points=blocks.table(("Run", order.capitalize(), "Mean", "Status"), point_rows, kind="points", searched=False),
+        environment=blocks.details(f"Environment: {t.plural(len(s.environment), 'key')}", environment),
+    )
+
+
+def split_line(split: Split) -> Markup:
+    """'Split: accelerators.0.driver 580.95 → 590.12 from run X': where the would-be series was cut."""
+    return (
+        Markup("Split: ")
+        + t.text(f"{split.key} {t.recorded(split.before)} → {t.recorded(split.after)} from run ")
+        + _run_link(split.run, "../../")
+        + Markup(" (a series of its own on each side).")
+    )
+
+
+INDEX_COLUMNS = ("Series", "Points", "Latest", "Latest change")
+
+
+def index_page(followed: Sequence[Followed], context: Context) -> str:
+    long = [f for f in followed if has_page(f)]
+    short = [f for f in followed if not has_page(f)]
+    rows = [_index_row(f, context, series_slug(f.series)) for f in long]
+    short_rows = [
+        (
+            Markup(f"{t.text(title(f.series))}<br>") + Markup(f'<span class="bl-sub">{t.text(_sub(f.series))}</span>'),
+            len(f.series.points),
+            _latest(f, context),
+            Markup(", ".join(_run_link(run, "../") for p in f.series.points for run in p.runs)),
+        )
+        for f in short
+    ]
+    short_table = blocks.table(("Series", "Points", "Latest", "Runs"), short_rows, right=[1], kind="series")
+
+    return render(
+        "history_index.md.j2",
+        mark=Markup(generated_mark("runs/")),
+        along=", ".join(ALONG) + ", and keys ending in commit, sha or revision",
+        min_points=MIN_POINTS,
+        followed=len(long),
+        followed_table=blocks.table(INDEX_COLUMNS, rows, right=[1], kind="series"),
+        short=len(short),
+        short_table=blocks.details(f"{t.plural(len(short), 'series', 'series')} of 1 or 2 points", short_table)
+        if short
+        else None,
+        total=len(followed),
+    )
+
+
+def _sub(series: Series) -> str:
+    apart = distinct(series)
+    return f"at {condition_text(series)}" + (f"; {apart}" if apart else "")
+
+
+def _latest(f: Followed, context: Context) -> str:
+    p = f.series.points[-1]
+    return figure(p.mean, p.low, p.high, p.n, context.unit(f.series), context.level) + f" ({p.date})"
+
+
+def _index_row(f: Followed, context: Context, slug: str) -> tuple[object, ...]:
+    change = latest_change(f)
+    latest = (
+        Markup(f"<strong>{t.text(change.verdict)}</strong> {t.text(ratio_text(change))}<br>")
+        + Markup(f'<span class="bl-sub">from {t.text(change.before)} to {t.text(change.after)}</span>')
+        if change is not None
+        else "none"
+    )
+    return (
+        t.link(title(f.series), f"{t.path_url(slug)}/")
+        + Markup(f'<br><span class="bl-sub">{t.text(_sub(f.series))}</span>'),
+        len(f.series.points),
+        _latest(f, context),
+        latest,
+    )
+
+
+def dated_changes(followed: Sequence[Followed], runs: Mapping[str, Run]) -> list[tuple[Followed, Change]]:
+    """Every change of every series, newest first: by the date of its later run, then its
+    series and runs (a stable order for equal dates)."""
+    found = [(f, c) for f in followed for c in f.changes]
+    found.sort(
+        key=lambda fc: (
+            str(runs[fc[1].after].meta.date),
+            series_slug(fc[0].series),
+            fc[1].after,
+            fc[1].before,
+            fc[1].kind,
+        )
+    )
+    return found[::-1]
+
+
+CHANGES_COLUMNS = ("Date", "Series", "Runs", "Verdict", "After / before", "Keys that moved")
+
+
+def changes_page(followed: Sequence[Followed], context: Context) -> str:
+    rows = []
+    for f, c in dated_changes(followed, context.runs):
+        series = t.link(title(f.series), f"../{t.path_url(series_slug(f.series))}/") + Markup(
+            f'<br><span class="bl-sub">{t.text(_sub(f.series))}</span>'
+        )
+        (pair, verdict, ratio, moved) = change_rows([c], "../../")[0]
+        rows.append((str(context.runs[c.after].meta.date), series, pair, verdict, ratio, moved))
+    segmented = sum(1 for f in followed if f.between is not None)
+    why = f"none of the {t.plural(segmented, 'series', 'series')} segmented shows a boundary judged worse or better."
+    return render(
+        "history_changes.md.j2",
+        mark=Markup(generated_mark("runs/")),
+        table=blocks.table(CHANGES_COLUMNS, rows, kind="changes") if rows else None,
+        why=why,
+    )
