@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import asdict
 
 from ..analysis.review import Review, VerdictChange
+from ..format.commands import HIDDEN
 from . import text as t
 
 MARK = "<!-- benchledger review -->"  # lets a workflow find and update its own comment
@@ -17,9 +18,11 @@ MAX_STATEMENT = 300
 
 
 JOINER = "&#8288;"  # a word joiner: invisible, but it ends what GitHub would link
-# Characters that reorder or hide text (bidirectional controls, zero-width marks) or are not
-# text at all (lone surrogates of undecodable file names): shown as their code, e.g. <U+202E>.
-_HIDDEN = re.compile(r"[\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\ud800-\udfff]")
+# Characters that reorder or hide text (bidirectional controls, zero-width marks, tag characters
+# and the other default-ignorable code points, control characters) or are not text at all (lone
+# surrogates of undecodable file names): shown as their code, e.g. <U+202E>; what a recorded
+# command may not hold (format.commands.HIDDEN), tab and line feed aside.
+_HIDDEN = HIDDEN
 _LINKED = re.compile(r"(www|https?|ftp|mailto|xmpp)(&#46;|\.|&#58;)", re.IGNORECASE)
 
 

@@ -31,3 +31,12 @@ def test_bidirectional_and_invisible_characters_are_shown_as_their_code() -> Non
         "price &#60;U&#43;202E&#62;01&#36;&#60;U&#43;202C&#62; ok&#60;U&#43;200B&#62;"
     )
     assert _row("\u2066x\u2069\u200f") == "&#60;U&#43;2066&#62;x&#60;U&#43;2069&#62;&#60;U&#43;200F&#62;"
+
+
+def test_tag_characters_and_other_ignorable_characters_are_shown_as_their_code() -> None:
+    """Tag characters (U+E0000 to U+E007F) spell ASCII that GitHub draws as nothing; variation
+    selectors, the soft hyphen and Hangul fillers draw nothing too."""
+    hidden = "".join(chr(0xE0000 + ord(c)) for c in "hi")
+    assert _row(f"ok{hidden}\u00ad\u3164\ufe0f") == (
+        "ok&#60;U&#43;E0068&#62;&#60;U&#43;E0069&#62;&#60;U&#43;00AD&#62;&#60;U&#43;3164&#62;&#60;U&#43;FE0F&#62;"
+    )
