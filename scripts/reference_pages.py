@@ -88,8 +88,8 @@ def format_reference() -> str:
     out = [
         HEADER,
         "# Format reference\n\nGenerated from the JSON Schemas that `benchledger check` validates "
-        "against (`benchledger schema run|manifest|receipt|report` prints them; report is a report's "
-        "front matter). The full contract, with "
+        "against (`benchledger schema run|manifest|receipt|report|history` prints them; report is a "
+        "report's front matter, history a history/<name>.yaml). The full contract, with "
         "results.csv, requests.csv and reports, is FORMAT.md in the repository.\n",
     ]
     for kind, schema in json_schemas().items():
@@ -107,7 +107,10 @@ def _schema(kind: str) -> Callable[[], str]:
 PAGES: dict[str, Callable[[], str]] = {
     "site_src/guide/cli.md": cli_reference,
     "site_src/guide/format.md": format_reference,
-    **{f"generator/format/schemas/{kind}-1.json": _schema(kind) for kind in ("run", "manifest", "receipt", "report")},
+    **{
+        f"generator/format/schemas/{kind}-1.json": _schema(kind)
+        for kind in ("run", "manifest", "receipt", "report", "history")
+    },
 }
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..errors import Problem
+from ..ledger.history import history_problems
 from ..ledger.load import load
 from ..ledger.records import DOCS_DIR, Ledger
 from ..ledger.references import check_references
@@ -50,7 +51,8 @@ def audit(
         receipts, _ = ledger_receipts(trusted, Clock.now())
         own = ledger.allowed_signers
         signer_problems = parse_allowed_signers(own)[1] if own is not None else []
-    problems = [*ledger.problems, *check_references(ledger), *grid_problems(ledger), *signer_problems]
+    problems = [*ledger.problems, *check_references(ledger), *history_problems(ledger), *grid_problems(ledger)]
+    problems += signer_problems
     problems += receipt_problems(receipts, stale_is_error)
     ordered = sorted(problems, key=lambda p: (p.file, p.line or 0))
     return Audit(ledger, receipts, tuple(ordered))

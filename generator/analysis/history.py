@@ -5,16 +5,24 @@ where a series changes level, `changes` judges each boundary, and this module na
 change, the manifest and setup keys that differ between the last run before it and the first
 run after it. Only `worse` and `better` are changes; every other judged boundary is a
 candidate, with the same fields. A series shorter than MIN_POINTS is listed but not segmented.
+
+What a publisher committed in history/*.yaml applies to every series holding the run it names
+(narrowed by its benchmark, metric and condition): an excluded run is drawn but left out of the
+segmentation, with its reason; an accepted change is kept, with its reason, and no longer needs
+attention; an annotation is attached to its series at its run (and to a change whose first run
+after it is that run).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from ..ledger.records import Run
+from ..format.conditions import same_condition
+from ..format.history import Acceptance, Annotation, Exclusion
+from ..ledger.records import HistoryNotes, Run
 from . import changes, segmentation
-from .series import ALONG, Series, build_series, flat_environment, log_points
+from .series import ALONG, Pairs, Series, build_series, flat_environment, log_points
 from .summaries import RunSummary
 
 MIN_POINTS = 3
@@ -30,6 +38,16 @@ class Moved:
 
 
 @dataclass(frozen=True)
+class Note:
+    """What a history file says about one run of a series: an annotation's words, or the reason
+    a run is excluded or a change accepted; `file` is the history file that says it."""
+
+    run: str
+    text: str
+    file: str
+
+
+@dataclass(frozen=True)
 class Change:
     """A judged boundary, by run: `before` is the last run before it, `after` the first after."""
 
@@ -42,6 +60,8 @@ class Change:
     kind: changes.Kind
     sloped: bool
     moved: tuple[Moved, ...]
+    accepted: Note | None = None  # a history file accepts it: kept, no longer needing attention
+    annotations: tuple[Note, ...] = ()  # annotations at its first run after
 
 
 @dataclass(frozen=True)
@@ -53,6 +73,13 @@ class Followed:
     candidates: tuple[Change, ...]  # within noise, unsettled, or a stretch of a slope
     outliers: tuple[str, ...]  # runs set aside as one-run excursions
     between: float | None  # the run-to-run variance on the log scale; None when not segmented
+    annotations: tuple[Note, ...] = ()  # at their runs, in file order
+    excluded: tuple[Note, ...] = ()  # runs drawn but left out of the segmentation, with the reasons
+
+    @property
+    def attention(self) -> tuple[Change, ...]:
+        """The changes no history file accepts: those that still need a reader's attention."""
+        return tuple(c for c in self.changes if c.accepted is None)
 
 
 def moved_between(before: Run, after: Run) -> tuple[Moved, ...]:
@@ -66,8 +93,64 @@ def moved_between(before: Run, after: Run) -> tuple[Moved, ...]:
     )
 
 
-def follow(series: Series, runs: Mapping[str, Run], *, min_effect: float, confidence: float) -> Followed:
-    """Segment and judge one series (higher is better unless its metric says lower)."""
+Entry = Annotation | Exclusion | Acceptance
+
+
+def applies(entry: Entry, benchmark: str, metric: str, condition: Pairs) -> bool:
+    """Whether a history entry's benchmark, metric and condition (when given) are the series'."""
+    at = dict(condition)
+    return (
+        entry.benchmark in (None, benchmark)
+        and entry.metric in (None, metric)
+        and all(name in at and same_condition(want, at[name]) for name, want in entry.condition.items())
+    )
+
+
+def _notes(
+    notes: Sequence[tuple[str, Entry]], series: Series, kind: type[Annotation] | type[Exclusion] | type[Acceptance]
+) -> tuple[Note, ...]:
+    runs = {run for point in series.points for run in point.runs}
+    return tuple(
+        Note(entry.run, entry.text if isinstance(entry, Annotation) else entry.reason, file)
+        for file, entry in notes
+        if isinstance(entry, kind)
+        and entry.run in runs
+        and applies(entry, series.benchmark, series.metric, series.condition)
+    )
+
+
+def _annotated(change: Change, notes: Sequence[tuple[str, Entry]], series: Series) -> Change:
+    accepted = [n for n in _notes(notes, series, Acceptance) if n.run == change.after]
+    return replace(
+        change,
+        accepted=accepted[0] if accepted else None,
+        annotations=tuple(n for n in _notes(notes, series, Annotation) if n.run == change.after),
+    )
+
+
+def follow(
+    series: Series,
+    runs: Mapping[str, Run],
+    *,
+    min_effect: float,
+    confidence: float,
+    notes: Sequence[tuple[str, Entry]] = (),
+) -> Followed:
+    """Segment and judge one series (higher is better unless its metric says lower), with what
+    the history files say of it (`notes`: each entry with the file that holds it)."""
+    followed = _follow(series, runs, min_effect=min_effect, confidence=confidence)
+    if not notes:
+        return followed
+    return replace(
+        followed,
+        changes=tuple(_annotated(c, notes, series) for c in followed.changes),
+        candidates=tuple(_annotated(c, notes, series) for c in followed.candidates),
+        annotations=_notes(notes, series, Annotation),
+        excluded=_notes(notes, series, Exclusion),
+    )
+
+
+def _follow(series: Series, runs: Mapping[str, Run], *, min_effect: float, confidence: float) -> Followed:
     kept, log_means, own = log_points(series)
     if len(kept) < MIN_POINTS or series.better is None:
         return Followed(series, (), (), (), None)
@@ -104,10 +187,22 @@ def history(
     min_effect: float,
     confidence: float,
     along: Sequence[str] = ALONG,
+    notes: Iterable[HistoryNotes] = (),
 ) -> list[Followed]:
-    """Every series of the publication followed."""
+    """Every series of the publication followed, with what the history files (`notes`: the
+    ledger's `history`) say of it."""
     by_id = {run.id: run for run in runs}
+    entries: list[tuple[str, Entry]] = []
+    for n in notes:
+        entries += [(n.path, a) for a in n.data.annotate]
+        entries += [(n.path, e) for e in n.data.exclude]
+        entries += [(n.path, a) for a in n.data.accept]
+    excluded = [entry for _, entry in entries if isinstance(entry, Exclusion)]
+
+    def apart(benchmark: str, metric: str, condition: Pairs, run: str) -> bool:
+        return any(e.run == run and applies(e, benchmark, metric, condition) for e in excluded)
+
     return [
-        follow(s, by_id, min_effect=min_effect, confidence=confidence)
-        for s in build_series(by_id.values(), summaries, along=along)
+        follow(s, by_id, min_effect=min_effect, confidence=confidence, notes=entries)
+        for s in build_series(by_id.values(), summaries, along=along, apart=apart if excluded else None)
     ]

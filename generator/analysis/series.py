@@ -20,7 +20,7 @@ import datetime as dt
 import itertools
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..format.keys import as_yaml, flatten
@@ -53,7 +53,8 @@ class Point:
     n: int  # trials, over the point's runs; 0 for a reported figure
     own: float  # variance of the log mean from the trials; 0 when unknown (one trial, reported)
     hollow: bool  # reported (no trials) or incomplete
-    segmented: bool  # enters the segmentation (incomplete runs do not)
+    segmented: bool  # enters the segmentation (incomplete runs and excluded runs do not)
+    excluded: bool = False  # a run a history file excludes from this series: a point of its own
 
 
 @dataclass(frozen=True)
@@ -139,7 +140,7 @@ def _entry(run: Run, summary: RunSummary, metric: str, at: tuple[str, ...]) -> _
     return _Entry(run, s.mean, s.ci_low, s.ci_high, s.n, own)
 
 
-def _point(entries: list[_Entry]) -> Point:
+def _point(entries: list[_Entry], excluded: bool = False) -> Point:
     """Runs sharing an along-value as one point: the mean of their means."""
     runs = tuple(e.run.id for e in entries)
     if len(entries) == 1:
@@ -161,7 +162,8 @@ def _point(entries: list[_Entry]) -> Point:
         n=sum(e.n for e in entries),
         own=own,
         hollow=incomplete or all(e.n == 0 for e in entries),
-        segmented=not incomplete,
+        segmented=not incomplete and not excluded,
+        excluded=excluded,
     )
 
 
@@ -173,7 +175,9 @@ def captured_at(run: Run) -> str:
     return (at.astimezone(dt.UTC) if at.tzinfo is not None else at.replace(tzinfo=dt.UTC)).isoformat()
 
 
-def _ordered(entries: list[_Entry], along_keys: Sequence[str]) -> tuple[Point, ...]:
+def _ordered(entries: list[_Entry], along_keys: Sequence[str], apart: Collection[str] = ()) -> tuple[Point, ...]:
+    """The points of one series in order; a run in `apart` (excluded by a history file) is a
+    point of its own, drawn but never segmented."""
     builds = [build_number(e.run) for e in entries]
     by_build = all(b is not None for b in builds)
 
@@ -185,8 +189,9 @@ def _ordered(entries: list[_Entry], along_keys: Sequence[str]) -> tuple[Point, .
 
     groups: dict[tuple[object, ...], list[_Entry]] = defaultdict(list)
     for e in sorted(entries, key=lambda e: (along(e), captured_at(e.run), e.run.id)):
-        groups[(*along(e), *moved(e))].append(e)
-    return tuple(_point(group) for group in groups.values())
+        alone = (e.run.id,) if e.run.id in apart else ()
+        groups[(*along(e), *moved(e), *alone)].append(e)
+    return tuple(_point(group, group[0].run.id in apart) for group in groups.values())
 
 
 def log_points(series: Series) -> tuple[list[int], list[float], list[float]]:
@@ -211,10 +216,23 @@ def _splits(environments: list[tuple[Pairs, tuple[str, str]]]) -> list[tuple[Pai
     return found
 
 
+def _apart_ids(apart: Apart | None, key: tuple[str, str, Pairs, Pairs], entries: list[_Entry]) -> set[str]:
+    benchmark, metric, condition, _ = key
+    return {e.run.id for e in entries if apart is not None and apart(benchmark, metric, condition, e.run.id)}
+
+
+Apart = Callable[[str, str, Pairs, str], bool]  # (benchmark, metric, condition, run id): excluded there
+
+
 def build_series(
-    runs: Iterable[Run], summaries: Mapping[str, RunSummary], *, along: Sequence[str] = ALONG
+    runs: Iterable[Run],
+    summaries: Mapping[str, RunSummary],
+    *,
+    along: Sequence[str] = ALONG,
+    apart: Apart | None = None,
 ) -> list[Series]:
-    """Every series of the publication, however short, in a stable order."""
+    """Every series of the publication, however short, in a stable order. `apart` says which
+    runs a history file excludes from which series."""
     grouped: dict[tuple[str, str, Pairs, Pairs], list[_Entry]] = defaultdict(list)
     better: dict[str, str | None] = {}
     for run in sorted(runs, key=lambda r: (str(r.meta.date), r.id)):
@@ -236,7 +254,15 @@ def build_series(
             splits[(benchmark, metric, condition, before)].append(split)
             splits[(benchmark, metric, condition, after)].append(split)
     return [
-        Series(benchmark, metric, condition, environment, better[metric], _ordered(entries, along), tuple(splits[key]))
+        Series(
+            benchmark,
+            metric,
+            condition,
+            environment,
+            better[metric],
+            _ordered(entries, along, _apart_ids(apart, key, entries)),
+            tuple(splits[key]),
+        )
         for key, entries in sorted(grouped.items())
         for benchmark, metric, condition, environment in [key]
     ]

@@ -279,7 +279,7 @@ def init(
 
 @app.command()
 def schema(
-    kind: Annotated[str, typer.Argument(help="run, manifest, receipt or report (a report's front matter).")],
+    kind: Annotated[str, typer.Argument(help="run, manifest, receipt, report (a report's front matter) or history.")],
 ) -> None:
     """Print the JSON Schema of a file kind, for editors (see the format reference)."""
     import json

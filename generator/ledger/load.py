@@ -13,6 +13,7 @@ from types import MappingProxyType
 
 from ..errors import BenchledgerError, Problem
 from ..format.scratch import MARK, OLD_SCRATCH, leftover
+from .history import load_history
 from .publication import docs_problems, layout_problems, report_name_problems
 from .records import DOCS_DIR, REPORTS_DIR, RUNS_DIR, Ledger, Report, Run
 from .reports import load_report
@@ -20,7 +21,8 @@ from .runs import ParsedRuns, decode, load_run, measurement_keys, undeclared_met
 
 
 def load(root: Path | str, docs_dir: str = DOCS_DIR, cache: ParsedRuns | None = None) -> Ledger:
-    """Read every run under runs/, every report under <docs_dir>/reports/ and allowed_signers.
+    """Read every run under runs/, every report under <docs_dir>/reports/, allowed_signers and
+    history/*.yaml.
 
     With a cache (a mapping the caller owns), runs whose files did not change are reused,
     and entries that no run folder holds any more are dropped."""
@@ -31,6 +33,7 @@ def load(root: Path | str, docs_dir: str = DOCS_DIR, cache: ParsedRuns | None = 
     problems += layout or docs_problems(root, root / docs_dir)
     reports = [] if layout else _reports(root / docs_dir / REPORTS_DIR, root, problems)
     allowed = _allowed_signers(root, problems)
+    history = load_history(root, problems)
     return Ledger(
         root=root,
         runs=MappingProxyType(runs),
@@ -38,6 +41,7 @@ def load(root: Path | str, docs_dir: str = DOCS_DIR, cache: ParsedRuns | None = 
         problems=tuple(problems),
         allowed_signers=allowed,
         failed_runs=frozenset(failed),
+        history=tuple(history),
     )
 
 

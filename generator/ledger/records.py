@@ -14,10 +14,12 @@ from pathlib import Path
 from ..errors import Problem
 from ..format.conditions import condition_key, condition_value, same_condition
 from ..format.front_matter import Claim, ReportMeta
+from ..format.history import HistoryFile
 from ..format.keys import flatten
 from ..format.models import ManifestFile, ReceiptFile, RunFile
 
 RUNS_DIR = "runs"
+HISTORY_DIR = "history"  # history/<name>.yaml at the publication root
 DOCS_DIR = "site_src"
 REPORTS_DIR = "reports"
 Lines = Mapping[tuple[str | int, ...], int]  # YAML path -> line number
@@ -169,6 +171,15 @@ class Report:
 
 
 @dataclass(frozen=True, kw_only=True)
+class HistoryNotes:
+    """One committed history/<name>.yaml: annotations, exclusions and accepted changes."""
+
+    path: str  # repository-relative, e.g. history/2026-10.yaml
+    data: HistoryFile
+    lines: Lines = field(default_factory=dict, compare=False)
+
+
+@dataclass(frozen=True, kw_only=True)
 class Ledger:
     root: Path
     runs: Mapping[str, Run]
@@ -176,6 +187,7 @@ class Ledger:
     problems: tuple[Problem, ...] = field(default=())
     allowed_signers: str | None = None  # the text of <root>/allowed_signers, when present
     failed_runs: frozenset[str] = frozenset()  # run folders that exist but did not load
+    history: tuple[HistoryNotes, ...] = ()  # history/*.yaml, in file name order
 
     @property
     def claims(self) -> list[tuple[Report, Claim]]:
