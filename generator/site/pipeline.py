@@ -122,6 +122,7 @@ def follow(ledger: Ledger, settings: Settings, chosen: HistorySettings) -> Histo
         min_effect=settings.min_effect,
         confidence=settings.confidence,
         along=chosen.along_keys,
+        notes=ledger.history,
     )
     return History(tuple(found), summaries)
 
