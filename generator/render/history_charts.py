@@ -45,7 +45,7 @@ def series_chart(metric: str, unit: str | None, order: str, level: str) -> Any:
     base = alt.Chart()
     trials = (
         base.transform_filter("datum.kind == 'trial'")
-        .mark_circle(size=22, opacity=0.55, color=GREY)
+        .mark_circle(size=22, opacity=0.55, color=GREY, xOffset=-7)
         .encode(
             x=x,
             y=alt.Y("value:Q"),

@@ -207,6 +207,7 @@ def series_page(f: Followed, context: Context) -> str:
         else "the series is not segmented (its metric has no direction, or too few points enter the segmentation)."
     )
     labels = along_labels(f)
+    shown = distinct_candidates(f)
     point_rows = [
         (
             _run_link(p.runs[0], "../../") + (Markup(f" and {len(p.runs) - 1} more") if len(p.runs) > 1 else ""),
@@ -230,14 +231,19 @@ def series_page(f: Followed, context: Context) -> str:
         caption=caption,
         changes=blocks.table(CHANGE_COLUMNS, change_rows(f.changes, "../../"), kind="changes") if f.changes else None,
         no_change=no_change,
-        candidates=blocks.table(CHANGE_COLUMNS, change_rows(f.candidates, "../../"), kind="changes")
-        if f.candidates
-        else None,
+        candidates=blocks.table(CHANGE_COLUMNS, change_rows(shown, "../../"), kind="changes") if shown else None,
         candidate_words="within noise, unsettled, or a stretch of a slow slope",
         outliers=Markup(", ".join(_run_link(run, "../../") for run in f.outliers)) if f.outliers else None,
         points=blocks.table(("Run", order.capitalize(), "Mean", "Status"), point_rows, kind="points", searched=False),
         environment=blocks.details(f"Environment: {t.plural(len(s.environment), 'key')}", environment),
     )
+
+
+def distinct_candidates(f: Followed) -> list[Change]:
+    """The candidates, less a latest-vs-best comparison of the very segments a step candidate
+    already judged alike (the best earlier segment is the latest's neighbour)."""
+    steps = {(c.before, c.after, c.verdict) for c in f.candidates if c.kind == "step"}
+    return [c for c in f.candidates if c.kind == "step" or (c.before, c.after, c.verdict) not in steps]
 
 
 def split_line(split: Split) -> Markup:

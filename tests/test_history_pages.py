@@ -1,0 +1,246 @@
+"""What a reader and a machine see of history: ledger/history.json field by field, the pages'
+words, each series chart against the data (the chart oracle: Vega renders it and its marks are
+counted and read back through the axis), the Atom feed's stable ids, `history: false`, the
+settings' located errors, and a strict build whose link crawl passes."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from test_chart_oracle import inverse, panels
+from test_history import nightly
+from typer.testing import CliRunner
+
+from generator.analysis.audit import audit
+from generator.analysis.claims import evaluate_publication
+from generator.analysis.comparison import Settings
+from generator.analysis.history_settings import HistorySettings
+from generator.cli import app
+from generator.errors import BenchledgerError
+from generator.site.cache import BuildCache
+from generator.site.pipeline import Judged, follow, render
+from helpers import MKDOCS_YML, publication, write_tree
+
+ATOM = "{http://www.w3.org/2005/Atom}"
+FIRST, SECOND = "decode-tokens-per-second-5bdb2c74ef", "decode-tokens-per-second-ef3adc1931"
+
+
+def _files() -> dict[str, str]:
+    """Twelve nightlies as in test_history (a 10% slowdown at b6117, a driver update from the
+    tenth night), then on the new driver an incomplete night and a reported figure, and one run
+    of a benchmark whose name is markup."""
+    runs = [
+        nightly(day, build=6109 + day, driver="580.95" if day < 10 else "590.12", level=40.0 if day < 8 else 36.0)
+        for day in range(1, 15)
+    ]
+    files = publication(*runs)
+    cut = files["runs/2026-10-13-nightly/run.yaml"].replace(
+        "source:", "incomplete:\n  reason: the machine slept\nsource:"
+    )
+    files["runs/2026-10-13-nightly/run.yaml"] = cut
+    files["runs/2026-10-13-nightly/results.csv"] = "trial,concurrency,tokens_per_second\n1,1,36.1\n2,1,36.3\n"
+    reported = files["runs/2026-10-14-nightly/run.yaml"].replace(
+        "source:\n  kind: measured", "source:\n  kind: reported\n  citation: A forum post"
+    )
+    files["runs/2026-10-14-nightly/run.yaml"] = reported
+    files["runs/2026-10-14-nightly/results.csv"] = "trial,concurrency,tokens_per_second\n,1,35.5\n"
+    hostile = nightly(20, build=7000, driver="580.95", level=10.0)
+    files |= {
+        k.replace("2026-10-20-nightly", "2026-10-20-odd"): v.replace("2026-10-20-nightly", "2026-10-20-odd").replace(
+            "benchmark: decode", "benchmark: <img src=x onerror=alert(1)>"
+        )
+        for k, v in hostile.items()
+    }
+    return files
+
+
+def _render(root: Path, chosen: HistorySettings | None = None) -> dict[str, bytes]:
+    chosen = chosen or HistorySettings()
+    checked = audit(root, stale_is_error=False)
+    assert not checked.errors, checked.errors
+    evaluations, grids = evaluate_publication(checked.ledger, Settings(), {}, {})
+    followed = follow(checked.ledger, Settings(), chosen)
+    judged = Judged(checked.ledger, checked.receipts, evaluations, grids, {}, followed, chosen)
+    return render(judged, Settings(), BuildCache())
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_tree(tmp_path_factory.mktemp("history-pages"), _files())
+
+
+@pytest.fixture(scope="module")
+def out(root: Path) -> dict[str, bytes]:
+    return _render(root)
+
+
+def test_history_json_holds_exactly_the_documented_fields(out: dict[str, bytes]) -> None:
+    data = json.loads(out["ledger/history.json"])
+    assert list(data) == ["series"]
+    fields = ["benchmark", "metric", "condition", "environment", "points", "changes", "candidates"]
+    assert all(list(s) == fields for s in data["series"])
+    assert all(list(p) == ["run", "date", "mean", "low", "high", "n"] for s in data["series"] for p in s["points"])
+    change_fields = ["before", "after", "ratio", "low", "high", "verdict"]
+    assert all(list(c) == change_fields for s in data["series"] for c in s["changes"] + s["candidates"])
+    odd, first, second = data["series"]  # sorted by benchmark: "<" before "d"
+    assert (first["benchmark"], first["metric"], first["condition"]) == (
+        "decode",
+        "tokens_per_second",
+        {"concurrency": "1"},
+    )
+    assert first["environment"]["accelerators.0.driver"] == "580.95"
+    assert "software.engine_version" not in first["environment"] and "software.build_number" not in first["environment"]
+    assert [p["run"] for p in first["points"]] == [f"2026-10-{d:02d}-nightly" for d in range(1, 10)]
+    assert first["points"][0] == {
+        "run": "2026-10-01-nightly",
+        "date": "2026-10-01",
+        "mean": pytest.approx(40.24),
+        "low": pytest.approx(39.906029, rel=1e-6),
+        "high": pytest.approx(40.576766, rel=1e-6),
+        "n": 5,
+    }
+    [change] = first["changes"]
+    assert (change["before"], change["after"], change["verdict"]) == (
+        "2026-10-07-nightly",
+        "2026-10-08-nightly",
+        "worse",
+    )
+    assert change["low"] < change["ratio"] < change["high"] < 1
+    assert second["environment"]["accelerators.0.driver"] == "590.12" and second["changes"] == []
+    assert [(p["run"], p["n"], p["low"]) for p in second["points"][3:]] == [
+        ("2026-10-13-nightly", 2, pytest.approx(35.0, abs=2)),  # incomplete: its two trials
+        ("2026-10-14-nightly", 0, None),  # reported: no trials, no interval
+    ]
+    assert odd["benchmark"] == "<img src=x onerror=alert(1)>" and len(odd["points"]) == 1
+
+
+def test_the_same_publication_gives_the_same_bytes(root: Path, out: dict[str, bytes]) -> None:
+    again = _render(root)
+    history = sorted(k for k in out if k.startswith("history/") or k == "ledger/history.json")
+    assert len(history) == 8  # index, changes, feed, history.json, and two series of a page and a chart each
+    assert all(again[k] == out[k] for k in history)
+
+
+def _trials_in_folder(root: Path, run_id: str) -> list[float]:
+    rows = csv.DictReader(io.StringIO((root / "runs" / run_id / "results.csv").read_text()))
+    return sorted(float(r["tokens_per_second"]) for r in rows if r["trial"])
+
+
+@pytest.mark.parametrize("slug", [FIRST, SECOND])
+def test_each_series_chart_draws_exactly_its_points_and_trials(root: Path, out: dict[str, bytes], slug: str) -> None:
+    """The chart oracle: Vega draws one point per point of history.json, at its mean (read back
+    through the y axis), hollow where it has no trials or is incomplete, and one dot per trial
+    of the run folders (read with the csv module)."""
+    series = {"5bdb2c74ef": 1, "ef3adc1931": 2}[slug.rsplit("-", 1)[1]]
+    want = json.loads(out["ledger/history.json"])["series"][series]
+    (panel,) = panels(json.loads(out[f"history/{slug}/chart.json"]))
+    read, pixel = inverse(panel.ticks["left"])
+    points = [m for m in panel.of("symbol") if "mean: " in str(m.item.get("description", ""))]
+    dots = [m for m in panel.of("symbol") if "(one trial)" in str(m.item.get("description", ""))]
+    assert len(points) == len(want["points"]), (
+        f"{slug}: {len(points)} points drawn, history.json has {len(want['points'])}"
+    )
+    assert sorted(m.field("run") for m in points) == sorted(p["run"] for p in want["points"])
+    for m in points:
+        (p,) = [p for p in want["points"] if p["run"] == m.field("run")]
+        assert abs(read(m.y) - p["mean"]) <= 1.5 * pixel, (
+            f"{slug}: {p['run']} drawn at {read(m.y)}, its mean is {p['mean']}"
+        )
+    hollow = sorted(m.field("run") for m in points if m.item.get("fill") in (None, "transparent"))
+    assert hollow == (["2026-10-13-nightly", "2026-10-14-nightly"] if series == 2 else [])
+    trials = sorted(v for p in want["points"] if p["n"] for v in _trials_in_folder(root, p["run"]))
+    assert sorted(read(m.y) for m in dots) == pytest.approx(trials, abs=1.5 * pixel)
+    changes = [m for m in panel.of("rule") if "change: " in str(m.item.get("description", ""))]
+    assert len(changes) == len(want["changes"])
+
+
+def test_the_pages_say_what_history_found(out: dict[str, bytes]) -> None:
+    index = out["history/index.md"].decode()
+    assert "## 2 series with a page" in index and "## 1 shorter series" in index
+    assert (
+        '<a href="decode-tokens-per-second-5bdb2c74ef/">decode&#58; tokens&#95;per&#95;second</a><br><span class="bl-sub">'
+        "at concurrency&#61;1&#59; host spark&#45;01&#59; accelerators.0.driver&#61;580.95</span>"
+    ) in index
+    assert (
+        '<td data-label="Latest change"><strong>worse</strong> −9.9&#37; &#91;−13.9&#37;, −5.9&#37;&#93;<br>'
+        '<span class="bl-sub">from 2026&#45;10&#45;07&#45;nightly to 2026&#45;10&#45;08&#45;nightly</span></td>'
+    ) in index
+    assert "<img" not in index and "&#60;img src&#61;x onerror&#61;alert&#40;1&#41;&#62;" in index
+    page = out[f"history/{FIRST}/index.md"].decode()
+    assert "At concurrency&#61;1&#59; 9 points in order of build number, 9 runs&#59; higher is better." in page
+    assert (
+        "- Split: accelerators.0.driver 580.95 → 590.12 from run "
+        '<a href="../../runs/2026-10-10-nightly/">2026&#45;10&#45;10&#45;nightly</a> (a series of its own on each side).'
+    ) in page
+    assert (
+        '<a href="../../compare/?a=2026&#45;10&#45;07&#45;nightly&amp;b=2026&#45;10&#45;08&#45;nightly">'
+        "compare these two runs</a>"
+    ) in page
+    assert "software.build&#95;number 6116 → 6117&#59; software.engine&#95;version b6116 → b6117" in page
+    second = out[f"history/{SECOND}/index.md"].decode()
+    assert "incomplete run&#58; drawn, not segmented" in second
+    assert "reported figure&#58; trials not reported" in second
+    assert "No change: the segmentation found no boundary judged worse or better." in second
+    assert second.count("latest against the best earlier segment") == 0  # the same two segments, shown once
+    changes = out["history/changes.md"].decode()
+    assert changes.count("<tr><td") == 1 and '<td data-label="Date">2026&#45;10&#45;08</td>' in changes
+
+
+def _feed(out: dict[str, bytes]) -> ET.Element:
+    return ET.fromstring(out["history/feed.xml"])
+
+
+def test_the_feed_ids_are_stable_tag_uris_and_links_follow_site_url(root: Path, out: dict[str, bytes]) -> None:
+    (entry,) = _feed(out).findall(f"{ATOM}entry")
+    want = f"tag:benchledger,2026-10-08:history/{FIRST}/2026-10-07-nightly/2026-10-08-nightly"
+    assert entry.findtext(f"{ATOM}id") == want
+    assert entry.find(f"{ATOM}link").get("href") == f"{FIRST}/"  # relative to the feed without site_url
+    moved = _render(root, HistorySettings(site_url="https://example.org/pub/", site_name="Bench <&> ledger"))
+    (entry,) = _feed(moved).findall(f"{ATOM}entry")
+    assert entry.findtext(f"{ATOM}id") == want  # the site's address is not part of an id
+    assert entry.find(f"{ATOM}link").get("href") == f"https://example.org/pub/history/{FIRST}/"
+    assert _feed(moved).findtext(f"{ATOM}title") == "Bench <&> ledger: changes"
+    assert "worse" in entry.findtext(f"{ATOM}title") and "−9.9%" in entry.findtext(f"{ATOM}summary")
+
+
+def test_history_false_publishes_no_history(root: Path) -> None:
+    out = _render(root, HistorySettings(enabled=False))
+    assert not [k for k in out if k.startswith("history/") or k == "ledger/history.json"]
+    assert "runs/index.md" in out
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        ({"history": "no"}, "mkdocs.yml: plugins.benchledger.history: 'no' is not true or false; e.g. history: false"),
+        ({"history_along": "setup.x"}, "plugins.benchledger.history_along: 'setup.x' is not a list of keys"),
+        ({"history_along": ["ok.key", {"a": 1}]}, "plugins.benchledger.history_along[1]: a dict is not a dotted key"),
+    ],
+)
+def test_history_settings_are_located_errors(given: dict[str, object], message: str) -> None:
+    with pytest.raises(BenchledgerError) as err:
+        HistorySettings.parse(given, "mkdocs.yml")
+    assert message in str(err.value)
+    assert (
+        HistorySettings.parse({"history_along": ["setup.model_revision"]}, "x").along_keys[-1] == "setup.model_revision"
+    )
+
+
+def test_a_strict_build_crawls_every_history_link_and_check_asks_for_site_url(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "pub", _files())
+    checked = CliRunner().invoke(app, ["check", "--repo", str(root)])
+    assert checked.exit_code == 0, checked.output
+    assert "Warning: mkdocs.yml: site_url: not set, and history shows 1 change" in checked.output
+    built = CliRunner().invoke(app, ["build", "--repo", str(root), "--strict"])
+    assert built.exit_code == 0, built.output
+    site = root / "site" / "history"
+    assert (site / "index.html").is_file() and (site / FIRST / "index.html").is_file() and (site / "feed.xml").is_file()
+    assert (site / "changes" / "index.html").is_file()
+    (root / "mkdocs.yml").write_text(MKDOCS_YML + "site_url: https://example.org/pub/\n")
+    quiet = CliRunner().invoke(app, ["check", "--repo", str(root)])
+    assert quiet.exit_code == 0 and "site_url" not in quiet.output
