@@ -244,3 +244,36 @@ def test_a_strict_build_crawls_every_history_link_and_check_asks_for_site_url(tm
     (root / "mkdocs.yml").write_text(MKDOCS_YML + "site_url: https://example.org/pub/\n")
     quiet = CliRunner().invoke(app, ["check", "--repo", str(root)])
     assert quiet.exit_code == 0 and "site_url" not in quiet.output
+
+
+NOTES = """\
+schema: benchledger.history/1
+annotate:
+  - run: 2026-10-08-nightly
+    text: "known: <b>flash-attention</b> off by default from b6117"
+exclude:
+  - run: 2026-10-04-nightly
+    reason: the fan was unplugged that night
+accept:
+  - run: 2026-10-08-nightly
+    reason: b6117 trades decode speed for exact sampling
+"""
+
+
+def test_history_files_show_on_the_pages_the_chart_and_the_feed(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "pub", {**_files(), "history/known.yaml": NOTES})
+    out = _render(root)
+    page = out[f"history/{FIRST}/index.md"].decode()
+    known = "known&#58; &#60;b&#62;flash&#45;attention&#60;&#47;b&#62; off by default from b6117 &#40;history&#47;known.yaml&#41;"
+    assert f'- <a href="../../runs/2026-10-08-nightly/">2026&#45;10&#45;08&#45;nightly</a>: {known}' in page
+    assert f'<br><span class="bl-sub">{known}</span></td>' in page  # beside the keys that moved at the change
+    assert "accepted by history&#47;known.yaml&#58; b6117 trades decode speed for exact sampling" in page
+    assert "excluded by history&#47;known.yaml&#58; the fan was unplugged that night" in page
+    assert "<b>" not in page
+    (panel,) = panels(json.loads(out[f"history/{FIRST}/chart.json"]))
+    notes = [m for m in panel.of("rule") if "note: " in str(m.item.get("description", ""))]
+    assert len(notes) == 1 and "flash-attention" in notes[0].field("note")
+    (entry,) = _feed(out).findall(f"{ATOM}entry")
+    assert "Accepted by history/known.yaml: b6117 trades decode speed for exact sampling." in entry.findtext(
+        f"{ATOM}summary"
+    )

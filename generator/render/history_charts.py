@@ -91,7 +91,12 @@ def series_chart(metric: str, unit: str | None, order: str, level: str) -> Any:
         .mark_rule(strokeWidth=2, strokeDash=[5, 3])
         .encode(x=x, color=colour, href="href:N", tooltip=[alt.Tooltip("change:N")])
     )
-    return alt.layer(steps, changes, trials, bars, filled, hollow, data=alt.NamedData(name="table")).properties(
+    notes = (
+        base.transform_filter("datum.kind == 'note'")
+        .mark_rule(strokeWidth=1, strokeDash=[2, 3], color=GREY)
+        .encode(x=x, tooltip=[alt.Tooltip("note:N")])
+    )
+    return alt.layer(notes, steps, changes, trials, bars, filled, hollow, data=alt.NamedData(name="table")).properties(
         width="container", height=HEIGHT + 40
     )
 
@@ -113,6 +118,9 @@ def status(followed: Followed, index: int, incomplete: frozenset[str]) -> str:
     p = followed.series.points[index]
     if any(run in incomplete for run in p.runs):
         return "incomplete run: drawn, not segmented"
+    excluded = [n for n in followed.excluded if n.run in p.runs]
+    if excluded:
+        return f"excluded by {excluded[0].file}: {excluded[0].text}"
     if p.runs[0] in followed.outliers:
         return "outlier: one-run excursion, set aside"
     if p.n == 0:
@@ -157,10 +165,15 @@ def series_rows(
     for segment in segments:
         rows += [{"kind": "level", "i": i, "along": labels[i], "level": segment.level} for i in segment.points]
     first = {run: i for i, p in enumerate(points) for run in p.runs}
+    for n in followed.annotations:
+        at = first[n.run]
+        rows.append({"kind": "note", "i": at, "along": labels[at], "note": f"{n.run}: {n.text} ({n.file})"})
     for c in followed.changes:
         at = first[c.after]
         href = f"{compare}?a={path_url(c.before)}&b={path_url(c.after)}"
         words = change_words(c, "" if c.kind == "step" else " (latest segment against the best earlier one)")
+        if c.accepted is not None:
+            words += f"; accepted by {c.accepted.file}: {c.accepted.text}"
         rows.append(
             {"kind": "change", "i": at, "along": labels[at], "verdict": c.verdict, "href": href, "change": words}
         )

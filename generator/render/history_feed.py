@@ -55,6 +55,8 @@ def history_feed(followed: Sequence[Followed], runs: Mapping[str, Run], site_url
             f"{title(f.series)} at {condition_text(f.series)}: {c.verdict}, {ratio_text(c)} from run {c.before} "
             f"to run {c.after}. Keys that moved: {moved_text(c)}."
         )
+        summary += "".join(f" {n.text} ({n.file})." for n in c.annotations)
+        summary += f" Accepted by {c.accepted.file}: {c.accepted.text}." if c.accepted is not None else ""
         headline = f"{c.verdict}: {title(f.series)} at {condition_text(f.series)}, {ratio_text(c)}"
         entries.append(
             "  <entry>\n"

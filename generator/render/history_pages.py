@@ -167,16 +167,28 @@ CHANGE_COLUMNS = ("Runs", "Verdict", "After / before", "Keys that moved")
 
 
 def change_rows(changes: Sequence[Change], up: str) -> list[tuple[object, ...]]:
-    return [
-        (
-            _pair(c, up),
-            Markup(f"<strong>{t.text(c.verdict)}</strong><br>")
-            + Markup(f'<span class="bl-sub">{t.text(kind_text(c))}</span>'),
-            ratio_text(c),
-            moved_text(c),
-        )
-        for c in changes
-    ]
+    return [(_pair(c, up), verdict_cell(c), ratio_text(c), moved_cell(c)) for c in changes]
+
+
+def verdict_cell(c: Change) -> Markup:
+    """The verdict in bold, what it compared, and the history file that accepts it, if one does."""
+    cell = Markup(f"<strong>{t.text(c.verdict)}</strong><br>") + Markup(
+        f'<span class="bl-sub">{t.text(kind_text(c))}</span>'
+    )
+    if c.accepted is not None:
+        cell += Markup(f'<br><span class="bl-sub">{t.text(accepted_text(c))}</span>')
+    return cell
+
+
+def accepted_text(c: Change) -> str:
+    assert c.accepted is not None
+    return f"accepted by {c.accepted.file}: {c.accepted.text}"
+
+
+def moved_cell(c: Change) -> Markup:
+    """The keys that moved, then each annotation at the change's first run after."""
+    notes = "".join(f'<br><span class="bl-sub">{t.text(f"{n.text} ({n.file})")}</span>' for n in c.annotations)
+    return t.text(moved_text(c)) + Markup(notes)
 
 
 # -- the pages ----------------------------------------------------------------------------
@@ -234,6 +246,8 @@ def series_page(f: Followed, context: Context) -> str:
         candidates=blocks.table(CHANGE_COLUMNS, change_rows(shown, "../../"), kind="changes") if shown else None,
         candidate_words="within noise, unsettled, or a stretch of a slow slope",
         outliers=Markup(", ".join(_run_link(run, "../../") for run in f.outliers)) if f.outliers else None,
+        notes=[_run_link(n.run, "../../") + Markup(": ") + t.text(f"{n.text} ({n.file})") for n in f.annotations],
+        excluded=[_run_link(n.run, "../../") + Markup(": ") + t.text(f"{n.text} ({n.file})") for n in f.excluded],
         points=blocks.table(("Run", order.capitalize(), "Mean", "Status"), point_rows, kind="points", searched=False),
         environment=blocks.details(f"Environment: {t.plural(len(s.environment), 'key')}", environment),
     )
