@@ -157,7 +157,7 @@ def series_rows(
                 "low": p.low,
                 "high": p.high,
                 "n": p.n,
-                "hollow": p.hollow,
+                "hollow": p.hollow or not p.segmented,  # reported, incomplete or excluded
                 "status": status(followed, i, incomplete),
             }
         )

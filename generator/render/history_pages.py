@@ -56,6 +56,7 @@ class Context:
     runs: Mapping[str, Run]
     summaries: Mapping[str, RunSummary]
     level: str
+    along: tuple[str, ...] = ALONG  # the along-keys in force
 
     def unit(self, series: Series) -> str | None:
         run = self.runs[series.points[-1].runs[-1]]
@@ -207,10 +208,10 @@ def series_page(f: Followed, context: Context) -> str:
         about += " A metric with no direction is drawn, never segmented or judged."
     splits = [split_line(split) for split in s.splits]
     caption = (
-        f"Each blue point is one run's mean with its {context.level} interval (hollow: a reported figure or an "
-        "incomplete run, never segmented when incomplete); grey dots: its trials; the dark grey steps: the "
-        "level of each segment; a dashed line: a change, orange worse, green better (click it to compare the "
-        "two runs)."
+        f"Each blue point is one run's mean with its {context.level} interval; hollow: a reported figure (no "
+        "interval), or a run left out of the segmentation (incomplete, or excluded by a history file); grey dots: "
+        "its trials; the dark grey steps: the level of each segment; a dashed line: a change, orange worse, green "
+        "better (click it to compare the two runs); a dotted line: an annotation."
     )
     segmented = f.between is not None
     no_change = (
@@ -291,7 +292,7 @@ def index_page(followed: Sequence[Followed], context: Context) -> str:
     return render(
         "history_index.md.j2",
         mark=Markup(generated_mark("runs/")),
-        along=", ".join(ALONG) + ", and keys ending in commit, sha or revision",
+        along=", ".join(context.along) + ", and keys ending in commit, sha or revision",
         min_points=MIN_POINTS,
         followed=len(long),
         followed_table=blocks.table(INDEX_COLUMNS, rows, right=[1], kind="series"),

@@ -161,7 +161,7 @@ def render(judged: Judged, settings: Settings, cache: BuildCache, *, docs: Path 
     out |= report_sweep_outputs(ledger, judged.sweeps, confidence, cache.charts)
     if judged.history is not None:
         followed, chosen = judged.history.series, judged.history_settings
-        context = Context(ledger.runs, judged.history.summaries, str(t_level(confidence)))
+        context = Context(ledger.runs, judged.history.summaries, str(t_level(confidence)), chosen.along_keys)
         out |= history_pages(followed, context, cache.charts)
         out[HISTORY_JSON] = history_json(followed)
         out[FEED] = history_feed(followed, ledger.runs, chosen.site_url, chosen.site_name)
