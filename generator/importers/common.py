@@ -187,8 +187,14 @@ def load_json(name: str, data: bytes, what: str) -> Any:
 
 
 def finite(value: Any) -> TypeGuard[int | float]:
-    """A JSON number (not a boolean) that is finite."""
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    """A JSON number (not a boolean) that is finite, as a float holds it: an integer past 1.8e308
+    (JSON allows 400 digits) is not, where math.isfinite would raise OverflowError."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 def positive(value: Any) -> TypeGuard[int | float]:

@@ -294,7 +294,7 @@ def _breakdown(found: Any) -> dict[str, int]:
     if not isinstance(found, dict):
         return {}
     counts = {k: found.get(k) for k in ("successful", "errored", "incomplete", "total")}
-    ok = all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in counts.values())
+    ok = all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 10**15 for v in counts.values())  # float()s
     return {k: int(v) for k, v in counts.items() if isinstance(v, int)} if ok else {}
 
 

@@ -292,6 +292,13 @@ def _figure_notes(passes: list[tuple[tuple[str, str], dict[str, Any]]], metrics:
                 )
             elif figure and finite(value) and _name(key) not in metrics:
                 partial.setdefault(key, name)
+            elif figure and value is not None and not isinstance(value, float) and _name(key) not in metrics:
+                what = (
+                    f"an integer of {len(str(abs(value)))} digits, more than a number of a run file holds"
+                    if isinstance(value, int) and not isinstance(value, bool)
+                    else f"{json.dumps(value)[:40]}, not a number"
+                )
+                notes.append(f"{_where(name, path)}: {key} is {what}, so it is not kept as a figure; raw/ keeps it.")
     legacy = sorted({k for _, r in passes for k in r if LATENCY.match(k) and k.endswith("_latency_ms")})
     if legacy:
         notes.append(
