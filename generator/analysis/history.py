@@ -22,7 +22,7 @@ from ..format.conditions import same_condition
 from ..format.history import Acceptance, Annotation, Exclusion
 from ..ledger.records import HistoryNotes, Run
 from . import changes, segmentation
-from .series import ALONG, Pairs, Series, build_series, flat_environment, log_points
+from .series import ALONG, Apart, Pairs, Series, build_series, flat_environment, log_points
 from .summaries import RunSummary
 
 MIN_POINTS = 3
@@ -192,17 +192,28 @@ def history(
     """Every series of the publication followed, with what the history files (`notes`: the
     ledger's `history`) say of it."""
     by_id = {run.id: run for run in runs}
+    entries = entries_of(notes)
+    return [
+        follow(s, by_id, min_effect=min_effect, confidence=confidence, notes=entries)
+        for s in build_series(by_id.values(), summaries, along=along, apart=excluder(entries))
+    ]
+
+
+def entries_of(notes: Iterable[HistoryNotes]) -> list[tuple[str, Entry]]:
+    """Every entry of the history files, each with the file that holds it, in file order."""
     entries: list[tuple[str, Entry]] = []
     for n in notes:
         entries += [(n.path, a) for a in n.data.annotate]
         entries += [(n.path, e) for e in n.data.exclude]
         entries += [(n.path, a) for a in n.data.accept]
+    return entries
+
+
+def excluder(entries: Sequence[tuple[str, Entry]]) -> Apart | None:
+    """Which runs the history files exclude from which series (None when they exclude none)."""
     excluded = [entry for _, entry in entries if isinstance(entry, Exclusion)]
 
     def apart(benchmark: str, metric: str, condition: Pairs, run: str) -> bool:
         return any(e.run == run and applies(e, benchmark, metric, condition) for e in excluded)
 
-    return [
-        follow(s, by_id, min_effect=min_effect, confidence=confidence, notes=entries)
-        for s in build_series(by_id.values(), summaries, along=along, apart=apart if excluded else None)
-    ]
+    return apart if excluded else None

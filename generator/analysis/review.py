@@ -20,7 +20,10 @@ from .audit import audit
 from .claims import Evaluation, evaluate_publication
 from .comparison import Settings
 from .grid_records import Grid, GridVerdict
+from .history_review import AddedPoint, added_points
+from .history_settings import HistorySettings
 from .receipts import RunReceipts, ledger_receipts, reproductions, vouches
+from .summaries import summarize_run
 from .verdicts import Verdict
 
 
@@ -41,7 +44,9 @@ FAIL_ON: tuple[str, ...] = (
     "stale",
     "problems",
     "removed",
-)  # what `--fail-on` may name: a verdict a claim or grid can newly show, or a kind of change
+    "worse",
+)  # what `--fail-on` may name: a verdict a claim or grid can newly show, a kind of change, or worse:
+# an added run judged worse than the current level of its series
 
 
 def judge(root: Path, docs_dir: str, settings: Settings, signers_from: Ledger | None = None) -> Judged:
@@ -101,6 +106,7 @@ class Review:
     hooks: tuple[str, ...] = ()  # the hook files either side's mkdocs.yml names (code the build runs)
     code_folders: tuple[tuple[str, str], ...] = ()  # (folder, "hook" or "theme"): code_folders
     own_signers: tuple[tuple[str, str], ...] = ()  # (run, its state were the change's own allowed_signers trusted)
+    history: tuple[AddedPoint, ...] = ()  # each added run against the current segment of its series
 
     @property
     def empty(self) -> bool:
@@ -133,6 +139,9 @@ class Review:
                 out.append(f"problems: {len(self.problems)} new")
             elif name == "removed" and (self.removed or any(v.after is None for v in self.verdicts)):
                 out.append("removed: runs or claims were removed")
+            elif name == "worse" and (worse := [h for h in self.history if h.verdict == "worse"]):
+                said = ", ".join(f"{h.run} ({h.benchmark}: {h.metric})" for h in worse)
+                out.append(f"worse: {said} judged worse than the current level of its series")
             elif hits := [v.id for v in (*self.verdicts, *self.grids) if name in (v.after or "").split(" · ")]:
                 out.append(f"{name}: {', '.join(hits)}")
         return out
@@ -146,10 +155,12 @@ def review(
     head: Judged,
     measured: Mapping[str, str] | None = None,
     at_base_settings: Judged | None = None,
+    history: HistorySettings | None = None,
 ) -> Review:
     """The differences between two judged sides; `measured` gives each head claim's effect in
     words (the renderer's wording); `at_base_settings`, the head's claims and grids judged with the base's
-    settings (`under`), when mkdocs.yml changed them."""
+    settings (`under`), when mkdocs.yml changed them; `history`, the head's history settings
+    (default: on, the default along-keys): each added run judged against its series."""
     before, after = base.ledger.runs, head.ledger.runs
     broken = set(head.ledger.failed_runs)  # still there, but unreadable: changed, not removed
     changed = tuple(
@@ -188,6 +199,30 @@ def review(
         files=tuple(found for run in changed for found in _file_changes(base.ledger, head.ledger, run)),
         resigned=resigned,
         own_signers=_own_signers(base, head),
+        history=_history(base, head, history or HistorySettings()),
+    )
+
+
+def _history(base: Judged, head: Judged, chosen: HistorySettings) -> tuple[AddedPoint, ...]:
+    """Each run the head adds, judged against the current segment of its series in the base
+    (none when history is off or a side has errors)."""
+    added = sorted(set(head.ledger.runs) - set(base.ledger.runs))
+    if not added or not chosen.enabled or _errors(base) or _errors(head):
+        return ()
+    sides = [
+        (
+            side.ledger.runs.values(),
+            {r.id: summarize_run(r, side.settings.confidence) for r in side.ledger.runs.values()},
+        )
+        for side in (base, head)
+    ]
+    return added_points(
+        (*sides[0], base.ledger.history),
+        (*sides[1], head.ledger.history),
+        added,
+        min_effect=head.settings.min_effect,
+        confidence=head.settings.confidence,
+        along=chosen.along_keys,
     )
 
 
@@ -416,6 +451,12 @@ def _names(entries: object) -> list[str]:
         return []
     names = [next(iter(e), "") if isinstance(e, Mapping) else e for e in entries]
     return list(dict.fromkeys(n for n in names if isinstance(n, str)))  # never str() of a structure: aliases
+
+
+def history_settings(config: Mapping[str, object]) -> HistorySettings:
+    """The benchledger plugin's `history` and `history_along` in a side's mkdocs.yml (a
+    BenchledgerError naming the field when they are not a boolean and a list of dotted keys)."""
+    return HistorySettings.parse(_verdict_config(config), "mkdocs.yml")
 
 
 def _verdict_config(config: Mapping[str, object]) -> Mapping[str, object]:

@@ -17,7 +17,10 @@ if TYPE_CHECKING:
     from ..analysis.comparison import Settings
     from ..analysis.review import Review
 
-FAILABLE = "a verdict (contradicted, overstated, misattributed, ...), stale, problems or removed"
+FAILABLE = (
+    "a verdict (contradicted, overstated, misattributed, ...), stale, problems, removed, or worse "
+    "(an added run worse than the current level of its series)"
+)
 
 
 def review(
@@ -35,9 +38,11 @@ def review(
     """Say what a change does to the publication: runs added, changed (which files, which
     receipts) and removed; claims whose verdict changed (before -> after, with the measured
     effect, and the mkdocs.yml setting that caused it); new corrections; grids whose verdict
-    changed; receipts gone stale or re-signed after an edit; new problems. Workflow files,
-    mkdocs.yml (hooks, plugins, confidence, min_effect) and allowed_signers that the change
-    touches come first, with what they change.
+    changed; receipts gone stale or re-signed after an edit; new problems; each added
+    run judged against the current level of its series (worse, better, within noise or
+    unsettled, with the ratio and its interval), or the series it would split. Workflow
+    files, mkdocs.yml (hooks, plugins, confidence, min_effect) and allowed_signers
+    that the change touches come first, with what they change.
 
     The base side is where the change forked from --base (their merge base), so what --base
     gained meanwhile is not reported as removed. Both sides are judged as the site build
@@ -92,6 +97,7 @@ def _review(repo: Path, start: str, head: str | None, guarded: tuple[tuple[str, 
     what differs between them."""
     from ..analysis.review import (
         code_folders,
+        history_settings,
         hook_paths,
         judge,
         settings_changes,
@@ -114,7 +120,7 @@ def _review(repo: Path, start: str, head: str | None, guarded: tuple[tuple[str, 
         after = judge(roots[1], after_docs, after_settings, signers_from=before.ledger)
     measured = {claim_id: effect(ev) for claim_id, ev in after.evaluations.items()}
     again = under(after, before.settings) if after.settings != before.settings else None
-    found = diff_sides(before, after, measured, again)
+    found = diff_sides(before, after, measured, again, history_settings(after_config))
     hooks = hook_paths(*configs)
     specs = [f":(literal){h}" for h in hooks]  # a hook's name is the change's: never pathspec magic
     folders = code_folders(*configs)  # what a hook imports and the theme's templates: code too

@@ -8,6 +8,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import asdict
 
+from ..analysis.history_review import AddedPoint
 from ..analysis.review import Review, VerdictChange
 from ..format.commands import HIDDEN
 from . import text as t
@@ -63,6 +64,11 @@ def review_markdown(found: Review, base: str, head: str) -> str:
         (len(found.receipts), "receipt state changed", "receipt states changed"),
         (len(found.reruns), "rerun outcome changed", "rerun outcomes changed"),
         (len(found.problems), "new problem", "new problems"),
+        (
+            sum(h.verdict == "worse" for h in found.history),
+            "added run worse than its series",
+            "added runs worse than their series",
+        ),
     ]
     tally = ", ".join(f"{n} {one if n == 1 else many}" for n, one, many in counts if n)
     unchanged = "Runs, claims, grids, receipts and problems are as they were: the change is in the files named above."
@@ -70,6 +76,7 @@ def review_markdown(found: Review, base: str, head: str) -> str:
     if not found.judged:
         lines += ["A side has errors, so its verdicts could not be computed; fix the problems below first.", ""]
     lines += _runs(found)
+    lines += _history(found.history)
     lines += _changes("Claims whose verdict changed", "Claim", found.verdicts, "Measured after")
     lines += _caused(found.verdicts, found.settings)
     if found.corrections:
@@ -126,6 +133,36 @@ def _runs(found: Review) -> list[str]:
         return []
     table = ["### Runs", "", "| Run | Change |", "| --- | --- |"]
     return [*table, *(f"| {_id(r)} | {what} |" for r, what in rows), ""]
+
+
+def _history(found: Sequence[AddedPoint]) -> list[str]:
+    """Each added run against the current level of its series: the verdict with the change in
+    percent and its interval, or why it was not judged (a series it would split, named)."""
+    if not found:
+        return []
+    out = [
+        "### Added runs against their series",
+        "",
+        "Each added run is judged against the current level of its series (its last segment), not the run before it.",
+        "",
+        "| Run | Series | Against | Verdict |",
+        "| --- | --- | --- | --- |",
+    ]
+    for h in found:
+        at = ", ".join(f"{k}={v}" for k, v in h.condition)
+        series = _said(f"{h.benchmark}: {h.metric}" + (f" at {at}" if at else ""))
+        against = f"{len(h.segment)} runs, {_id(h.segment[0])} … {_id(h.segment[-1])}" if h.segment else "—"
+        if h.verdict is None or h.ratio is None or h.low is None or h.high is None:
+            verdict = f"not judged: {_said(h.why)}"
+        else:
+            verdict = f"**{h.verdict}** {_percent(h.ratio)} [{_percent(h.low)}, {_percent(h.high)}]"
+        out.append(f"| {_id(h.run)} | {series} | {against} | {verdict} |")
+    return [*out, ""]
+
+
+def _percent(ratio: float) -> str:
+    """A ratio as the change in percent, with a true minus sign: 0.9 -> −10.0%."""
+    return f"{(ratio - 1) * 100:+.1f}%".replace("-", "−")
 
 
 def _changes(title: str, kind: str, changes: Sequence[VerdictChange], last: str) -> list[str]:
