@@ -86,7 +86,7 @@ def test_fail_on_worse_fails_the_check_naming_the_run(repo: Path) -> None:
     )
 
 
-def test_an_added_run_a_history_file_excludes_is_not_judged_and_says_why(tmp_path: Path) -> None:
+def test_an_added_run_a_history_file_excludes_is_not_judged_and_the_comment_names_the_entry(tmp_path: Path) -> None:
     root = write_tree(tmp_path / "pub", publication(*(_night(day, 40.0) for day in range(1, 6))))
     git(root, "init", "-q", "-b", "main")
     git(root, "add", "-A")
@@ -100,4 +100,19 @@ def test_an_added_run_a_history_file_excludes_is_not_judged_and_says_why(tmp_pat
         "2026-10-06-nightly",
         None,
         "excluded from its series by a history file: the fan was off (history/fan.yaml)",
+    )
+    assert json.loads(out)["notes"] == [
+        {
+            "how": "adds",
+            "file": "history/fan.yaml",
+            "kind": "exclude",
+            "run": "2026-10-06-nightly",
+            "narrowed": "",
+            "words": "the fan was off",
+        }
+    ]
+    code, comment, _ = cli("review", "--base", "main", "--repo", str(root))
+    assert "**1 run added, 1 history-file entry changed**" in comment
+    assert (
+        "### History files\n\n- adds `history/fan.yaml`: **exclude** `2026-10-06-nightly`: the fan was off\n" in comment
     )

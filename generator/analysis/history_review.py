@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy import stats as sstats
 
-from ..format.history import Exclusion
+from ..format.history import Acceptance, Annotation, Exclusion
 from ..ledger.records import HistoryNotes, Run
 from . import changes, segmentation
 from .history import MIN_POINTS, Followed, Moved, applies, entries_of, excluder, history
@@ -186,3 +186,41 @@ def _new_series(found: AddedPoint, series: Series, followed: Sequence[Followed])
     keys = moved(nearest)
     said = "; ".join(f"{m.key} {m.before} → {m.after}" for m in keys)
     return replace(found, splits=keys, why=f"would start a series of its own ({said})")
+
+
+@dataclass(frozen=True)
+class NoteChange:
+    """An entry of a history file that a change adds or removes: what a reviewer must see, since
+    an exclusion or an acceptance can hide a regression."""
+
+    how: str  # "adds" or "removes"
+    file: str
+    kind: str  # "annotate", "exclude" or "accept"
+    run: str
+    narrowed: str  # "benchmark=…, metric=…, concurrency=…", or "" when the entry names every series of its run
+    words: str  # the annotation's text or the reason
+
+
+def note_changes(base: Iterable[HistoryNotes], head: Iterable[HistoryNotes]) -> tuple[NoteChange, ...]:
+    """Every history entry the head adds or removes (an edited entry is both), in file order."""
+
+    def said(notes: Iterable[HistoryNotes]) -> list[tuple[str, str, str, str, str]]:
+        out = []
+        for file, entry in entries_of(notes):
+            kind = (
+                "annotate"
+                if isinstance(entry, Annotation)
+                else "accept"
+                if isinstance(entry, Acceptance)
+                else "exclude"
+            )
+            narrowed = [f"benchmark={entry.benchmark}"] if entry.benchmark is not None else []
+            narrowed += [f"metric={entry.metric}"] if entry.metric is not None else []
+            narrowed += [f"{k}={v}" for k, v in entry.condition.items()]
+            words = entry.text if isinstance(entry, Annotation) else entry.reason
+            out.append((file, kind, entry.run, ", ".join(narrowed), words))
+        return out
+
+    before, after = said(base), said(head)
+    added = [NoteChange("adds", *e) for e in after if e not in before]
+    return tuple(added + [NoteChange("removes", *e) for e in before if e not in after])

@@ -20,7 +20,7 @@ from .audit import audit
 from .claims import Evaluation, evaluate_publication
 from .comparison import Settings
 from .grid_records import Grid, GridVerdict
-from .history_review import AddedPoint, added_points
+from .history_review import AddedPoint, NoteChange, added_points, note_changes
 from .history_settings import HistorySettings
 from .receipts import RunReceipts, ledger_receipts, reproductions, vouches
 from .summaries import summarize_run
@@ -107,10 +107,14 @@ class Review:
     code_folders: tuple[tuple[str, str], ...] = ()  # (folder, "hook" or "theme"): code_folders
     own_signers: tuple[tuple[str, str], ...] = ()  # (run, its state were the change's own allowed_signers trusted)
     history: tuple[AddedPoint, ...] = ()  # each added run against the current segment of its series
+    notes: tuple[NoteChange, ...] = ()  # history-file entries added or removed (an exclusion can hide a regression)
 
     @property
     def empty(self) -> bool:
-        found = (self.added, self.changed, self.removed, self.verdicts, self.corrections, self.grids, self.edited)
+        found = (
+            *(self.added, self.changed, self.removed, self.verdicts, self.corrections, self.grids, self.edited),
+            self.notes,
+        )
         return (
             not any(found)
             and not self.refused
@@ -200,6 +204,7 @@ def review(
         resigned=resigned,
         own_signers=_own_signers(base, head),
         history=_history(base, head, history or HistorySettings()),
+        notes=note_changes(base.ledger.history, head.ledger.history),
     )
 
 

@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import asdict
 
-from ..analysis.history_review import AddedPoint
+from ..analysis.history_review import AddedPoint, NoteChange
 from ..analysis.review import Review, VerdictChange
 from ..format.commands import HIDDEN
 from . import text as t
@@ -64,6 +64,7 @@ def review_markdown(found: Review, base: str, head: str) -> str:
         (len(found.receipts), "receipt state changed", "receipt states changed"),
         (len(found.reruns), "rerun outcome changed", "rerun outcomes changed"),
         (len(found.problems), "new problem", "new problems"),
+        (len(found.notes), "history-file entry changed", "history-file entries changed"),
         (
             sum(h.verdict == "worse" for h in found.history),
             "added run worse than its series",
@@ -76,6 +77,7 @@ def review_markdown(found: Review, base: str, head: str) -> str:
     if not found.judged:
         lines += ["A side has errors, so its verdicts could not be computed; fix the problems below first.", ""]
     lines += _runs(found)
+    lines += _notes(found.notes)
     lines += _history(found.history)
     lines += _changes("Claims whose verdict changed", "Claim", found.verdicts, "Measured after")
     lines += _caused(found.verdicts, found.settings)
@@ -157,6 +159,17 @@ def _history(found: Sequence[AddedPoint]) -> list[str]:
         else:
             verdict = f"**{h.verdict}** {_percent(h.ratio)} [{_percent(h.low)}, {_percent(h.high)}]"
         out.append(f"| {_id(h.run)} | {series} | {against} | {verdict} |")
+    return [*out, ""]
+
+
+def _notes(found: Sequence[NoteChange]) -> list[str]:
+    """History-file entries added or removed: an exclusion or an acceptance can hide a regression."""
+    if not found:
+        return []
+    out = ["### History files", ""]
+    for n in found:
+        where = f" ({_said(n.narrowed)})" if n.narrowed else ""
+        out.append(f"- {n.how} {_path(n.file)}: **{n.kind}** {_id(n.run)}{where}: {_said(n.words)}")
     return [*out, ""]
 
 
