@@ -37,7 +37,7 @@ def docs_problems(root: Path, docs: Path) -> list[Problem]:
             problems.append(Problem(file=_rel(Path(folder), root), message=f"cannot be read ({err.strerror}); fix it"))
             continue
         for entry in entries:
-            problem = _link_problem(Path(entry.path), root) if entry.is_symlink() else _entry_problem(entry)
+            problem = _link_problem(Path(entry.path), root, docs) if entry.is_symlink() else _entry_problem(entry)
             if problem is not None:
                 problems.append(Problem(file=_rel(Path(entry.path), root), message=problem))
             elif entry.is_dir():
@@ -45,7 +45,7 @@ def docs_problems(root: Path, docs: Path) -> list[Problem]:
     return sorted(problems)
 
 
-def _link_problem(path: Path, root: Path) -> str | None:
+def _link_problem(path: Path, root: Path, docs: Path) -> str | None:
     shown = os.readlink(path)
     try:
         target = path.resolve(strict=True)
@@ -55,8 +55,18 @@ def _link_problem(path: Path, root: Path) -> str | None:
         return f"is a symlink loop ({shown!r}); remove it"
     if not target.is_relative_to(root):
         return f"is a symlink to {shown!r}, outside the repository: the site would publish that file; {FIX}"
+    if ".git" in target.relative_to(root).parts:
+        return (
+            f"is a symlink to {shown!r}, inside .git: the site would publish git's own files (a CI checkout "
+            f"keeps its token in .git/config), which are no file of the repository; {FIX}"
+        )
     if not (target.is_file() or target.is_dir()):
         return f"is a symlink to {shown!r}, which is not a regular file or folder; remove it"
+    if target.is_dir() and (path.parent.resolve().is_relative_to(target) or docs.resolve().is_relative_to(target)):
+        return (
+            f"is a symlink to {shown!r}, a folder that holds the link or the docs folder: MkDocs would follow it "
+            "without end (and publish everything beside it); remove it"
+        )
     return None
 
 

@@ -125,3 +125,39 @@ def test_a_link_out_of_an_inside_theme_folder_is_refused(repo: Path, sentinel: P
     )
     code, out = cli("build", "--repo", str(repo))
     assert code == 1 and "Error: overrides/leak.txt: is a symlink to " in out and "outside the repository" in out
+
+
+@pytest.mark.parametrize("link", ["../.git/config", "../.git"])
+def test_a_link_into_git_s_own_files_is_refused_and_no_token_is_published(repo: Path, link: str) -> None:
+    """actions/checkout keeps the job's token in .git/config (persist-credentials defaults to true):
+    a link to it, or to .git, is inside the repository's folder but no file of the repository."""
+    (repo / ".git").mkdir()
+    (repo / ".git" / "config").write_text(
+        f'[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic {TOKEN}\n'
+    )
+    (repo / "site_src" / "notes.txt").symlink_to(link)
+    code, out = cli("check", "--repo", str(repo))
+    assert code == 1
+    assert (
+        f"Error: site_src/notes.txt: is a symlink to '{link}', inside .git: the site would publish git's own files "
+        f"(a CI checkout keeps its token in .git/config), which are no file of the repository; {FIX}\n"
+    ) in out, out
+    done = build(repo)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert not (repo / "site").exists() or TOKEN not in published(repo)
+
+
+@pytest.mark.parametrize(("where", "link"), [("site_src/up", ".."), ("site_src/reports/self", ".")])
+def test_a_link_to_a_folder_holding_it_is_refused_not_followed_without_end(repo: Path, where: str, link: str) -> None:
+    """MkDocs walks the docs folder following links: one to a folder that holds it never ends
+    (an OSError traceback after tens of megabytes of site), and would publish the whole repository."""
+    (repo / where).parent.mkdir(parents=True, exist_ok=True)
+    (repo / where).symlink_to(link)
+    code, out = cli("check", "--repo", str(repo))
+    assert code == 1
+    assert (
+        f"Error: {where}: is a symlink to '{link}', a folder that holds the link or the docs folder: MkDocs would "
+        "follow it without end (and publish everything beside it); remove it\n"
+    ) in out, out
+    done = build(repo)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr[-2000:]
