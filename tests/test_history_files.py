@@ -145,3 +145,24 @@ def test_a_file_in_history_that_is_not_yaml_is_a_warning_naming_it(tmp_path: Pat
         "history/notes.txt: is not a history file; history/ holds <name>.yaml files (real files, not links): "
         "rename it or move it out"
     ]
+
+
+def test_hostile_history_files_are_located_problems_never_tracebacks(tmp_path: Path) -> None:
+    """Bytes that are not UTF-8, an alias bomb, a folder named like a file, and history/ as a link."""
+    bomb = "schema: benchledger.history/1\na: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{c}: &{c} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n"
+        for p, c in zip("abcdefgh", "bcdefghi", strict=True)
+    )
+    root = write_tree(
+        tmp_path / "pub", publication(*_nights(), extra={"history/a.yaml": b"\xff\xfe", "history/b.yaml": bomb})
+    )
+    (root / "history" / "c.yaml").mkdir()
+    code, output = cli("check", "--repo", str(root))
+    assert code == 1
+    assert "history/a.yaml: is not UTF-8 text (byte 0); save it as UTF-8" in output
+    assert "history/b.yaml:2: expands to more than 100,000 values (YAML aliases?)" in output
+    assert "history/c.yaml: is not a history file" in output
+    linked = write_tree(tmp_path / "linked", publication(*_nights()))
+    (linked / "history").symlink_to(root / "history")
+    code, output = cli("check", "--repo", str(linked))
+    assert (code, "history: is a symlink; make history/ a real folder" in output) == (1, True)
