@@ -263,4 +263,10 @@ def theme_problems(root: Path, custom_dir: Path | None) -> list[Problem]:
     if not folder.is_relative_to(root):
         message = f"{folder} is outside the repository, and MkDocs publishes the files in it; use a folder inside it"
         return [Problem(file="mkdocs.yml", field="theme.custom_dir", message=message)]
+    if ".git" in folder.relative_to(root).parts:
+        message = (
+            f"{folder} is or lies inside .git, and MkDocs publishes the files in it (a CI checkout keeps its token "
+            "in .git/config); use a folder of the repository's own files, e.g. overrides"
+        )
+        return [Problem(file="mkdocs.yml", field="theme.custom_dir", message=message)]
     return docs_problems(root, folder)

@@ -161,3 +161,25 @@ def test_a_link_to_a_folder_holding_it_is_refused_not_followed_without_end(repo:
     ) in out, out
     done = build(repo)
     assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr[-2000:]
+
+
+def test_a_theme_custom_dir_of_git_s_own_files_is_refused(repo: Path) -> None:
+    """MkDocs publishes every file of theme.custom_dir: `custom_dir: .git` put .git/config, with the
+    token a CI checkout keeps there, on the site."""
+    from helpers import MKDOCS_YML
+
+    (repo / ".git").mkdir()
+    (repo / ".git" / "config").write_text(
+        f'[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic {TOKEN}\n'
+    )
+    (repo / "mkdocs.yml").write_text(MKDOCS_YML.replace("  name: material\n", "  name: material\n  custom_dir: .git\n"))
+    code, out = cli("check", "--repo", str(repo))
+    assert code == 1
+    assert (
+        f"Error: mkdocs.yml: theme.custom_dir: {(repo / '.git').resolve()} is or lies inside .git, and MkDocs "
+        "publishes the files in it (a CI checkout keeps its token in .git/config); use a folder of the "
+        "repository's own files, e.g. overrides\n"
+    ) in out, out
+    done = build(repo)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert not (repo / "site").exists() or TOKEN not in published(repo)
