@@ -27,7 +27,7 @@ from generator.site.pipeline import Judged, follow, render
 from helpers import MKDOCS_YML, publication, write_tree
 
 ATOM = "{http://www.w3.org/2005/Atom}"
-FIRST, SECOND = "decode-tokens-per-second-5bdb2c74ef", "decode-tokens-per-second-ef3adc1931"
+FIRST, SECOND = "decode-tokens-per-second-3ecb87235c", "decode-tokens-per-second-55564f2b40"
 
 
 def _files() -> dict[str, str]:
@@ -136,7 +136,7 @@ def test_each_series_chart_draws_exactly_its_points_and_trials(root: Path, out: 
     """The chart oracle: Vega draws one point per point of history.json, at its mean (read back
     through the y axis), hollow where it has no trials or is incomplete, and one dot per trial
     of the run folders (read with the csv module)."""
-    series = {"5bdb2c74ef": 1, "ef3adc1931": 2}[slug.rsplit("-", 1)[1]]
+    series = {"3ecb87235c": 1, "55564f2b40": 2}[slug.rsplit("-", 1)[1]]
     want = json.loads(out["ledger/history.json"])["series"][series]
     (panel,) = panels(json.loads(out[f"history/{slug}/chart.json"]))
     read, pixel = inverse(panel.ticks["left"])
@@ -163,7 +163,7 @@ def test_the_pages_say_what_history_found(out: dict[str, bytes]) -> None:
     index = out["history/index.md"].decode()
     assert "## 2 series with a page" in index and "## 1 shorter series" in index
     assert (
-        '<a href="decode-tokens-per-second-5bdb2c74ef/">decode&#58; tokens&#95;per&#95;second</a><br><span class="bl-sub">'
+        '<a href="decode-tokens-per-second-3ecb87235c/">decode&#58; tokens&#95;per&#95;second</a><br><span class="bl-sub">'
         "at concurrency&#61;1&#59; host spark&#45;01&#59; accelerators.0.driver&#61;580.95</span>"
     ) in index
     assert (

@@ -93,7 +93,7 @@ def flat_environment(run: Run) -> dict[str, str]:
     manifest = run.manifest.model_dump(by_alias=True, exclude={"captured", "schema_"})
     manifest.pop("schema", None)
     flat = {k: as_yaml(v) for k, v in flatten(manifest).items()}
-    flat |= {f"setup.{k}": as_yaml(v) for k, v in flatten(run.meta.setup).items()}
+    flat |= {k: as_yaml(v) for k, v in (flatten(run.meta.setup, "setup") if run.meta.setup else {}).items()}
     return dict(sorted(flat.items()))
 
 
