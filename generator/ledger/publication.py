@@ -93,6 +93,12 @@ def layout_problems(root: Path, docs: Path, site: Path | None = None, site_field
     if not docs.is_relative_to(root):
         message = f"{docs} is outside the repository; use a folder inside it, e.g. docs_dir: site_src"
         return [Problem(file="mkdocs.yml", field="docs_dir", message=message)]
+    if ".git" in docs.relative_to(root).parts:
+        message = (
+            f"{_rel(docs, root)} is or lies inside .git: pages would be written among git's own files and .git/config "
+            "(with the token a CI checkout keeps there) published; use a folder of its own, e.g. docs_dir: site_src"
+        )
+        return [Problem(file="mkdocs.yml", field="docs_dir", message=message)]
     if runs.is_relative_to(docs) or docs.is_relative_to(runs):
         message = (
             f"{_rel(docs, root) if docs != root else '.'} holds runs/ or lies inside it: pages and copies "

@@ -112,3 +112,20 @@ def test_a_committed_site_dir_in_a_hidden_folder_is_refused(repo: Path, given: s
     code, out = cli("build", "--repo", str(repo), "--site-dir", str(repo / given), "--force")
     assert code == 1 and f"Error: --site-dir: {message.removeprefix('site_dir: ')}\n" in out, out
     assert tree_digest(repo) == before
+
+
+def test_a_docs_dir_inside_git_is_refused_and_nothing_is_written(repo: Path) -> None:
+    """`docs_dir: .git` wrote the generated pages among git's files and published .git/config."""
+    (repo / ".git").mkdir()
+    (repo / ".git" / "config").write_text("[core]\n")
+    (repo / "mkdocs.yml").write_text(MKDOCS_YML.replace("docs_dir: site_src", "docs_dir: .git"))
+    before = tree_digest(repo)
+    message = (
+        "Error: mkdocs.yml: docs_dir: .git is or lies inside .git: pages would be written among git's own files and "
+        ".git/config (with the token a CI checkout keeps there) published; use a folder of its own, e.g. docs_dir: "
+        "site_src\n"
+    )
+    for command in ("check", "generate", "build"):
+        code, out = cli(command, "--repo", str(repo))
+        assert code == 1 and message in out, (command, out)
+    assert tree_digest(repo) == before
