@@ -8,6 +8,7 @@ history/changes/."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -63,8 +64,9 @@ class Context:
         spec = run.meta.metrics.get(series.metric)
         return spec.unit if spec is not None else None
 
-    @property
+    @functools.cached_property
     def incomplete(self) -> frozenset[str]:
+        """The runs marked incomplete (worked out once: every point's status asks)."""
         return frozenset(run_id for run_id, run in self.runs.items() if run.meta.incomplete is not None)
 
 
