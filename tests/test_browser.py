@@ -955,3 +955,30 @@ def test_the_compare_page_prints_no_interval_of_no_width(browser: Any, example: 
     assert expected in [[cell.strip() for cell in line.split("│")[1:-1]] for line in printed.splitlines()]
     assert watched.errors == []
     watched.page.close()
+
+
+# What a reader types, and a page it must find: reports are indexed from their HTML, run, claim
+# and grid pages from their records (the plugin's own entries; the search plugin skips their HTML).
+SEARCHED = {
+    "GEMM": ["reports/wrong-idea/", "claims/shortlist-c8-matched/"],
+    "2026-11-29-testbed-nmax2": ["runs/2026-11-29-testbed-nmax2/"],
+    "DGX Spark": ["runs/2026-09-06-bailey-spark-full-vocab/", "runs/2026-09-06-bailey-spark-shortlist-16k/"],
+    "misattributed": ["claims/grid-who-earned-it/"],
+    "contradicted": ["claims/testbed-spec-vs-nodraft/"],
+}
+
+
+@pytest.mark.parametrize("query", SEARCHED)
+def test_search_finds_runs_claims_and_grids_by_id_gpu_and_verdict(browser: Any, example: str, query: str) -> None:
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto(f"{example}/", wait_until="networkidle")  # the search worker has read the index
+    page.fill("input[data-md-component='search-query']", query)  # the whole query at once, then a key
+    page.keyboard.press("End")  # that Material reads it by
+    shown = "() => [...document.querySelectorAll('.md-search-result__item > a')].map(n => new URL(n.href).pathname.slice(1))"
+    with contextlib.suppress(playwright.TimeoutError):  # the assertion below says what was found instead
+        page.wait_for_function(f"want => want.every(p => ({shown})().includes(p))", arg=SEARCHED[query])
+    found = page.evaluate(shown)
+    page.close()
+    assert set(SEARCHED[query]) <= set(found), found
+    if query.startswith("2026-"):
+        assert found[0] == SEARCHED[query][0]  # an id finds its own page first

@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import gc
 import html
+import json
 import logging
 import os
 import re
@@ -20,7 +21,7 @@ from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.livereload import LiveReloadServer
-from mkdocs.plugins import BasePlugin
+from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import Files, InclusionLevel
 from mkdocs.structure.pages import Page
 
@@ -35,6 +36,7 @@ from ..render.attribution_pages import grids_panel
 from ..render.glance import glance, marker_line, place
 from ..render.outputs import OWNED
 from ..render.report_panels import insert_panel, limits_panel, report_panel
+from ..render.search_entries import SearchEntry, search_entries
 from ..render.sweeps import insert_sweeps
 from ..render.templating import GENERATED_PREFIX
 from .cache import BuildCache
@@ -120,6 +122,7 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         self.grids = generated.grids
         self.receipts = generated.receipts
         self.sweeps = generated.sweeps
+        self.search = search_entries(ledger, generated.evaluations, generated.grids)
         log.info("benchledger: %s", generated.summary())
         for path in JAVASCRIPT:
             if path not in [str(s) for s in config.extra_javascript]:
@@ -157,11 +160,14 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         except OSError as err:
             raise PluginError(f"benchledger: site_dir: {site} cannot be written ({err.strerror}); fix it") from None
 
+    @event_priority(-75)  # after the search plugin has written its index
     def on_post_build(self, *, config: MkDocsConfig) -> None:
-        """Every internal link of the built site is crawled; each broken one is a warning, so
-        `build --strict` fails naming the page and the target."""
+        """The search index gets the entries of run, claim and grid pages; every internal link of
+        the built site is crawled; each broken one is a warning, so `build --strict` fails naming
+        the page and the target."""
         gc.unfreeze()
         self.restore_epoch()
+        add_search_entries(Path(config.site_dir), self.search, self.files)
         root = urlsplit(config.site_url or "/").path or "/"
         crawled = self.cache.crawled if self.cache is not None else None
         with relaxed():
@@ -185,6 +191,7 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
             os.environ["SOURCE_DATE_EPOCH"] = USER_EPOCH
 
     def on_files(self, files: Files, /, *, config: MkDocsConfig) -> Files:
+        self.files = files
         for file in files:
             if RUN_PAGE.match(file.src_uri):
                 file.inclusion = InclusionLevel.NOT_IN_NAV
@@ -198,6 +205,8 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
             heading = next((line[2:] for line in markdown.splitlines() if line.startswith("# ")), None)
             if heading:
                 page.meta["title"] = heading
+            if page.file.src_uri in self.search:  # indexed from its records in on_post_build
+                page.meta["search"] = {"exclude": True}
             return self.convert(markdown, page, config, files)
         if isinstance(title, str):
             page.meta["title"] = html.escape(title)
@@ -247,6 +256,23 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         for path, recursive in source_watches(docs):
             server.watch(str(path), recursive=recursive)
         return server
+
+
+def add_search_entries(site: Path, entries: dict[str, SearchEntry], files: Files) -> None:
+    """The search plugin's index (search/search_index.json, when it wrote one) with one entry per
+    page in `entries` that MkDocs built, in the order of MkDocs' files."""
+    index = site / "search" / "search_index.json"
+    if not entries or not index.is_file():
+        return
+    data = json.loads(index.read_bytes())
+    docs = data.get("docs") if isinstance(data, dict) else None
+    if not isinstance(docs, list):
+        return
+    for file in files.documentation_pages():
+        entry = entries.get(file.src_uri)
+        if entry is not None:
+            docs.append({"location": file.url, "title": entry.title, "text": entry.text, "tags": [entry.tag]})
+    index.write_text(json.dumps(data, separators=(",", ":"), default=str), encoding="utf-8")
 
 
 def source_watches(docs: Path) -> list[tuple[Path, bool]]:
