@@ -166,3 +166,22 @@ def test_hostile_history_files_are_located_problems_never_tracebacks(tmp_path: P
     (linked / "history").symlink_to(root / "history")
     code, output = cli("check", "--repo", str(linked))
     assert (code, "history: is a symlink; make history/ a real folder" in output) == (1, True)
+
+
+def test_an_acceptance_that_accepts_no_change_any_more_is_a_warning(tmp_path: Path) -> None:
+    """The change is at b6117 (night 8); an entry accepting one at night 6 accepts nothing."""
+    moved = NOTES.replace("  - run: 2026-10-08-nightly\n    benchmark", "  - run: 2026-10-06-nightly\n    benchmark")
+    root = write_tree(tmp_path, publication(*_nights(), extra={"history/known.yaml": moved}))
+    code, output = cli("check", "--repo", str(root))
+    assert code == 0
+    assert (
+        "Warning: history/known.yaml:10: accept.0.run: no change of its series starts at run '2026-10-06-nightly' "
+        "any more (the boundary moved, or none is found): this entry accepts nothing; accept the change where it "
+        "is now, or remove it"
+    ) in output
+    code, output = cli(
+        "check",
+        "--repo",
+        str(write_tree(tmp_path / "kept", publication(*_nights(), extra={"history/known.yaml": NOTES}))),
+    )
+    assert code == 0 and "accept.0.run" not in output

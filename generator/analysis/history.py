@@ -18,9 +18,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from ..errors import Problem
 from ..format.conditions import same_condition
 from ..format.history import Acceptance, Annotation, Exclusion
 from ..ledger.records import HistoryNotes, Run
+from ..ledger.yamlio import line_for
 from . import changes, segmentation
 from .series import ALONG, Apart, Pairs, Series, build_series, flat_environment, log_points
 from .summaries import RunSummary
@@ -217,3 +219,22 @@ def excluder(entries: Sequence[tuple[str, Entry]]) -> Apart | None:
         return any(e.run == run and applies(e, benchmark, metric, condition) for e in excluded)
 
     return apart if excluded else None
+
+
+def unmatched_acceptances(followed: Iterable[Followed], notes: Iterable[HistoryNotes]) -> list[Problem]:
+    """A warning for each `accept` entry that no judged boundary of its series starts at: the
+    data moved the boundary, or none is found any more, so the entry accepts nothing."""
+    used = {(c.accepted.file, c.accepted.run) for f in followed for c in (*f.changes, *f.candidates) if c.accepted}
+    out = []
+    for n in notes:
+        for i, entry in enumerate(n.data.accept):
+            if (n.path, entry.run) not in used:
+                message = (
+                    f"no change of its series starts at run {entry.run!r} any more (the boundary moved, or none "
+                    "is found): this entry accepts nothing; accept the change where it is now, or remove it"
+                )
+                where = line_for(("accept", i, "run"), n.lines)
+                out.append(
+                    Problem(file=n.path, line=where, field=f"accept.{i}.run", message=message, severity="warning")
+                )
+    return out

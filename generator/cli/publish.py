@@ -84,6 +84,8 @@ def _check(repo: Path, quiet: bool = False, allow_stale: bool = False) -> tuple[
     feed = feed_warning(repo, checked.ledger)
     if feed is not None:
         typer.echo(f"Warning: {shown(str(feed))}", err=True)
+    for problem in acceptance_warnings(repo, checked.ledger):
+        typer.echo(f"Warning: {shown(str(problem))}", err=True)
     if not quiet:
         typer.echo(f"{checked.ledger.summary()}: no problems")
     return cache, Checked(repo.resolve(), docs, checked)
@@ -107,6 +109,18 @@ def feed_warning(repo: Path, ledger: Ledger) -> Problem | None:
         "site's address (e.g. https://you.github.io/repo/)"
     )
     return Problem(file="mkdocs.yml", field="site_url", message=message, severity="warning")
+
+
+def acceptance_warnings(repo: Path, ledger: Ledger) -> list[Problem]:
+    """A warning for each history-file `accept` entry that accepts no change any more."""
+    chosen = history_settings(repo)
+    if not chosen.enabled or not any(n.data.accept for n in ledger.history):
+        return []
+    from ..analysis.history import unmatched_acceptances
+    from ..site.pipeline import follow
+
+    found = follow(ledger, verdict_settings(repo, None, None), chosen)
+    return unmatched_acceptances(found.series, ledger.history) if found is not None else []
 
 
 @app.command()
