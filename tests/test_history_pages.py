@@ -277,3 +277,28 @@ def test_history_files_show_on_the_pages_the_chart_and_the_feed(tmp_path: Path) 
     assert "Accepted by history/known.yaml: b6117 trades decode speed for exact sampling." in entry.findtext(
         f"{ATOM}summary"
     )
+
+
+def _with_plugin_settings(root: Path, settings: str) -> None:
+    (root / "mkdocs.yml").write_text(
+        MKDOCS_YML.replace("  - benchledger\n", f"  - benchledger:\n{settings}")
+        .replace("  - Runs: runs/index.md\n", "")
+        .replace("nav:\n  - Home: index.md\n", "")
+    )
+
+
+def test_history_false_in_mkdocs_yml_builds_no_history_and_a_bad_setting_is_located(tmp_path: Path) -> None:
+    root = write_tree(tmp_path / "pub", _files())
+    _with_plugin_settings(root, "      history: false\n")
+    built = CliRunner().invoke(app, ["build", "--repo", str(root), "--strict"])
+    assert built.exit_code == 0, built.output
+    assert "site_url" not in built.output  # nothing to warn of: no history, no feed
+    assert not (root / "site" / "history").exists() and not (root / "site_src" / "history").exists()
+    assert not (root / "site" / "ledger" / "history.json").exists()
+    assert "History" not in (root / "site" / "index.html").read_text()
+    _with_plugin_settings(root, "      history_along: software.commit_date\n")
+    refused = CliRunner().invoke(app, ["check", "--repo", str(root)])
+    assert refused.exit_code == 1
+    assert "mkdocs.yml: plugins.benchledger.history_along: 'software.commit_date' is not a list of keys" in (
+        refused.output
+    )
