@@ -400,6 +400,12 @@ def settings_changes(before: Mapping[str, object], after: Mapping[str, object]) 
         was, now = _names(before.get(key)), _names(after.get(key))
         out += [(f"{what} added", "", name) for name in now if name not in was]
         out += [(f"{what} removed", name, "") for name in was if name not in now]
+    was_from, now_from = before.get("INHERIT"), after.get("INHERIT")
+    if was_from != now_from:  # a file MkDocs merges in: its hooks and plugins are the build's too
+        old_file, new_file = (
+            v if isinstance(v, str) else "(not a file name)" if v is not None else "" for v in (was_from, now_from)
+        )
+        out.append(("inherits", old_file, new_file) if now_from is not None else ("no longer inherits", old_file, ""))
     was_set, now_set = _verdict_config(before), _verdict_config(after)
     for key in ("confidence", "min_effect", "noise"):
         if was_set.get(key) != now_set.get(key):
@@ -427,10 +433,14 @@ def code_folders(*configs: Mapping[str, object]) -> tuple[tuple[str, str], ...]:
     """Folders whose files the publish build runs as code though mkdocs.yml names none of them:
     (folder, "hook") for each hook's folder (MkDocs puts it first on sys.path while it loads the
     hook, so the hook imports what lies beside it; "" for the publication's own top), and
-    (folder, "theme") for theme.custom_dir (MkDocs renders its templates with Jinja, unsandboxed).
-    Relative paths inside the publication only, as hook_paths keeps them."""
+    (folder, "theme") for theme.custom_dir (MkDocs renders its templates with Jinja, unsandboxed),
+    and (file, "inherit") for the file INHERIT names (MkDocs merges its hooks, plugins and settings
+    into mkdocs.yml's). Relative paths inside the publication only, as hook_paths keeps them."""
     found = [(posixpath.dirname(h.replace("\\", "/")), "hook") for h in hook_paths(*configs)]
     for config in configs:
+        inherit = config.get("INHERIT")
+        if isinstance(inherit, str) and _inside(inherit):
+            found.append((posixpath.normpath(inherit), "inherit"))
         theme = config.get("theme")
         custom = theme.get("custom_dir") if isinstance(theme, Mapping) else None
         if isinstance(custom, str) and _inside(custom.rstrip("/")):

@@ -213,6 +213,8 @@ def _setting(change: tuple[str, str, str]) -> str:
     if what in VERDICT_SETTINGS:
         return f"`{what}` {_said(before)} → {_said(after)}"
     name = _path(after or before)
+    if what == "inherits":
+        return f"inherits {name} (MkDocs merges its hooks, plugins and settings into mkdocs.yml's)"
     return f"{what}: {name}" + (" (code the publish build runs)" if what == "hook added" else "")
 
 
@@ -224,6 +226,7 @@ WHAT = {
 FOLDER = {
     "hook": "beside a hook mkdocs.yml names, which can import it: code the publish build runs",
     "theme": "in theme.custom_dir: MkDocs renders its templates with Jinja, unsandboxed: code the publish build runs",
+    "inherit": "the file mkdocs.yml's INHERIT names: MkDocs merges its hooks, plugins and settings into the build's",
 }
 
 
@@ -265,7 +268,7 @@ def _under(path: str, folder: str) -> bool:
     is its top, where the :(glob)*.py pathspec found only the .py files beside a hook)."""
     if not folder:
         return path.endswith(".py")
-    return path.startswith(folder + "/") or f"/{folder}/" in path
+    return path == folder or path.endswith("/" + folder) or path.startswith(folder + "/") or f"/{folder}/" in path
 
 
 def _flow(found: Review, path: str) -> str:

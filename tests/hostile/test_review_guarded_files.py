@@ -97,3 +97,28 @@ def test_code_the_publish_build_runs_beyond_hook_files_is_named(pub: Path) -> No
     ]
     assert "No run, claim" not in out and "****" not in out
     assert "Runs, claims, grids, receipts and problems are as they were: the change is in the files named above." in out
+
+
+def test_a_file_mkdocs_yml_inherits_is_named_when_added_and_when_edited(pub: Path) -> None:  # noqa: F811
+    """MkDocs merges the file INHERIT names into mkdocs.yml: hooks there run in the publish build."""
+    git(pub, "checkout", "-qb", "pr")
+    (pub / "conf").mkdir()
+    (pub / "conf" / "base.yml").write_text("hooks:\n  - conf/h.py\n")
+    (pub / "conf" / "h.py").write_text("import os\n\nos.system('id')\n")
+    mkdocs = pub / "mkdocs.yml"
+    mkdocs.write_text(mkdocs.read_text() + "INHERIT: conf/base.yml\n")
+    git(pub, "add", "-A")
+    git(pub, "commit", "-qm", "inherit")
+    code, out, _ = cli("review", "--base", "main", "--head", "pr", "--repo", str(pub))
+    assert code == 0
+    assert out.splitlines()[1].startswith(
+        "> **⚠ `mkdocs.yml` (changed):** inherits `conf/base.yml` (MkDocs merges its hooks, plugins and settings "
+        "into mkdocs.yml's). "
+    )
+    said = "the file mkdocs.yml's INHERIT names: MkDocs merges its hooks, plugins and settings into the build's."
+    assert f"> **⚠ `conf/base.yml` (added):** {said}" in out.splitlines()
+    git(pub, "checkout", "-qb", "pr2")
+    (pub / "conf" / "base.yml").write_text("hooks:\n  - conf/h.py\n  - conf/other.py\n")
+    git(pub, "commit", "-qam", "edit the inherited file")
+    code, out, _ = cli("review", "--base", "pr", "--head", "pr2", "--repo", str(pub))
+    assert code == 0 and out.splitlines()[1] == f"> **⚠ `conf/base.yml` (changed):** {said}", out
