@@ -111,7 +111,8 @@ def test_notes_quote_what_the_server_said(tmp_path: Path) -> None:
         (["--concurrency", "0"], "Error: --concurrency: give levels from 1 to 4096"),
         (["--prompts", "missing.jsonl"], "missing.jsonl: --prompts: no such file"),
         (["--manifest-extra", "missing.yaml"], "missing.yaml: --manifest-extra: no such file"),
-        (["--id", "Bad\x1bId"], "Error: --id: 'Bad\\x1bId' is not a run id"),
+        # an escape anywhere in the command line is refused before any option: it would be recorded
+        (["--id", "Bad\x1bId"], "Error: command line: word 25 holds U+001B (ESC, which starts a terminal escape"),
     ],
 )
 def test_options_are_checked_before_the_first_request(tmp_path: Path, options: list[str], message: str) -> None:
