@@ -60,6 +60,12 @@ def test_a_whole_raw_block_between_blank_lines_is_put_aside_unparsed() -> None:
     assert lines == ["# T", "", "@1", "", "", "text", ""]
 
 
+def test_blocks_that_follow_each_other_line_by_line_are_each_put_aside() -> None:
+    lines, kept = _stashed('\n<div markdown="0">\n<div>a</div>\n</div>\n<p class="note">b</p>\n\n## H\n')
+    assert kept == ['<div markdown="0">\n<div>a</div>\n</div>', '<p class="note">b</p>\n']
+    assert lines == ["", "@1", "", "@2", "", "", "## H", ""]
+
+
 @pytest.mark.parametrize(
     "text",
     [

@@ -32,7 +32,7 @@ from .links import _parse
 
 _OPEN = re.compile(r"<([a-zA-Z][a-zA-Z0-9]*)[\s>/]")
 # Inside these the balance of tags cannot be counted by text; a block holding one is left to Markdown.
-_OPAQUE = re.compile(r"<!--|<(?:script|style|pre|textarea|code)\b|\bmarkdown\s*=\s*[\"']?(?!0[\"'\s>])", re.I)
+_OPAQUE = re.compile(r"<!--|<(?:script|style|textarea|title)\b|\bmarkdown\s*=\s*(?![\"']?0[\"'\s>])", re.I)
 _FENCE = re.compile(r"^(?:```|~~~)")
 
 
@@ -55,12 +55,14 @@ def raw_blocks(lines: list[str], block_level: Callable[[str], bool], store: Call
         line = lines[k]
         if _FENCE.match(line):
             fenced = not fenced
-        end = None if fenced or (out and out[-1].strip()) else _block_end(lines, k, block_level)
+        after = not out or not out[-1].strip()  # a blank line, or a block put aside, before it
+        end = None if fenced or not after else _block_end(lines, k, block_level)
         if end is None:
             out.append(line)
             k += 1
             continue
-        out += [store("\n".join(lines[k : end + 1]) + "\n"), ""]
+        tail = "\n" if end + 1 == n or not lines[end + 1].strip() else ""  # as md_in_html keeps it
+        out += [store("\n".join(lines[k : end + 1]) + tail), ""]
         k = end + 1
     return out
 
@@ -81,9 +83,16 @@ def _block_end(lines: list[str], start: int, block_level: Callable[[str], bool])
         depth += len(opens.findall(line)) - len(closes.findall(line))
         if depth <= 0:
             ends = depth == 0 and re.search(rf"</{tag}\s*>\s*$", line, re.I) is not None
-            after_blank = k + 1 == len(lines) or not lines[k + 1].strip()
-            return k if ends and after_blank else None
+            return k if ends and _ends_block(lines, k + 1, block_level) else None
     return None
+
+
+def _ends_block(lines: list[str], k: int, block_level: Callable[[str], bool]) -> bool:
+    """Does the line at k end the block before it: the end, a blank line, or a block-level tag?"""
+    if k == len(lines) or not lines[k].strip():
+        return True
+    opened = _OPEN.match(lines[k])
+    return opened is not None and block_level(opened.group(1).lower())
 
 
 class _RawBlocks(Preprocessor):  # type: ignore[misc]  # Markdown ships no types
