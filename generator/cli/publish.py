@@ -248,9 +248,9 @@ def _crawl(site: Path, site_url: str) -> None:
 
 
 def _check_site_dir(repo: Path, site_dir: Path | None, force: bool = False) -> None:
-    """The folder MkDocs empties and fills: --site-dir anywhere but over the publication, and
-    holding nothing but a previous site unless --force; mkdocs.yml's site_dir (committed, so
-    anyone's) only inside the repository."""
+    """The folder MkDocs empties and fills: --site-dir anywhere but over the publication;
+    mkdocs.yml's site_dir (committed, so anyone's) only inside the repository; either holding
+    nothing but a previous site unless --force."""
     from ..ledger.publication import layout_problems, site_folder_problems, theme_problems
 
     root = repo.resolve()
@@ -264,8 +264,8 @@ def _check_site_dir(repo: Path, site_dir: Path | None, force: bool = False) -> N
     theme = mkdocs_yaml(repo).get("theme")
     custom = theme.get("custom_dir") if isinstance(theme, dict) else None
     problems += theme_problems(root, root / str(custom) if custom else None)
-    if site_dir is not None and not problems and not force:
-        problems = site_folder_problems(site_dir)
+    if not problems and not force:  # mkdocs.yml's site_dir too: a pull request may name any folder
+        problems = site_folder_problems(site, "--site-dir" if site_dir is not None else "site_dir")
     if problems:
         fail(problems)
 
@@ -283,9 +283,9 @@ def build(
     force: Annotated[
         bool,
         typer.Option(
-            help="Empty a --site-dir that holds files but no previous site (MkDocs deletes every entry whose "
-            "name does not start with a dot). Without it, --site-dir must be empty, new, or a site benchledger "
-            "built (it holds .benchledger-site)."
+            help="Empty a site folder (--site-dir, or mkdocs.yml's site_dir) that holds files but no previous "
+            "site (MkDocs deletes every entry whose name does not start with a dot). Without it, the site folder "
+            "must be empty, new, or a site benchledger built (it holds .benchledger-site)."
         ),
     ] = False,
 ) -> None:

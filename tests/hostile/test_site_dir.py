@@ -79,3 +79,24 @@ def test_a_folder_of_hidden_entries_only_needs_no_force(repo: Path, tmp_path: Pa
     code, out = cli("build", "--repo", str(repo), "--site-dir", str(folder))
     assert code == 0, out
     assert (folder / ".git").read_text() == "gitdir: elsewhere\n" and (folder / MARKER).is_file()
+
+
+def test_a_committed_site_dir_of_someone_s_work_is_not_emptied(repo: Path) -> None:
+    """mkdocs.yml is anyone's (a pull request's): `site_dir: notes` emptied a folder of the
+    repository's own files without --force."""
+    from helpers import MKDOCS_YML
+
+    (repo / "notes").mkdir()
+    (repo / "notes" / "thesis.tex").write_text("three years\n")
+    (repo / "mkdocs.yml").write_text(MKDOCS_YML + "site_dir: notes\n")
+    code, out = cli("build", "--repo", str(repo))
+    assert code == 1
+    assert out.endswith(
+        f"Error: site_dir: {(repo / 'notes').resolve()} holds thesis.tex and no {MARKER} (the mark of a site "
+        "benchledger built); MkDocs deletes them before it builds. Pass --force to empty it, or choose an empty or "
+        "new folder\n"
+    ), out
+    assert (repo / "notes" / "thesis.tex").read_text() == "three years\n"
+    code, out = cli("build", "--repo", str(repo), "--force")
+    assert code == 0, out
+    assert not (repo / "notes" / "thesis.tex").exists() and (repo / "notes" / MARKER).is_file()
