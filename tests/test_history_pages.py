@@ -12,6 +12,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+import yaml
 from test_chart_oracle import inverse, panels
 from test_history import nightly
 from typer.testing import CliRunner
@@ -302,3 +303,26 @@ def test_history_false_in_mkdocs_yml_builds_no_history_and_a_bad_setting_is_loca
     assert "mkdocs.yml: plugins.benchledger.history_along: 'software.commit_date' is not a list of keys" in (
         refused.output
     )
+
+
+def test_claims_resting_on_a_series_runs_are_named_on_its_page_and_chart(tmp_path: Path) -> None:
+    slower = {
+        "id": "b6117-slower",
+        "statement": "Build b6117 decodes <i>slower</i>.",
+        "metric": "tokens_per_second",
+        "baseline": "2026-10-07-nightly",
+        "candidate": "2026-10-08-nightly",
+        "at": {"concurrency": 1},
+        "varies": ["software"],
+    }
+    meta = {"title": "Nightlies", "date": "2026-10-09", "claims": [slower]}
+    report = "---\n" + yaml.safe_dump(meta, sort_keys=False) + "---\n\n# Nightlies\n"
+    root = write_tree(tmp_path / "pub", {**_files(), "site_src/reports/nightlies.md": report})
+    out = _render(root)
+    page = out[f"history/{FIRST}/index.md"].decode()
+    assert "## Claims on these runs" in page
+    claim = '<a href="../../claims/b6117-slower/">b6117&#45;slower</a> &#40;'
+    assert page.count(claim) == 2 and "<i>" not in page  # at its baseline and its candidate
+    (panel,) = panels(json.loads(out[f"history/{FIRST}/chart.json"]))
+    notes = [m.field("note") for m in panel.of("rule") if "note: " in str(m.item.get("description", ""))]
+    assert len(notes) == 2 and all("claim b6117-slower (" in n for n in notes)

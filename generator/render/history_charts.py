@@ -139,9 +139,11 @@ def series_rows(
     segments: Sequence[Level],
     incomplete: frozenset[str],
     compare: str,
+    claims: Sequence[tuple[str, str]] = (),
 ) -> list[dict[str, Any]]:
     """The chart's rows: every point, its trials (`trials`: point index -> (run, value)), each
-    segment's level at each of its points, and each change at its `after` point, linked to the
+    segment's level at each of its points, each annotation and claim (`claims`: (run, words))
+    at its run, and each change at its `after` point, linked to the
     compare page (`compare`: the relative URL of compare/ from the series page)."""
     labels = along_labels(followed)
     points = followed.series.points
@@ -168,6 +170,9 @@ def series_rows(
     for n in followed.annotations:
         at = first[n.run]
         rows.append({"kind": "note", "i": at, "along": labels[at], "note": f"{n.run}: {n.text} ({n.file})"})
+    for run, words in claims:
+        at = first[run]
+        rows.append({"kind": "note", "i": at, "along": labels[at], "note": f"{run}: {words}"})
     for c in followed.changes:
         at = first[c.after]
         href = f"{compare}?a={path_url(c.before)}&b={path_url(c.after)}"

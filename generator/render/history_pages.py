@@ -13,10 +13,11 @@ import hashlib
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from markupsafe import Markup
 
+from ..analysis.claims import Evaluation
 from ..analysis.history import MIN_POINTS, Change, Followed
 from ..analysis.history_levels import levels
 from ..analysis.series import ALONG, Series, Split
@@ -58,6 +59,18 @@ class Context:
     summaries: Mapping[str, RunSummary]
     level: str
     along: tuple[str, ...] = ALONG  # the along-keys in force
+    claims: Mapping[str, tuple[Evaluation, ...]] = field(default_factory=dict)  # run id -> claims resting on it
+
+    def claims_on(self, series: Series) -> list[tuple[str, Evaluation]]:
+        """The claims (corrections among them) of the series' metric, or of no metric, that
+        rest on one of its runs: (run, evaluation), in the series' order."""
+        return [
+            (run, ev)
+            for p in series.points
+            for run in p.runs
+            for ev in self.claims.get(run, ())
+            if ev.claim.metric in (None, series.metric)
+        ]
 
     def unit(self, series: Series) -> str | None:
         run = self.runs[series.points[-1].runs[-1]]
@@ -77,7 +90,8 @@ def history_pages(followed: Sequence[Followed], context: Context, templates: Cha
     for f in followed:
         if has_page(f):
             base = f"{HISTORY}/{series_slug(f.series)}"
-            rows = series_rows(f, _trials(f, context), levels(f), incomplete, "../../compare/")
+            claims = [(run, claim_words(ev)) for run, ev in context.claims_on(f.series)]
+            rows = series_rows(f, _trials(f, context), levels(f), incomplete, "../../compare/", claims)
             unit = context.unit(f.series)
             labels = (f.series.metric, unit, order_of(f), context.level)
             out[f"{base}/{CHART}"] = templates.spec(series_chart, labels, rows)
@@ -251,6 +265,14 @@ def series_page(f: Followed, context: Context) -> str:
         outliers=Markup(", ".join(_run_link(run, "../../") for run in f.outliers)) if f.outliers else None,
         notes=[_run_link(n.run, "../../") + Markup(": ") + t.text(f"{n.text} ({n.file})") for n in f.annotations],
         excluded=[_run_link(n.run, "../../") + Markup(": ") + t.text(f"{n.text} ({n.file})") for n in f.excluded],
+        claims=[
+            _run_link(run, "../../")
+            + Markup(": ")
+            + t.link(f"{ev.claim.id}", f"../../claims/{t.path_url(ev.claim.id)}/")
+            + Markup(" ")
+            + t.text(f"({ev.verdict}): {ev.claim.statement}")
+            for run, ev in context.claims_on(s)
+        ],
         points=blocks.table(("Run", order.capitalize(), "Mean", "Status"), point_rows, kind="points", searched=False),
         environment=blocks.details(f"Environment: {t.plural(len(s.environment), 'key')}", environment),
     )
@@ -261,6 +283,21 @@ def distinct_candidates(f: Followed) -> list[Change]:
     already judged alike (the best earlier segment is the latest's neighbour)."""
     steps = {(c.before, c.after, c.verdict) for c in f.candidates if c.kind == "step"}
     return [c for c in f.candidates if c.kind == "step" or (c.before, c.after, c.verdict) not in steps]
+
+
+def claim_words(ev: Evaluation) -> str:
+    """A claim at its run on the chart: 'claim ID (VERDICT): STATEMENT', or 'correction of ...'."""
+    kind = f"correction of {ev.claim.corrects}" if ev.claim.corrects else "claim"
+    return f"{kind} {ev.claim.id} ({ev.verdict}): {ev.claim.statement}"
+
+
+def claims_by_run(evaluations: Mapping[str, Evaluation]) -> dict[str, tuple[Evaluation, ...]]:
+    """Each run's claims: those naming it as baseline, candidate or single run, in claim order."""
+    out: dict[str, list[Evaluation]] = {}
+    for ev in evaluations.values():
+        for run in dict.fromkeys(r for r in (ev.claim.baseline, ev.claim.candidate, ev.claim.run) if r is not None):
+            out.setdefault(run, []).append(ev)
+    return {run: tuple(evs) for run, evs in out.items()}
 
 
 def split_line(split: Split) -> Markup:

@@ -21,7 +21,7 @@ from ..render.attribution_pages import attribution_outputs
 from ..render.compare_page import compare_outputs
 from ..render.history_feed import FEED, history_feed
 from ..render.history_json import HISTORY_JSON, history_json
-from ..render.history_pages import Context, history_pages
+from ..render.history_pages import Context, claims_by_run, history_pages
 from ..render.ledger_files import ledger_outputs
 from ..render.outputs import claim_outputs, index_outputs, run_outputs
 from ..render.sweeps import ReportSweep, report_sweep_outputs, report_sweeps
@@ -161,7 +161,8 @@ def render(judged: Judged, settings: Settings, cache: BuildCache, *, docs: Path 
     out |= report_sweep_outputs(ledger, judged.sweeps, confidence, cache.charts)
     if judged.history is not None:
         followed, chosen = judged.history.series, judged.history_settings
-        context = Context(ledger.runs, judged.history.summaries, str(t_level(confidence)), chosen.along_keys)
+        claims = claims_by_run(judged.evaluations)
+        context = Context(ledger.runs, judged.history.summaries, str(t_level(confidence)), chosen.along_keys, claims)
         out |= history_pages(followed, context, cache.charts)
         out[HISTORY_JSON] = history_json(followed)
         out[FEED] = history_feed(followed, ledger.runs, chosen.site_url, chosen.site_name)
