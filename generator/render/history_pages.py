@@ -23,7 +23,7 @@ from ..analysis.history_levels import levels
 from ..analysis.series import ALONG, Series, Split
 from ..analysis.summaries import RunSummary
 from ..analysis.wording import pct
-from ..format.conditions import condition_label
+from ..format.conditions import condition_label, same_condition
 from ..ledger.records import Run
 from . import blocks
 from . import text as t
@@ -62,14 +62,14 @@ class Context:
     claims: Mapping[str, tuple[Evaluation, ...]] = field(default_factory=dict)  # run id -> claims resting on it
 
     def claims_on(self, series: Series) -> list[tuple[str, Evaluation]]:
-        """The claims (corrections among them) of the series' metric, or of no metric, that
-        rest on one of its runs: (run, evaluation), in the series' order."""
+        """The claims (corrections among them) of the series' metric (or of none) that rest on
+        one of its runs at its condition (or at every condition): (run, evaluation), in order."""
         return [
             (run, ev)
             for p in series.points
             for run in p.runs
             for ev in self.claims.get(run, ())
-            if ev.claim.metric in (None, series.metric)
+            if ev.claim.metric in (None, series.metric) and _at(ev, series)
         ]
 
     def unit(self, series: Series) -> str | None:
@@ -81,6 +81,12 @@ class Context:
     def incomplete(self) -> frozenset[str]:
         """The runs marked incomplete (worked out once: every point's status asks)."""
         return frozenset(run_id for run_id, run in self.runs.items() if run.meta.incomplete is not None)
+
+
+def _at(ev: Evaluation, series: Series) -> bool:
+    """Does the claim judge the series' condition? (`at: all`, or an `at:` it selects.)"""
+    wanted, here = ev.claim.at_list, dict(series.condition)
+    return wanted is None or any(all(k in here and same_condition(v, here[k]) for k, v in at.items()) for at in wanted)
 
 
 def history_pages(followed: Sequence[Followed], context: Context, templates: ChartTemplates) -> dict[str, bytes]:
