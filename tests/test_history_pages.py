@@ -326,3 +326,18 @@ def test_claims_resting_on_a_series_runs_are_named_on_its_page_and_chart(tmp_pat
     (panel,) = panels(json.loads(out[f"history/{FIRST}/chart.json"]))
     notes = [m.field("note") for m in panel.of("rule") if "note: " in str(m.item.get("description", ""))]
     assert len(notes) == 2 and all("claim b6117-slower (" in n for n in notes)
+
+
+def test_the_methods_page_states_the_history_rules_from_the_code() -> None:
+    from generator.analysis import changes, segmentation
+    from generator.render.methods_page import methods_page
+
+    page = methods_page(Settings(min_effect=0.02)).split("## History", 1)[1]
+    assert f"The penalty for a boundary is\n{segmentation.PENALTY_PER_LOG_POINT:g} × ln(points)" in page
+    assert f"never taken below\n{segmentation.FLOOR_SD:.1%} on the log scale" in page
+    assert [v for v in changes.CHANGE_VERDICTS if f"- **{v}**" in page or f"or **{v}**" in page] == list(
+        changes.CHANGE_VERDICTS
+    )
+    assert "at least 2.0% away from 1" in page and "lies inside 1 ± 2.0%" in page  # the publication's min_effect
+    assert "PELT (Killick, Fearnhead and Eckley" in page  # the method and its paper, from the docstring
+    assert "A change smaller than the run-to-run noise" in page and "runs of one evening" in page  # cannot know

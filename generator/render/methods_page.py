@@ -105,7 +105,7 @@ def history_words(settings: Settings) -> dict[str, object]:
         "min_points": history.MIN_POINTS,
         "segmentation": _paragraph(segmentation.__doc__, "", "What it cannot know:"),
         "penalty": f"{segmentation.PENALTY_PER_LOG_POINT:g}",
-        "floor": f"{segmentation.FLOOR_SD:.1%}",
+        "floor": Markup(f"{segmentation.FLOOR_SD:.1%}"),
         "change_rule": [(v, rule[v]) for v in order],
         "cannot_segment": Markup(_paragraph(segmentation.__doc__, "What it cannot know:").capitalize()),
         "cannot_judge": Markup(_paragraph(changes.__doc__, "What it cannot know:").capitalize()),
