@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -82,3 +83,18 @@ def test_blocks_that_follow_each_other_line_by_line_are_each_put_aside() -> None
 )
 def test_what_cannot_be_proved_a_whole_block_is_left_to_markdown(text: str) -> None:
     assert _stashed(text)[1] == []
+
+
+def test_chart_specs_and_downloads_reach_the_site_without_a_second_copy(repo: Path) -> None:
+    """Linked from the file benchledger wrote into docs_dir (one copy on disk), same bytes."""
+    result = CliRunner().invoke(app, ["build", "--repo", str(repo)])
+    assert result.exit_code == 0, result.output
+    specs = sorted((repo / "site_src" / "runs").glob("*/charts/*.json"))
+    downloads = sorted((repo / "site_src" / "runs").glob("*/files/*"))
+    assert specs and downloads
+    for source in specs + downloads:
+        built = repo / "site" / source.relative_to(repo / "site_src")
+        assert built.read_bytes() == source.read_bytes()
+        assert os.path.samefile(built, source), built
+    page = repo / "site" / "index.html"
+    assert os.stat(page).st_nlink == 1  # pages are MkDocs' own files

@@ -42,6 +42,7 @@ from ..render.templating import GENERATED_PREFIX
 from .cache import BuildCache
 from .collector import relaxed
 from .files import mark_site
+from .linked import link_generated
 from .links import broken_links
 from .navigation import auto_nav
 from .page_html import Converted, PageConverter
@@ -195,6 +196,7 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         for file in files:
             if RUN_PAGE.match(file.src_uri):
                 file.inclusion = InclusionLevel.NOT_IN_NAV
+        link_generated(files)  # chart specs and downloads: linked into the site, not copied
         return files
 
     def on_page_markdown(self, markdown: str, /, *, page: Page, config: MkDocsConfig, files: Files) -> str:

@@ -1,0 +1,45 @@
+"""Generated files reach the site folder without a second copy: a hard link to the file
+benchledger wrote into docs_dir (13,000 chart specs and downloads at 1,000 runs, which MkDocs
+would otherwise copy byte by byte). Where a link cannot be made (the site folder on another
+file system, a file system without links) the file is copied as MkDocs copies it.
+
+A link is safe here because benchledger never changes a file it wrote in place: the writer
+replaces a file (`site.files.write`: a new file renamed over the old), so the site keeps the
+bytes it was built with, and MkDocs empties the site folder before a build by removing files.
+"""
+
+from __future__ import annotations
+
+import os
+
+from mkdocs.structure.files import File, Files
+
+from ..render.outputs import OWNED
+
+
+class LinkedFile(File):
+    """A static file of the site that is hard-linked from docs_dir, not copied."""
+
+    def copy_file(self, dirty: bool = False) -> None:
+        if dirty and not self.is_modified():
+            return
+        source, target = self.abs_src_path, self.abs_dest_path
+        if source is None or self._content is not None or os.path.islink(source):
+            super().copy_file(dirty)
+            return
+        try:
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            if os.path.lexists(target):
+                os.unlink(target)  # a link of that name is replaced, never written through
+            os.link(source, target)
+        except OSError:  # another file system, or none that links: a copy
+            super().copy_file(dirty)
+
+
+def link_generated(files: Files) -> None:
+    """Every generated static file (under benchledger's own folders of docs_dir) is linked into
+    the site instead of copied; pages and the publisher's own files are left to MkDocs."""
+    folders = tuple(o for o in OWNED if o.endswith("/"))
+    for file in files:
+        if not file.is_documentation_page() and file.src_uri.startswith(folders) and type(file) is File:
+            file.__class__ = LinkedFile
