@@ -183,3 +183,15 @@ def test_a_theme_custom_dir_of_git_s_own_files_is_refused(repo: Path) -> None:
     done = build(repo)
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert not (repo / "site").exists() or TOKEN not in published(repo)
+
+
+def test_the_scaffolded_publish_build_keeps_no_token_in_git_config(tmp_path: Path) -> None:
+    """actions/checkout writes the job's token into .git/config unless told not to; the publish
+    build pushes nothing, so nothing a link or a setting missed can publish it."""
+    import yaml
+
+    assert cli("init", str(tmp_path / "pub"))[0] == 0
+    publish = yaml.safe_load((tmp_path / "pub" / ".github" / "workflows" / "publish.yml").read_text())
+    checkout = publish["jobs"]["build"]["steps"][0]
+    assert checkout["uses"].startswith("actions/checkout@")
+    assert checkout["with"] == {"persist-credentials": False}
