@@ -6,6 +6,7 @@ are not regular files or folders (a FIFO would hang the build)."""
 from __future__ import annotations
 
 import os
+import unicodedata
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -164,6 +165,12 @@ EVERY_FS = "one name on every file system; rename one of them"
 CASELESS_FS = "one name on a case-insensitive file system (macOS, Windows); rename one of them"
 
 
+def _caseless(name: str) -> str:
+    """A name as a case-insensitive file system compares it: case folded, and a composed letter
+    (é, U+00E9) equal to its decomposed spelling (e + U+0301), as macOS compares them."""
+    return unicodedata.normalize("NFD", unicodedata.normalize("NFD", name).casefold())
+
+
 def published_file_problems(rel: str, files: Sequence[str]) -> list[Problem]:
     """A run's files are published under files/ (`published_name`): two of them whose published
     paths are one name on a case-insensitive file system (`raw/Log.txt`, `raw/log.txt`; folders
@@ -176,7 +183,7 @@ def published_file_problems(rel: str, files: Sequence[str]) -> list[Problem]:
         parts = published_name(src).split("/")
         for depth in range(1, len(parts) + 1):
             path, folder = "/".join(parts[:depth]), depth < len(parts)
-            other = seen.setdefault(path.casefold(), (path, folder, src))
+            other = seen.setdefault(_caseless(path), (path, folder, src))
             if other[1] == folder and ((folder and other[0] == path) or other[2] == src):
                 continue
             mine = f"is published in the folder files/{path}/" if folder else f"is published as files/{path}"
@@ -200,7 +207,7 @@ def report_name_problems(reports: Sequence[Report]) -> list[Problem]:
     first: dict[str, Report] = {}
     problems = []
     for report in sorted(reports, key=lambda r: r.path):
-        known = first.setdefault(report.slug.casefold(), report)
+        known = first.setdefault(_caseless(report.slug), report)
         if known is not report:
             message = (
                 f"is published as the page reports/{report.slug}/, and {known.path} as reports/{known.slug}/: "

@@ -90,3 +90,14 @@ def test_reports_whose_pages_differ_only_in_case_are_refused(tmp_path: Path) -> 
         "Error: site_src/reports/play-1.md: is published as the page reports/play-1/, and "
         f"site_src/reports/Play-1.md as reports/Play-1/: {FS}\n"
     ), out
+
+
+def test_a_composed_and_a_decomposed_name_are_one_name(tmp_path: Path) -> None:
+    """macOS compares `café` written with U+00E9 and with e + U+0301 as one name."""
+    composed, decomposed = "raw/caf\u00e9.txt", "raw/cafe\u0301.txt"
+    code, out = _check(tmp_path, {composed: "a\n", decomposed: "b\n"})
+    assert code == 1
+    first, second = sorted([composed, decomposed])
+    assert (
+        f"Error: {REL}/{second}: is published as files/{second}, and {REL}/{first} as files/{first}: {FS}\n"
+    ) in out, out
