@@ -48,6 +48,7 @@ class Imported:
     requests: list[dict[str, Any]] = field(default_factory=list)  # requests.csv rows, when the tool keeps them
     rates: dict[str, dict[str, str]] = field(default_factory=dict)  # run.yaml `rates:` (counts -> proportion)
     captured_at: dt.datetime | None = None  # when the tool recorded the machine, when it says (manifest captured.at)
+    undated: str = ""  # why `date` is None though the files hold a date (it could not be read), as a note
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -237,7 +238,8 @@ def write_run(
     day = options.date or imported.date
     if day is None:
         day = dt.date.today()
-        imported.notes.append(f"{imported.tool} records no date: this is the day of the import; use --date to set it.")
+        said = imported.undated or f"{imported.tool} records no date"
+        imported.notes.append(f"{said}: this is the day of the import; use --date to set it.")
     src = source(imported, options)
     if not options.keep_paths:
         _reduce_paths(imported)

@@ -134,6 +134,13 @@ def parse(files: Sequence[tuple[str, bytes]]) -> Imported:
         per_trial=True,
     )
     imported.notes, imported.requests = notes, requests
+    unread = [(n, p, r["date"]) for (n, p), r in passes if isinstance(r.get("date"), str) and r["date"].strip()]
+    if day is None and unread:
+        name, path, text = unread[0]
+        imported.undated = (
+            f"{_where(name, path)}: its date {text[:40]!r} cannot be read (vLLM writes YYYYMMDD-HHMMSS; ISO 8601 "
+            "is read too)"
+        )
     if all(k in metrics for k in DRAFTS):
         imported.rates = {"acceptance": {"numerator": DRAFTS[0], "denominator": DRAFTS[1]}}
     return imported

@@ -53,3 +53,18 @@ def test_guidellm_request_totals_past_any_float_are_not_a_traceback(tmp_path: Pa
     code, out, root = import_into(tmp_path, "guidellm", str(given), "--id", RUN)
     assert code == 0, out
     assert (root / "runs" / RUN / "results.csv").is_file()
+
+
+def test_a_vllm_date_that_cannot_be_read_is_named_not_called_missing(tmp_path: Path) -> None:
+    record = json.loads((FIXTURES / "vllm-bench" / "er0080-serve-c2.json").read_text())
+    record["date"] = "9999-99-99"
+    given = tmp_path / "pass.json"
+    given.write_text(json.dumps(record))
+    code, out, root = import_into(tmp_path, "vllm-bench", str(given), "--id", RUN)
+    assert code == 0, out
+    notes = _notes(root)
+    assert (
+        "pass.json: its date '9999-99-99' cannot be read (vLLM writes YYYYMMDD-HHMMSS; ISO 8601 is read too): this "
+        "is the day of the import; use --date to set it."
+    ) in notes
+    assert "records no date" not in notes
