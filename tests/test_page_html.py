@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
@@ -28,7 +29,7 @@ def test_every_generated_page_of_the_example_converts_as_plain_mkdocs_does(tmp_p
     assert result.exit_code == 0, result.output
     config = load_config(str(root / "mkdocs.yml"))
     files = get_files(config)
-    converter = PageConverter(config)
+    converter = PageConverter(config, files)
     compared = 0
     for file in files.documentation_pages():
         page = Page(None, file, config)
@@ -37,7 +38,7 @@ def test_every_generated_page_of_the_example_converts_as_plain_mkdocs_does(tmp_p
         if not page.markdown.startswith(GENERATED_PREFIX):
             continue
         page.render(config, files)
-        ours, _ = converter.convert(page.markdown, page, config, files)
+        ours = converter.convert(page.markdown, page, config, files)
         assert ours.html == page.content, file.src_uri
         assert str(ours.toc) == str(page.toc), file.src_uri
         assert ours.anchors == page.present_anchor_ids, file.src_uri
@@ -98,3 +99,33 @@ def test_chart_specs_and_downloads_reach_the_site_without_a_second_copy(repo: Pa
         assert os.path.samefile(built, source), built
     page = repo / "site" / "index.html"
     assert os.stat(page).st_nlink == 1  # pages are MkDocs' own files
+
+
+def _site(root: Path) -> dict[str, str]:
+    folder = root / "site"
+    return {
+        p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def test_a_build_after_one_change_is_byte_identical_to_a_build_from_scratch(tmp_path: Path) -> None:
+    """The second build reuses the pages the cache remembers (HTML, search entries, run pages)
+    and renders the changed run again; a build of the changed publication with no cache agrees."""
+    from helpers import RESULTS, measured_run, publication, write_tree
+
+    runs = [measured_run(run_id) for run_id in ("2026-09-01-a", "2026-09-01-b", "2026-09-01-c")]
+    changed = RESULTS.replace("104.1", "94.1")
+    first = write_tree(tmp_path / "cached", publication(*runs))
+    assert CliRunner().invoke(app, ["build", "--repo", str(first)]).exit_code == 0
+    (first / "runs" / "2026-09-01-b" / "results.csv").write_text(changed)
+    again = CliRunner().invoke(app, ["build", "--repo", str(first)])
+    assert again.exit_code == 0, again.output
+    assert "1 of 3 runs rendered" in again.output
+    runs[1]["runs/2026-09-01-b/results.csv"] = changed
+    fresh = write_tree(tmp_path / "fresh", publication(*runs))
+    scratch = CliRunner().invoke(app, ["build", "--no-cache", "--repo", str(fresh)])
+    assert scratch.exit_code == 0, scratch.output
+    assert _site(first) == _site(fresh)
+    assert "94.1" in (first / "site" / "runs" / "2026-09-01-b" / "index.html").read_text()

@@ -1,7 +1,7 @@
 """The build cache: what one build can reuse from the last, in this process (`serve`
 keeps it across rebuilds) and across processes (`benchledger build` after a change).
 
-It holds six things, the first five keyed so that each is used only when it can be re-verified:
+It holds seven things, the first six keyed so that each is used only when it can be re-verified:
 
 - parsed runs, by the run folder's name and the sha256 of every file in it (the files
   are read and hashed on every build; only the YAML and CSV parsing is saved);
@@ -15,6 +15,8 @@ It holds six things, the first five keyed so that each is used only when it can 
   claim, the verdict settings, its corrections and its runs' digests and receipt states);
 - the links and anchors of each built page, by the sha256 of the page's bytes (the link crawl
   reads every page again, and parses only those whose bytes changed);
+- the HTML of each generated page (`site.page_html`), by its Markdown, its URL, the site's files
+  and the Markdown settings, so an unchanged page is not converted again;
 - the chart templates (`render.chart_templates.ChartTemplates`), which depend only on the code.
 
 It is an object its owner passes to what uses it: the plugin holds one across `serve`
@@ -51,7 +53,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..analysis.claims import Remembered
 from ..analysis.receipts import RunReceipts
@@ -61,6 +63,9 @@ from ..render.ledger_files import Fragments
 from .collector import paused
 from .files import Stamp, stamp
 from .links import Crawled
+
+if TYPE_CHECKING:  # MkDocs and Markdown are imported only by a build that converts pages
+    from .page_html import Remembered as RememberedPages
 from .vega import cache_dir
 
 RenderKey = tuple[str, RunReceipts | None, float]  # run digest, receipt state, confidence
@@ -136,7 +141,7 @@ def code_version() -> str:
     return digest.hexdigest()
 
 
-PARTS = ("parsed", "rendered", "written", "trial_lines", "charts", "evaluations", "crawled")  # as saved, in order
+PARTS = ("parsed", "rendered", "written", "trial_lines", "charts", "evaluations", "crawled", "pages")  # as saved
 
 
 @dataclass
@@ -148,6 +153,7 @@ class BuildCache:
     charts: ChartTemplates = field(default_factory=ChartTemplates)
     evaluations: Remembered = field(default_factory=dict)  # claim id -> (what it was evaluated from, its evaluation)
     crawled: Crawled = field(default_factory=dict)  # built page -> (sha256 of its bytes, its links and anchors)
+    pages: RememberedPages = field(default_factory=dict)  # generated page -> (what it was converted from, its HTML)
     path: Path | None = None  # where it is saved, for one that persists
 
     def current(self, run_id: str, key: RenderKey, docs: Path) -> bool:

@@ -6,15 +6,22 @@ file system, a file system without links) the file is copied as MkDocs copies it
 A link is safe here because benchledger never changes a file it wrote in place: the writer
 replaces a file (`site.files.write`: a new file renamed over the old), so the site keeps the
 bytes it was built with, and MkDocs empties the site folder before a build by removing files.
+
+Making or removing a link changes the file's change time, which the build cache's stamp of it
+holds (`site.files.Stamp`). After the build each linked file is read back and, when it still
+holds the bytes benchledger wrote, stamped again (`restamp`), so the next build trusts it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+from pathlib import Path
 
 from mkdocs.structure.files import File, Files
 
 from ..render.outputs import OWNED
+from .files import Stamps, stamp
 
 
 class LinkedFile(File):
@@ -43,3 +50,22 @@ def link_generated(files: Files) -> None:
     for file in files:
         if not file.is_documentation_page() and file.src_uri.startswith(folders) and type(file) is File:
             file.__class__ = LinkedFile
+
+
+def restamp(docs: Path, files: Files, stamps: Stamps) -> None:
+    """The build cache's stamps of the linked files, taken again where the file still holds the
+    bytes it was written with; a file that does not is forgotten (read and compared next time)."""
+    for file in files:
+        known = stamps.get(file.src_uri)
+        if type(file) is not LinkedFile or known is None:
+            continue
+        path = docs / file.src_uri
+        try:
+            same = hashlib.sha256(path.read_bytes()).digest() == known[0]
+        except OSError:
+            same = False
+        now = stamp(path, known[0]) if same else None
+        if now is None:
+            del stamps[file.src_uri]
+        else:
+            stamps[file.src_uri] = now

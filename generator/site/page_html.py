@@ -16,6 +16,8 @@ and permalinks, and the page's table of contents is MkDocs' (`get_toc`).
 
 from __future__ import annotations
 
+import hashlib
+import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -24,11 +26,13 @@ from typing import Any
 import markdown
 from markdown.preprocessors import Preprocessor
 from mkdocs.config.defaults import MkDocsConfig
-from mkdocs.structure.files import Files
+from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page, _RelativePathTreeprocessor
 from mkdocs.structure.toc import TableOfContents, get_toc
 
 from .links import _parse
+
+Remembered = dict[str, tuple[str, "Converted"]]  # generated page -> (what it was converted from, its HTML)
 
 _OPEN = re.compile(r"<([a-zA-Z][a-zA-Z0-9]*)[\s>/]")
 # Inside these the balance of tags cannot be counted by text; a block holding one is left to Markdown.
@@ -38,11 +42,39 @@ _FENCE = re.compile(r"^(?:```|~~~)")
 
 @dataclass(frozen=True)
 class Converted:
-    """A generated page's HTML, its table of contents, and the anchors it holds."""
+    """A generated page's HTML, its table of contents (Markdown's toc tokens), the anchors it
+    holds, and its links to anchors of other pages (target page, anchor, link as written)."""
 
     html: str
-    toc: TableOfContents
+    toc_tokens: list[Any]  # Markdown's toc tokens (dicts), which MkDocs' get_toc reads
     anchors: frozenset[str]
+    links: tuple[tuple[str, str, str], ...]
+
+    @property
+    def toc(self) -> TableOfContents:
+        return get_toc(self.toc_tokens)
+
+    def links_to_anchors(self, files: Files) -> dict[File, dict[str, str]] | None:
+        """The links MkDocs checks against the anchors of their targets (`validation.anchors`);
+        None when a target is not a file of this build."""
+        out: dict[File, dict[str, str]] = {}
+        for target, anchor, link in self.links:
+            file = files.get_file_from_path(target)
+            if file is None:
+                return None
+            out.setdefault(file, {}).setdefault(anchor, link)
+        return out
+
+
+class _Warnings(logging.Handler):
+    """Counts what MkDocs warns about while a page converts (such a page is not remembered)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.count = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.count += record.levelno >= logging.WARNING
 
 
 def raw_blocks(lines: list[str], block_level: Callable[[str], bool], store: Callable[[str], str]) -> list[str]:
@@ -103,18 +135,66 @@ class _RawBlocks(Preprocessor):  # type: ignore[misc]  # Markdown ships no types
 
 
 class PageConverter:
-    """One Markdown instance for a build's generated pages, with the publication's extensions."""
+    """One Markdown instance for a build's generated pages, with the publication's extensions.
+    `remembered` (the build cache's) keeps each page's HTML between builds, keyed by the page's
+    Markdown, its URL, the site's files and the Markdown settings: a page whose key is unchanged
+    is not converted again. A page whose conversion warned is never remembered, so the warning
+    comes back on every build until it is fixed."""
 
-    def __init__(self, config: MkDocsConfig) -> None:
+    def __init__(self, config: MkDocsConfig, files: Files, remembered: Remembered | None = None) -> None:
         self.md = markdown.Markdown(extensions=config.markdown_extensions, extension_configs=config.mdx_configs or {})
         self.md.preprocessors.register(_RawBlocks(self.md), "benchledger_raw_blocks", 22)  # after fences
+        self.remembered = remembered if remembered is not None else {}
+        self.seen: set[str] = set()
+        self.context = _context(config, files)
 
-    def convert(self, text: str, page: Page, config: MkDocsConfig, files: Files) -> tuple[Converted, Any]:
-        """The page's HTML as MkDocs would render it, and the links to anchors MkDocs checks."""
+    def convert(self, text: str, page: Page, config: MkDocsConfig, files: Files) -> Converted:
+        """The page's HTML as MkDocs would render it (from the cache when its key is unchanged)."""
+        name = page.file.src_uri
+        key = hashlib.sha256(f"{self.context}\0{page.url}\0{text}".encode()).hexdigest()
+        self.seen.add(name)
+        known = self.remembered.get(name)
+        if known is not None and known[0] == key:
+            return known[1]
+        converted, warned = self._convert(text, page, config, files)
+        if warned:
+            self.remembered.pop(name, None)
+        else:
+            self.remembered[name] = (key, converted)
+        return converted
+
+    def _convert(self, text: str, page: Page, config: MkDocsConfig, files: Files) -> tuple[Converted, bool]:
         md = self.md
         md.reset()
         links = _RelativePathTreeprocessor(page.file, files, config)
         links._register(md)
-        html = md.convert(text)
-        toc = get_toc(getattr(md, "toc_tokens", []))
-        return Converted(html, toc, frozenset(_parse(html).ids)), links.links_to_anchors
+        warnings, mkdocs = _Warnings(), logging.getLogger("mkdocs")
+        mkdocs.addHandler(warnings)
+        try:
+            html = md.convert(text)
+        finally:
+            mkdocs.removeHandler(warnings)
+        found = tuple(
+            (file.src_uri, anchor, link)
+            for file, anchors in links.links_to_anchors.items()
+            for anchor, link in anchors.items()
+        )
+        tokens = list(getattr(md, "toc_tokens", []))
+        return Converted(html, tokens, frozenset(_parse(html).ids), found), warnings.count > 0
+
+    def forget_others(self) -> None:
+        """Pages not converted in this build leave the cache."""
+        for gone in set(self.remembered) - self.seen:
+            del self.remembered[gone]
+
+
+def _context(config: MkDocsConfig, files: Files) -> str:
+    """What a page's HTML depends on besides its Markdown and URL: every file of the site (a link
+    resolves against them) and the Markdown and link settings. An object without a stable
+    `repr` (a function given as a setting) makes every key new: nothing is reused, never wrong."""
+    digest = hashlib.sha256()
+    for file in files:
+        digest.update(file.src_uri.encode() + b"\0" + file.url.encode() + b"\0")
+    settings = (config.markdown_extensions, sorted((config.mdx_configs or {}).items()), config.use_directory_urls)
+    digest.update(repr((settings, config.validation)).encode())
+    return digest.hexdigest()

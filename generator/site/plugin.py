@@ -42,7 +42,7 @@ from ..render.templating import GENERATED_PREFIX
 from .cache import BuildCache
 from .collector import relaxed
 from .files import mark_site
-from .linked import link_generated
+from .linked import link_generated, restamp
 from .links import broken_links
 from .navigation import auto_nav
 from .page_html import Converted, PageConverter
@@ -96,7 +96,7 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         self.cache: BuildCache | None = None
         self.checked: Checked | None = None  # the audit `benchledger build` made just before, for one build
         self.converter: PageConverter | None = None  # made per build, from the final markdown settings
-        self.converted: dict[str, tuple[Converted, Any]] = {}  # generated page -> its HTML, until MkDocs asks
+        self.converted: dict[str, Converted] = {}  # generated page -> its HTML, until MkDocs asks for it
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         """Nothing to prepare; its presence keeps this instance alive across rebuilds."""
@@ -175,7 +175,10 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
             broken = broken_links(Path(config.site_dir), root, crawled)
         for link in broken:
             log.warning("benchledger: %s", link)
+        if self.converter is not None:
+            self.converter.forget_others()
         if self.cache is not None:
+            restamp(Path(config.docs_dir).resolve(), self.files, self.cache.written)
             self.cache.save()  # once per build, with the pages just crawled
 
     def on_build_error(self, *, error: Exception) -> None:
@@ -234,15 +237,15 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         """A generated page is converted here, once, and reaches MkDocs' Markdown as an empty
         stub; `on_page_content` puts its HTML in place."""
         if self.converter is None:
-            self.converter = PageConverter(config)
+            self.converter = PageConverter(config, files, self.cache.pages if self.cache is not None else None)
         self.converted[page.file.src_uri] = self.converter.convert(markdown, page, config, files)
         return ""
 
     def on_page_content(self, html: str, /, *, page: Page, config: MkDocsConfig, files: Files) -> str:
-        known = self.converted.pop(page.file.src_uri, None)
-        if known is None:
+        converted = self.converted.pop(page.file.src_uri, None)
+        if converted is None:
             return html
-        converted, page.links_to_anchors = known  # MkDocs checks them after every page is read
+        page.links_to_anchors = converted.links_to_anchors(files)  # MkDocs checks them after every page is read
         page.toc = converted.toc
         page.present_anchor_ids = set(converted.anchors)
         return converted.html
