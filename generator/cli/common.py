@@ -3,6 +3,7 @@ text, and the publication's configuration read from mkdocs.yml."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,9 +23,13 @@ _CONTROL = HIDDEN  # the characters a recorded command may not hold (FORMAT.md):
 
 def shown(text: str) -> str:
     """Text for a terminal: control characters (escape sequences, bidi overrides) escaped."""
-    return _CONTROL.sub(
-        lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256 else f"\\u{ord(m.group()):04x}", text
-    )
+    return _CONTROL.sub(_code, text)
+
+
+def _code(found: re.Match[str]) -> str:
+    """\\x1b, \\u202e, or \\U000e0041 past U+FFFF (where \\u with five digits would misread)."""
+    code = ord(found.group())
+    return f"\\x{code:02x}" if code < 256 else f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
 Repo = Annotated[

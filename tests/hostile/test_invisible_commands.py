@@ -59,3 +59,10 @@ def test_a_word_past_u_ffff_is_shown_as_the_word_bash_reads() -> None:
     assert shown.isascii() and "\\U000e0020" in shown
     done = subprocess.run(["bash", "-c", shown], capture_output=True, check=True, env={"LC_ALL": "C.UTF-8"})
     assert done.stdout.decode() == argv[2]
+
+
+def test_terminal_output_writes_a_character_past_u_ffff_as_eight_digits() -> None:
+    """`\\ue0041` would read as U+E004 followed by a 1."""
+    from generator.cli.common import shown
+
+    assert shown(f"a\x1b[2J\u202e{TAGS[:2]}b") == "a\\x1b[2J\\u202e\\U000e0020\\U000e0072b"
