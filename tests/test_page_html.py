@@ -129,3 +129,17 @@ def test_a_build_after_one_change_is_byte_identical_to_a_build_from_scratch(tmp_
     assert scratch.exit_code == 0, scratch.output
     assert _site(first) == _site(fresh)
     assert "94.1" in (first / "site" / "runs" / "2026-09-01-b" / "index.html").read_text()
+
+
+def test_run_pages_stay_cached_when_the_site_and_its_links_are_removed(repo: Path) -> None:
+    """Removing the built site (or a plain MkDocs build emptying it) removes the links to the
+    chart specs, which changes their change time: the cache reads them back and keeps them."""
+    import shutil
+
+    for _ in range(2):
+        result = CliRunner().invoke(app, ["build", "--repo", str(repo)])
+        assert result.exit_code == 0, result.output
+        shutil.rmtree(repo / "site")
+    again = CliRunner().invoke(app, ["build", "--repo", str(repo)])
+    assert again.exit_code == 0, again.output
+    assert "0 of 1 runs rendered" in again.output
