@@ -96,10 +96,13 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         self.cache: BuildCache | None = None
         self.checked: Checked | None = None  # the audit `benchledger build` made just before, for one build
         self.converter: PageConverter | None = None  # made per build, from the final markdown settings
+        self.dirty = False
         self.converted: dict[str, Converted] = {}  # generated page -> its HTML, until MkDocs asks for it
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
-        """Nothing to prepare; its presence keeps this instance alive across rebuilds."""
+        """Its presence keeps this instance alive across rebuilds; a dirty build (`serve --dirty`)
+        converts only the pages MkDocs reads again, so the others' HTML is not forgotten."""
+        self.dirty = dirty
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         self.root = Path(config.config_file_path).resolve().parent
@@ -175,7 +178,7 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
             broken = broken_links(Path(config.site_dir), root, crawled)
         for link in broken:
             log.warning("benchledger: %s", link)
-        if self.converter is not None:
+        if self.converter is not None and not self.dirty:
             self.converter.forget_others()
         if self.cache is not None:
             restamp(Path(config.docs_dir).resolve(), self.files, self.cache.written)
