@@ -6,9 +6,10 @@ what came before it, a carriage return or backspace can overwrite it, and a bidi
 mark reorders it. A command holding one can read `echo "30 tok"` at a consent prompt and run
 `touch MARK`, so such characters are refused (`hidden_problems`), and everything that prints
 a command prints `shell_line`: each word quoted as a POSIX shell reads it, and a word holding
-a tab, a line break or any character refused here in bash's `$'...'` quoting, where they read
-`\\t`, `\\n`, `\\x1b`. The line shown is therefore one line, and a shell reads it as the exact
-argv that runs.
+a tab, a line break, a space other than the ASCII one (`SPACES`, allowed but drawn as a plain
+space, so one word would look like two) or any character refused here in bash's `$'...'`
+quoting, where they read `\\t`, `\\n`, `\\u00a0`, `\\x1b`. The line shown is therefore one line,
+and a shell reads it as the exact argv that runs.
 """
 
 from __future__ import annotations
@@ -40,9 +41,16 @@ HIDDEN = re.compile(
     "\u2028\u2029\u202a-\u202e\u2060-\u206f\u3164\ud800-\udfff\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb"
     "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]"
 )
-_ESCAPED = re.compile(f"[\\t\\n\\\\']|{HIDDEN.pattern}")
+# Unicode's space separators but the ASCII space (category Zs): the no-break spaces (U+00A0, U+202F),
+# U+1680, the typographic spaces U+2000-U+200A, U+205F and the ideographic space U+3000. A command
+# may hold them (a prompt's text), but a terminal draws each as a plain space, so a word holding one
+# is printed in `$'...'` with the space written \u00a0: one word never reads as two
+SPACES = re.compile("[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]")
+_ESCAPED = re.compile(f"[\\t\\n\\\\']|{HIDDEN.pattern}|{SPACES.pattern}")
 _NAMES = {
     0x08: "backspace",
+    0x09: "tab",
+    0x0A: "line feed",
     0x0D: "carriage return",
     0x1B: "ESC, which starts a terminal escape sequence",
     0x7F: "DEL",
@@ -88,8 +96,9 @@ def hidden_problems(words: Sequence[str]) -> list[tuple[int, str]]:
 
 def shell_word(word: str) -> str:
     """One word as a shell reads it: shlex's quoting, or `$'...'` when it holds a tab, a line
-    break or a character a terminal does not show (written \\t, \\n, \\xHH, \\uHHHH)."""
-    if not word or not (HIDDEN.search(word) or "\t" in word or "\n" in word):
+    break, a space other than ASCII's or a character a terminal does not show (written \\t, \\n,
+    \\xHH, \\uHHHH)."""
+    if not word or not (HIDDEN.search(word) or SPACES.search(word) or "\t" in word or "\n" in word):
         return shlex.quote(word)
     return "$'" + _ESCAPED.sub(_escape, word) + "'"
 

@@ -66,3 +66,39 @@ def test_terminal_output_writes_a_character_past_u_ffff_as_eight_digits() -> Non
     from generator.cli.common import shown
 
     assert shown(f"a\x1b[2J\u202e{TAGS[:2]}b") == "a\\x1b[2J\\u202e\\U000e0020\\U000e0072b"
+
+
+# Unicode's space separators other than the ASCII space: a terminal draws each as a plain space,
+# so `'echo<U+00A0>hi'` (one word) would read as two words at the consent prompt
+SPACES = "\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000"
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+@pytest.mark.parametrize("space", list(SPACES), ids=lambda c: f"U+{ord(c):04X}")
+def test_a_word_holding_a_space_that_is_not_ascii_is_shown_escaped_as_one_word(space: str) -> None:
+    argv = ["sh", "-c", f"echo{space}hi"]
+    shown = shell_line(argv)
+    assert shown == f"sh -c $'echo\\u{ord(space):04x}hi'"
+    done = subprocess.run(
+        ["bash", "-c", "printf '%s\\0' " + shown], capture_output=True, check=True, env={"LC_ALL": "C.UTF-8"}
+    )
+    assert done.stdout.decode().split("\0")[:-1] == argv
+
+
+def test_the_consent_prompt_shows_a_no_break_space_inside_a_word_escaped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import typer
+
+    import generator.cli.authoring as authoring
+
+    program = ["printf", "%s\\n", "v=100", "echo\u00a0hi"]  # four words, the last one word, not two
+    root = publication(tmp_path / "pub", program)
+    assert cli("check", "--repo", str(root))[0] == 0  # allowed: a prompt may hold one
+    monkeypatch.setattr(authoring, "_interactive", lambda: True)
+    monkeypatch.setattr(typer, "confirm", lambda text, default: False)
+    code, out = cli("rerun", RUN, "--by", "Ana", "--repo", str(root))
+    assert code == 1 and "nothing was run" in out
+    lead = "which runs this program once per trial, with your rights: "
+    assert f"{lead}printf '%s\\n' v=100 $'echo\\u00a0hi'" in out.splitlines(), out
+    assert "\u00a0" not in out
