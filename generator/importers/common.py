@@ -17,6 +17,7 @@ from typing import Any, Generic, TypeGuard, TypeVar
 import yaml
 
 from ..errors import BenchledgerError, Problem
+from ..format.commands import HIDDEN, describe
 from ..format.hashing import file_hash
 from ..format.models import MANIFEST_SCHEMA, RUN_SCHEMA
 from ..format.paths import file_name, is_local_path, local_paths
@@ -77,6 +78,16 @@ def read_inputs(paths: list[Path]) -> list[tuple[str, bytes]]:
     for path in paths:
         if not path.is_file():
             raise BenchledgerError(Problem(file=str(path), message="no such file; give the tool's output file"))
+        unshown = _UNSHOWN.search(path.name)
+        if unshown is not None:  # kept as raw/NAME and in the title: refused, never written or printed raw
+            code = ord(unshown.group())
+            held = f"the byte 0x{code - 0xDC00:02X} (not UTF-8)" if 0xDC80 <= code <= 0xDCFF else ""
+            message = (
+                f"its name holds {held or describe(unshown.group())} at character {unshown.start() + 1}, which a "
+                "terminal or a page does not show as itself; the name is kept under raw/ and in the run's title, so "
+                "rename the file and import again"
+            )
+            raise BenchledgerError(Problem(file=_escaped(str(path)), message=message))
         if path.stat().st_size > MAX_INPUT_BYTES:
             raise BenchledgerError(Problem(file=str(path), message=f"is larger than {MAX_INPUT_BYTES:,} bytes"))
         data = path.read_bytes()
@@ -90,6 +101,24 @@ def read_inputs(paths: list[Path]) -> list[tuple[str, bytes]]:
         first[digest] = path
         out.append((_distinct(path.name, names), data))
     return out
+
+
+# what a file name kept under raw/ may not hold: what a recorded command may not (HIDDEN), tab and
+# line feed too
+_UNSHOWN = re.compile(f"[\\t\\n]|{HIDDEN.pattern}")
+
+
+def _escaped(text: str) -> str:
+    """`text` with what _UNSHOWN finds written \\t, \\n, \\x1b, \\u202e or \\U000e0041."""
+
+    def code(found: re.Match[str]) -> str:
+        ch = found.group()
+        n = ord(ch)
+        return {"\t": "\\t", "\n": "\\n"}.get(ch) or (
+            f"\\x{n:02x}" if n < 256 else f"\\u{n:04x}" if n <= 0xFFFF else f"\\U{n:08x}"
+        )
+
+    return _UNSHOWN.sub(code, text)
 
 
 def _distinct(name: str, taken: set[str]) -> str:

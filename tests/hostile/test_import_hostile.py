@@ -236,3 +236,30 @@ def test_metric_names_holding_the_word_token_are_not_credentials(tmp_path: Path)
     good.write_text(json.dumps(benign))
     code, out, _ = import_into(tmp_path, "guidellm", str(good), "--id", RUN)
     assert code == 0, out
+
+
+@pytest.mark.parametrize(
+    ("name", "escaped", "at", "named"),
+    [
+        ("a\x1b[2Jb.json", "a\\x1b[2Jb.json", 2, "U+001B (ESC, which starts a terminal escape sequence)"),
+        ("gzip\u202enosj.json", "gzip\\u202enosj.json", 5, "U+202E (right-to-left override)"),
+        ("gzip\nsizes.json", "gzip\\nsizes.json", 5, "U+000A (line feed)"),
+        ("gzip\tsizes.json", "gzip\\tsizes.json", 5, "U+0009 (tab)"),
+        ("gzip\u200bsizes.json", "gzip\\u200bsizes.json", 5, "U+200B (zero width space)"),
+        ("gzip\udcffsizes.json", "gzip\\udcffsizes.json", 5, "the byte 0xFF (not UTF-8)"),  # as Linux reads it
+    ],
+)
+def test_an_input_whose_name_a_terminal_does_not_show_as_written_is_refused(
+    tmp_path: Path, name: str, escaped: str, at: int, named: str
+) -> None:
+    """Its name would be kept under raw/ and in the run's title, and printed at a terminal."""
+    (tmp_path / "in").mkdir()
+    bad = shutil.copy(FIXTURES.parent / "hyperfine" / "gzip-sizes.json", tmp_path / "in" / name)
+    code, out, root = import_into(tmp_path, "hyperfine", str(bad), "--id", RUN)
+    assert code == 1, out
+    assert out == (
+        f"Error: {tmp_path / 'in'}/{escaped}: its name holds {named} at character {at}, which a terminal or a page "
+        "does not show as itself; the name is kept under raw/ and in the run's title, so rename the file and "
+        "import again\n"
+    ), out
+    assert not (root / "runs" / RUN).exists()
