@@ -341,3 +341,29 @@ def test_the_methods_page_states_the_history_rules_from_the_code() -> None:
     assert "at least 2.0% away from 1" in page and "lies inside 1 ± 2.0%" in page  # the publication's min_effect
     assert "PELT (Killick, Fearnhead and Eckley" in page  # the method and its paper, from the docstring
     assert "A change smaller than the run-to-run noise" in page and "runs of one evening" in page  # cannot know
+
+
+def test_a_second_build_of_the_same_runs_reuses_history_and_a_changed_run_follows_it_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from generator.analysis import history as history_module
+    from generator.site.pipeline import generate_site
+
+    root = write_tree(tmp_path / "pub", _files())
+    cache = BuildCache()
+    generate_site(root, root / "site_src", Settings(), cache)
+    first = {p: (root / "site_src" / p).read_bytes() for p in ("ledger/history.json", f"history/{FIRST}/index.md")}
+
+    def refused(*args: object, **kwargs: object) -> None:
+        raise AssertionError("history followed again though no run changed")
+
+    with monkeypatch.context() as m:
+        m.setattr(history_module, "history", refused)
+        again = generate_site(root, root / "site_src", Settings(), cache)
+    assert again.history is not None and len(again.history.series) == 3
+    assert {p: (root / "site_src" / p).read_bytes() for p in first} == first
+    results = root / "runs" / "2026-10-09-nightly" / "results.csv"
+    results.write_text(results.read_text().replace("\n1,1,", "\n1,1,3", 1))  # trial 1: 36.x -> 336.x tok/s
+    changed = generate_site(root, root / "site_src", Settings(), cache)
+    assert changed.history is not None
+    assert (root / "site_src" / "ledger" / "history.json").read_bytes() != first["ledger/history.json"]

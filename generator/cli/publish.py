@@ -81,25 +81,26 @@ def _check(repo: Path, quiet: bool = False, allow_stale: bool = False) -> tuple[
         found = len(checked.errors)
         typer.echo(f"{checked.ledger.summary()}: {found} {'problem' if found == 1 else 'problems'}", err=True)
         fail(checked.errors)
-    feed = feed_warning(repo, checked.ledger)
+    feed = feed_warning(repo, checked.ledger, cache)
     if feed is not None:
         typer.echo(f"Warning: {shown(str(feed))}", err=True)
-    for problem in acceptance_warnings(repo, checked.ledger):
+    for problem in acceptance_warnings(repo, checked.ledger, cache):
         typer.echo(f"Warning: {shown(str(problem))}", err=True)
     if not quiet:
         typer.echo(f"{checked.ledger.summary()}: no problems")
     return cache, Checked(repo.resolve(), docs, checked)
 
 
-def feed_warning(repo: Path, ledger: Ledger) -> Problem | None:
+def feed_warning(repo: Path, ledger: Ledger, cache: BuildCache | None = None) -> Problem | None:
     """A warning when history finds changes and mkdocs.yml sets no site_url: the Atom feed's
-    links are then relative, which most feed readers cannot follow."""
+    links are then relative, which most feed readers cannot follow. History is followed once for
+    the check and the build that follows it (the build cache's `history`)."""
     chosen = history_settings(repo)
     if not chosen.enabled or chosen.site_url is not None or not (repo / "mkdocs.yml").is_file():
         return None
     from ..site.pipeline import follow
 
-    found = follow(ledger, verdict_settings(repo, None, None), chosen)
+    found = follow(ledger, verdict_settings(repo, None, None), chosen, cache.history if cache else None)
     changes = sum(len(f.changes) for f in found.series) if found is not None else 0
     if not changes:
         return None
@@ -111,7 +112,7 @@ def feed_warning(repo: Path, ledger: Ledger) -> Problem | None:
     return Problem(file="mkdocs.yml", field="site_url", message=message, severity="warning")
 
 
-def acceptance_warnings(repo: Path, ledger: Ledger) -> list[Problem]:
+def acceptance_warnings(repo: Path, ledger: Ledger, cache: BuildCache | None = None) -> list[Problem]:
     """A warning for each history-file `accept` entry that accepts no change any more."""
     chosen = history_settings(repo)
     if not chosen.enabled or not any(n.data.accept for n in ledger.history):
@@ -119,7 +120,7 @@ def acceptance_warnings(repo: Path, ledger: Ledger) -> list[Problem]:
     from ..analysis.history import unmatched_acceptances
     from ..site.pipeline import follow
 
-    found = follow(ledger, verdict_settings(repo, None, None), chosen)
+    found = follow(ledger, verdict_settings(repo, None, None), chosen, cache.history if cache else None)
     return unmatched_acceptances(found.series, ledger.history) if found is not None else []
 
 

@@ -48,7 +48,8 @@ def history_feed(followed: Sequence[Followed], runs: Mapping[str, Run], site_url
     base = site_url.rstrip("/") + "/" if site_url else None
     here = f"{base}{HISTORY}/" if base else ""
     entries = []
-    for f, c in dated_changes(followed, runs):
+    dated = dated_changes(followed, runs)
+    for f, c in dated:
         date = str(runs[c.after].meta.date)
         slug = series_slug(f.series)
         summary = (
@@ -67,7 +68,7 @@ def history_feed(followed: Sequence[Followed], runs: Mapping[str, Run], site_url
             f"    <summary>{_x(summary)}</summary>\n"
             "  </entry>\n"
         )
-    newest = str(runs[dated_changes(followed, runs)[0][1].after].meta.date) if entries else "1970-01-01"
+    newest = str(runs[dated[0][1].after].meta.date) if dated else "1970-01-01"  # no clock is read
     head = (
         '<?xml version="1.0" encoding="utf-8"?>\n'
         '<feed xmlns="http://www.w3.org/2005/Atom">\n'

@@ -1,7 +1,7 @@
 """The build cache: what one build can reuse from the last, in this process (`serve`
 keeps it across rebuilds) and across processes (`benchledger build` after a change).
 
-It holds seven things, the first six keyed so that each is used only when it can be re-verified:
+It holds eight things, the first seven keyed so that each is used only when it can be re-verified:
 
 - parsed runs, by the run folder's name and the sha256 of every file in it (the files
   are read and hashed on every build; only the YAML and CSV parsing is saved);
@@ -17,6 +17,9 @@ It holds seven things, the first six keyed so that each is used only when it can
   reads every page again, and parses only those whose bytes changed);
 - the HTML of each generated page (`site.page_html`), by its Markdown, its URL, the site's files
   and the Markdown settings, so an unchanged page is not converted again;
+- history, by everything it was followed from (`site.pipeline.history_key`: each run's id and
+  digest, the verdict settings, the along-keys and the history files), and the History pages,
+  by that and everything else they show (the claims on each run, the site's address and name);
 - the chart templates (`render.chart_templates.ChartTemplates`), which depend only on the code.
 
 It is an object its owner passes to what uses it: the plugin holds one across `serve`
@@ -150,7 +153,7 @@ def _holds(path: str, sha: bytes) -> bool:
         return False
 
 
-PARTS = ("parsed", "rendered", "written", "trial_lines", "charts", "evaluations", "crawled", "pages")  # as saved
+PARTS = ("parsed", "rendered", "written", "trial_lines", "charts", "evaluations", "crawled", "pages", "history")
 
 
 @dataclass
@@ -163,6 +166,9 @@ class BuildCache:
     evaluations: Remembered = field(default_factory=dict)  # claim id -> (what it was evaluated from, its evaluation)
     crawled: Crawled = field(default_factory=dict)  # built page -> (sha256 of its bytes, its links and anchors)
     pages: RememberedPages = field(default_factory=dict)  # generated page -> (what it was converted from, its HTML)
+    # "followed" -> (what history was followed from, every series followed); "pages" -> (what the History
+    # files were rendered from, those files): `site.pipeline.follow` and `site.pipeline.history_outputs`
+    history: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None  # where it is saved, for one that persists
 
     def current(self, run_id: str, key: RenderKey, docs: Path) -> bool:

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ..analysis.audit import Audit, Checked, audit
 from ..analysis.claims import Evaluation, evaluate_publication
 from ..analysis.comparison import Settings
 from ..analysis.grid_records import Grid
-from ..analysis.history import Followed, history
 from ..analysis.history_settings import HistorySettings
 from ..analysis.receipts import RunReceipts, reproductions
 from ..analysis.summaries import RunSummary, summarize_run
@@ -19,9 +21,6 @@ from ..ledger.records import RUNS_DIR, Ledger
 from ..render.assets import asset_outputs
 from ..render.attribution_pages import attribution_outputs
 from ..render.compare_page import compare_outputs
-from ..render.history_feed import FEED, history_feed
-from ..render.history_json import HISTORY_JSON, history_json
-from ..render.history_pages import Context, claims_by_run, history_pages
 from ..render.ledger_files import ledger_outputs
 from ..render.outputs import claim_outputs, index_outputs, run_outputs
 from ..render.sweeps import ReportSweep, report_sweep_outputs, report_sweeps
@@ -30,6 +29,9 @@ from .cache import BuildCache
 from .collector import relaxed
 from .files import WriteReport, write
 from .vega import vega_bundle
+
+if TYPE_CHECKING:
+    from ..analysis.history import Followed
 
 
 @dataclass(frozen=True)
@@ -92,7 +94,7 @@ def _generated(
         checked.ledger, settings, states, reproduced, remembered=cache.evaluations
     )
     sweeps = report_sweeps(checked.ledger, settings.confidence)
-    followed = follow(checked.ledger, settings, history_settings)
+    followed = follow(checked.ledger, settings, history_settings, cache.history)
     judged = Judged(checked.ledger, checked.receipts, evaluations, grids, sweeps, followed, history_settings)
     outputs = render(judged, settings, cache, docs=docs_dir.resolve())
     cache.prune(set(checked.ledger.runs))
@@ -104,27 +106,52 @@ def _generated(
 
 @dataclass(frozen=True)
 class History:
-    """History as the build computed it: every series followed, and the runs' summaries it read."""
+    """History as the build computed it: every series followed, what it was followed from
+    (`key`), and the runs' summaries it read (None when remembered from an earlier build)."""
 
     series: tuple[Followed, ...]
-    summaries: Mapping[str, RunSummary]
+    summaries: Mapping[str, RunSummary] | None
+    key: str = ""
 
 
-def follow(ledger: Ledger, settings: Settings, chosen: HistorySettings) -> History | None:
-    """Every series of the publication followed, once per build, after the claims are judged
-    (None when the publication says `history: false`)."""
+def history_key(ledger: Ledger, settings: Settings, chosen: HistorySettings) -> str:
+    """Everything history is followed from: each run's id and digest, the verdict settings, the
+    along-keys and the history files' entries (a sha256)."""
+    notes = [(n.path, n.data.model_dump_json()) for n in ledger.history]
+    runs = sorted((run.id, run.digest) for run in ledger.runs.values())
+    given = [runs, settings.confidence, settings.min_effect, list(chosen.along_keys), notes]
+    return hashlib.sha256(json.dumps(given).encode()).hexdigest()
+
+
+def follow(
+    ledger: Ledger, settings: Settings, chosen: HistorySettings, remembered: dict[str, Any] | None = None
+) -> History | None:
+    """Every series of the publication followed, after the claims are judged (None when the
+    publication says `history: false`). `remembered` (the build cache's `history`) keeps the
+    last result by what it was followed from, so `check`'s warnings and the build that follows in
+    the same process, or a later build of the same runs, follow it once."""
     if not chosen.enabled:
         return None
+    key = history_key(ledger, settings, chosen)
+    known = remembered.get("followed") if remembered is not None else None
+    if known is not None and known[0] == key:
+        return History(known[1], None, key)
+    from ..analysis.history import history  # here: a publication with `history: false` never imports it
+
     summaries = {run.id: summarize_run(run, settings.confidence) for run in ledger.runs.values()}
-    found = history(
-        ledger.runs.values(),
-        summaries,
-        min_effect=settings.min_effect,
-        confidence=settings.confidence,
-        along=chosen.along_keys,
-        notes=ledger.history,
+    found = tuple(
+        history(
+            ledger.runs.values(),
+            summaries,
+            min_effect=settings.min_effect,
+            confidence=settings.confidence,
+            along=chosen.along_keys,
+            notes=ledger.history,
+        )
     )
-    return History(tuple(found), summaries)
+    if remembered is not None:
+        remembered["followed"] = (key, found)
+    return History(found, summaries, key)
 
 
 @dataclass(frozen=True)
@@ -160,10 +187,38 @@ def render(judged: Judged, settings: Settings, cache: BuildCache, *, docs: Path 
     out |= compare_outputs(ledger, confidence)
     out |= report_sweep_outputs(ledger, judged.sweeps, confidence, cache.charts)
     if judged.history is not None:
-        followed, chosen = judged.history.series, judged.history_settings
-        claims = claims_by_run(judged.evaluations)
-        context = Context(ledger.runs, judged.history.summaries, str(t_level(confidence)), chosen.along_keys, claims)
-        out |= history_pages(followed, context, cache.charts)
-        out[HISTORY_JSON] = history_json(followed)
-        out[FEED] = history_feed(followed, ledger.runs, chosen.site_url, chosen.site_name)
+        out |= history_outputs(judged, judged.history, confidence, cache)
+    return out
+
+
+def history_outputs(judged: Judged, found: History, confidence: float, cache: BuildCache) -> dict[str, bytes]:
+    """The History pages, their charts, ledger/history.json and the feed; the last build's files
+    while everything they are rendered from is unchanged (the cache's `history["pages"]`)."""
+    ledger, chosen = judged.ledger, judged.history_settings
+    from ..render.history_pages import claims_by_run
+
+    claims = claims_by_run(judged.evaluations)
+    shown = {
+        run: [
+            [e.claim.id, e.claim.corrects, e.verdict, e.claim.statement, e.claim.metric, e.claim.at_list] for e in evs
+        ]
+        for run, evs in claims.items()
+    }
+    given = [found.key, confidence, chosen.site_url, chosen.site_name, list(chosen.along_keys), shown]
+    key = hashlib.sha256(json.dumps(given, sort_keys=True, default=str).encode()).hexdigest()
+    known = cache.history.get("pages")
+    if known is not None and known[0] == key:
+        return dict(known[1])
+    from ..render.history_feed import FEED, history_feed  # here: with `history: false`, never imported
+    from ..render.history_json import HISTORY_JSON, history_json
+    from ..render.history_pages import Context, history_pages
+
+    summaries = found.summaries
+    if summaries is None:
+        summaries = {run.id: summarize_run(run, confidence) for run in ledger.runs.values()}
+    context = Context(ledger.runs, summaries, str(t_level(confidence)), chosen.along_keys, claims)
+    out = history_pages(found.series, context, cache.charts)
+    out[HISTORY_JSON] = history_json(found.series)
+    out[FEED] = history_feed(found.series, ledger.runs, chosen.site_url, chosen.site_name)
+    cache.history["pages"] = (key, out)
     return out
