@@ -14,6 +14,8 @@ from generator.cli import app
 from generator.render.templating import GENERATED_PREFIX
 from generator.site.page_html import PageConverter, raw_blocks
 
+RUN = "2026-09-01-measured"  # the `repo` fixture's run
+
 
 def test_every_generated_page_of_the_example_converts_as_plain_mkdocs_does(tmp_path: Path) -> None:
     """HTML, table of contents and anchors of each generated page, against MkDocs' own render of
@@ -143,3 +145,16 @@ def test_run_pages_stay_cached_when_the_site_and_its_links_are_removed(repo: Pat
     again = CliRunner().invoke(app, ["build", "--repo", str(repo)])
     assert again.exit_code == 0, again.output
     assert "0 of 1 runs rendered" in again.output
+
+
+def test_a_page_added_to_the_nav_reaches_every_generated_page_built_before(repo: Path) -> None:
+    """The theme's output of a generated page is reused only while the nav (and the rest of its
+    key) is unchanged: a new nav entry is drawn on the run pages built before it."""
+    assert CliRunner().invoke(app, ["build", "--repo", str(repo)]).exit_code == 0
+    page = repo / "site" / "runs" / RUN / "index.html"
+    assert "Added later" not in page.read_text()
+    (repo / "site_src" / "later.md").write_text("# Added later\n")
+    mkdocs = repo / "mkdocs.yml"
+    mkdocs.write_text(mkdocs.read_text() + "  - Added later: later.md\n")
+    assert CliRunner().invoke(app, ["build", "--repo", str(repo)]).exit_code == 0
+    assert "Added later" in page.read_text()

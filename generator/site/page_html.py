@@ -20,7 +20,7 @@ import hashlib
 import logging
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import markdown
@@ -43,12 +43,14 @@ _FENCE = re.compile(r"^(?:```|~~~)")
 @dataclass(frozen=True)
 class Converted:
     """A generated page's HTML, its table of contents (Markdown's toc tokens), the anchors it
-    holds, and its links to anchors of other pages (target page, anchor, link as written)."""
+    holds, its links to anchors of other pages (target page, anchor, link as written), and, once
+    built, the page the theme made of it."""
 
     html: str
     toc_tokens: list[Any]  # Markdown's toc tokens (dicts), which MkDocs' get_toc reads
     anchors: frozenset[str]
     links: tuple[tuple[str, str, str], ...]
+    built: tuple[str, str] | None = None  # the page as the theme rendered it: (`built_pages.page_key`, HTML)
 
     @property
     def toc(self) -> TableOfContents:
@@ -181,6 +183,12 @@ class PageConverter:
         )
         tokens = list(getattr(md, "toc_tokens", []))
         return Converted(html, tokens, frozenset(_parse(html).ids), found), warnings.count > 0
+
+    def built(self, name: str, key: str, html: str) -> None:
+        """Remember the page the theme made of a generated page converted in this build."""
+        known = self.remembered.get(name)
+        if known is not None:
+            self.remembered[name] = (known[0], replace(known[1], built=(key, html)))
 
     def forget_others(self) -> None:
         """Pages not converted in this build leave the cache."""

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import jinja2
 from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
@@ -23,6 +24,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.livereload import LiveReloadServer
 from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import Files, InclusionLevel
+from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 
 from ..analysis.audit import Checked
@@ -39,6 +41,7 @@ from ..render.report_panels import insert_panel, limits_panel, report_panel
 from ..render.search_entries import SearchEntry, search_entries
 from ..render.sweeps import insert_sweeps
 from ..render.templating import GENERATED_PREFIX
+from .built_pages import TEMPLATE, cacheable, page_key, site_key
 from .cache import BuildCache
 from .collector import relaxed
 from .files import mark_site
@@ -157,6 +160,8 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         keeps dot-files), so even a build that fails half-way leaves a folder `build --site-dir`
         may empty again without --force."""
         self.converter, self.converted = None, {}
+        self.unchanged: dict[str, str] = {}  # generated page -> the HTML the theme made of it before
+        self.keys: dict[str, str] = {}  # generated page -> its key, for the HTML the theme makes now
         site = Path(config.site_dir)
         try:
             site.mkdir(parents=True, exist_ok=True)
@@ -196,6 +201,42 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
             os.environ.pop("SOURCE_DATE_EPOCH", None)
         else:
             os.environ["SOURCE_DATE_EPOCH"] = USER_EPOCH
+
+    def on_nav(self, nav: Navigation, /, *, config: MkDocsConfig, files: Files) -> Navigation:
+        self.nav = nav
+        return nav
+
+    @event_priority(-100)  # after every other plugin's on_env, once every page's title is known
+    def on_env(self, env: jinja2.Environment, /, *, config: MkDocsConfig, files: Files) -> jinja2.Environment:
+        """A generated page whose key (`site.built_pages`) is the one it was built with before
+        gets a template that renders nothing, and `on_post_page` puts its remembered HTML in place."""
+        if self.converter is None or self.dirty or env.loader is None or not cacheable(config):
+            return env
+        env.loader = jinja2.ChoiceLoader([jinja2.DictLoader({TEMPLATE: ""}), env.loader])
+        site = site_key(config, self.nav, files)
+        for name in sorted(self.converter.seen):
+            file = files.get_file_from_path(name)
+            if file is None or file.page is None:
+                continue
+            key = page_key(site, file.page)
+            known = self.converter.remembered.get(name)
+            built = known[1].built if known is not None else None
+            if built is not None and built[0] == key:
+                file.page.meta["template"] = TEMPLATE
+                self.unchanged[name] = built[1]
+            else:
+                self.keys[name] = key
+        return env
+
+    @event_priority(-100)  # the page as every plugin left it
+    def on_post_page(self, output: str, /, *, page: Page, config: MkDocsConfig) -> str:
+        name = page.file.src_uri
+        if name in self.unchanged:
+            return self.unchanged.pop(name)
+        key = self.keys.pop(name, None)
+        if key is not None and self.converter is not None:
+            self.converter.built(name, key, output)
+        return output
 
     def on_files(self, files: Files, /, *, config: MkDocsConfig) -> Files:
         self.files = files
