@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from test_chart_oracle import inverse, panels
+from test_chart_oracle import SLATE, WHITE, contrast, inverse, panels
 from test_history import nightly
 from typer.testing import CliRunner
 
@@ -158,6 +158,13 @@ def test_each_series_chart_draws_exactly_its_points_and_trials(root: Path, out: 
     assert sorted(read(m.y) for m in dots) == pytest.approx(trials, abs=1.5 * pixel)
     changes = [m for m in panel.of("rule") if "change: " in str(m.item.get("description", ""))]
     assert len(changes) == len(want["changes"])
+    colours = {m.item.get("stroke") for m in panel.marks if m.kind in ("rule", "line")} | {
+        m.item.get("fill") or m.item.get("stroke") for m in points
+    }
+    for colour in {
+        c for c in colours if str(c).startswith("#")
+    }:  # every mark 3:1 or more on both page backgrounds (WCAG, graphics)
+        assert min(contrast(str(colour), WHITE), contrast(str(colour), SLATE)) >= 3, colour
 
 
 def test_the_pages_say_what_history_found(out: dict[str, bytes]) -> None:

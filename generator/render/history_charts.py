@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 else:
     from .charts import alt  # altair, imported on first use
 
-DARK_GREY = "#5f6368"  # the steps: 3:1 or more on Material's light and slate backgrounds
+STEP_GREY = "#767676"  # the steps: 3:1 or more on Material's light and slate backgrounds (WCAG, graphics)
 CHANGE_COLOURS = {"worse": "#d95f02", "better": "#1b9e77"}
 
 
@@ -73,7 +73,7 @@ def series_chart(metric: str, unit: str | None, order: str, level: str) -> Any:
     )
     steps = (
         base.transform_filter("datum.kind == 'level'")
-        .mark_line(interpolate="step-after", color=DARK_GREY, strokeWidth=2, opacity=0.9)
+        .mark_line(interpolate="step-after", color=STEP_GREY, strokeWidth=2, opacity=0.9)
         .encode(
             x=x,
             y=alt.Y("level:Q"),
