@@ -232,7 +232,7 @@ def series_page(f: Followed, context: Context) -> str:
     caption = (
         f"Each blue point is one run's mean with its {context.level} interval; hollow: a reported figure (no "
         "interval), or a run left out of the segmentation (incomplete, or excluded by a history file); grey dots: "
-        "its trials; the dark grey steps: the level of each segment; a dashed line: a change, orange worse, green "
+        "its trials; the grey line of steps: the level of each segment; a dashed line: a change, orange worse, green "
         "better (click it to compare the two runs); a dotted line: an annotation."
     )
     segmented = f.between is not None
