@@ -4,7 +4,8 @@ template reads of it and of the site, and the plugin writes it in place.
 
 The key holds the page (URL, title, meta, HTML, table of contents, its neighbours in the nav),
 the whole nav (titles and URLs, read once every page's title is known), the site's files, the
-theme (its settings, its templates and the custom_dir's files), the site's settings the
+theme (its settings, and the size and modification time of every file of its folders and of
+custom_dir, as MkDocs' own dirty builds judge a file), the site's settings the
 templates read, the build date MkDocs hands them and the versions of MkDocs and Material. Other
 plugins may change a page's template context in ways no key can hold, so the cache is used only
 when the publication's plugins are benchledger's, the search plugin and MkDocs' own: with any
@@ -50,10 +51,13 @@ def site_key(config: MkDocsConfig, nav: Navigation, files: Files) -> str:
     digest.update(repr([(name, config.get(name)) for name in SETTINGS]).encode())
     digest.update(repr(sorted((str(k), repr(v)) for k, v in config.theme.items())).encode())
     digest.update(os.environ.get("SOURCE_DATE_EPOCH", "").encode())
-    for folder in config.theme.dirs:
+    for folder in config.theme.dirs:  # custom_dir and the theme's own: each file's size and time
         for path in sorted(Path(folder).rglob("*")):
-            if path.is_file():
-                digest.update(path.as_posix().encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
+            try:
+                info = path.stat()
+            except OSError:  # a dangling link: its name alone
+                info = os.stat_result((0,) * 10)
+            digest.update(f"{path.as_posix()}\0{info.st_size}\0{info.st_mtime_ns}\0".encode())
     for file in files.documentation_pages():
         digest.update(f"{file.src_uri}\0{file.url}\0".encode())
     digest.update(repr(_nav(nav.items)).encode())

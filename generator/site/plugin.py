@@ -224,6 +224,8 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
             if built is not None and built[0] == key:
                 file.page.meta["template"] = TEMPLATE
                 self.unchanged[name] = built[1]
+                if name in self.search:  # nothing reads its content now: not the search plugin either
+                    file.page.content = ""
             else:
                 self.keys[name] = key
         return env
