@@ -60,6 +60,8 @@ def restamp(docs: Path, files: Files, stamps: Stamps) -> None:
         if type(file) is not LinkedFile or known is None:
             continue
         path = docs / file.src_uri
+        if stamp(path, known[0]) == known:
+            continue  # not linked again in this build (serve --dirty): nothing moved
         try:
             same = hashlib.sha256(path.read_bytes()).digest() == known[0]
         except OSError:
