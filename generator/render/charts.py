@@ -147,6 +147,12 @@ def trials_rows(points: Sequence[Point], intervals: Sequence[Interval]) -> list[
     return rows
 
 
+# At most one tick per whole trial: Vega's tickMinStep still asks for span + 1 ticks, which it
+# rounds to a step of 0.5 for two or three trials ("1 2 2" or "1 2 2 3 3" once labels are
+# whole); asking for no more ticks than the span holds keeps every step a whole number.
+WHOLE_TICKS = {"expr": "max(1, min(ceil(width / 40), span(domain('x'))))"}
+
+
 def sequence_chart(order: tuple[str, ...], metric: str, unit: str | None) -> Any:
     """Each trial's deviation from its condition's median, against trial index: warmup and
     drift show as slopes, on one axis for every condition."""
@@ -154,7 +160,7 @@ def sequence_chart(order: tuple[str, ...], metric: str, unit: str | None) -> Any
         _base()
         .mark_line(point=True)
         .encode(
-            x=alt.X("trial:Q", title="trial", axis=alt.Axis(tickMinStep=1, format="d")),
+            x=alt.X("trial:Q", title="trial", axis=alt.Axis(tickMinStep=1, format="d", tickCount=WHOLE_TICKS)),
             y=alt.Y("deviation:Q", title=f"{metric}: deviation from median", axis=alt.Axis(format="+.1%")),
             color=alt.Color("condition:N", sort=list(order), title="condition"),
             tooltip=[

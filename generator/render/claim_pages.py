@@ -131,7 +131,7 @@ def comparison_figures(ev: Evaluation, level: str) -> list[tuple[str, str]]:
             likely = f", most likely as {c.settles_as}" if c.settles_as else ""
             figures.append((f"Trials needed per side{where}", f"{c.trials_needed} to settle the verdict{likely}"))
         elif c.unsettled:
-            figures.append((f"Trials needed per side{where}", f"more trials will not settle this: {c.unsettled}"))
+            figures.append((f"Trials needed per side{where}", t.minus(c.unsettled)))  # it says why
         if c.restored is not None:
             figures.append((f"With the excluded trials{where}", c.restored))
         if c.mann_whitney_p is not None:

@@ -103,7 +103,9 @@ def history_words(settings: Settings) -> dict[str, object]:
             "in `_commit`, and those the plugin setting `history_along` adds"
         ),
         "min_points": history.MIN_POINTS,
-        "segmentation": _paragraph(segmentation.__doc__, "", "What it cannot know:"),
+        "segmentation": _paragraph(segmentation.__doc__, "", "What it cannot know:").replace(
+            "FLOOR_SD", f"{segmentation.FLOOR_SD:.1%}"
+        ),
         "penalty": f"{segmentation.PENALTY_PER_LOG_POINT:g}",
         "floor": Markup(f"{segmentation.FLOOR_SD:.1%}"),
         "change_rule": [(v, rule[v]) for v in order],

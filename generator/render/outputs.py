@@ -39,6 +39,8 @@ OWNED = (
 )  # ledger/sweeps too
 REPORTED = "Reported figures: one diamond each, no interval."
 TRIALS = "Every trial a grey dot; blue: the mean and its {level} CI."
+ONE_TRIAL = "Each condition's one trial a grey dot (n = 1): one trial has no interval, so no mean or CI is drawn."
+SOME_ONE_TRIAL = " A condition of one trial has no interval."
 RATE = (
     "Every trial's rate a grey dot; blue: the mean of the trials' rates and its {level} t interval over the "
     "trials (none where every trial gave the same rate). The trial is the unit, not the token."
@@ -136,8 +138,11 @@ def _metric_charts(
         note = f" Each dot is the mean of {per_point} consecutive trials (over {MAX_POINTS:,} points)."
         note = note if per_point > 1 else ""
         trials = templates.spec(ch.trials_chart, (*labels, level), ch.trials_rows(points, intervals))
+        drawn = sum(1 for i in intervals if i.low is not None)  # a condition of one trial has none
+        caption = TRIALS.format(level=level) + (SOME_ONE_TRIAL if drawn < len(at_metric) else "")
+        caption = caption if drawn else ONE_TRIAL
         specs = {
-            "trials": (trials, TRIALS.format(level=level) + note),
+            "trials": (trials, caption + note),
             "sequence": (templates.spec(ch.sequence_chart, labels, ch.sequence_rows(points)), SEQUENCE + note),
         }
         swept = sweeps.sweep([("", run)], name, confidence)

@@ -158,6 +158,7 @@ def run_page(
         rerun=receipts.reproduction,
         **_rerun_rule(receipts.reproduction),
         headline=headline(run, summary),
+        measured_conditions=len(run.results.condition_values()),
         **_described(run),
         **_formats({name: m.unit for name, m in run.meta.metrics.items()}),
     )
@@ -169,7 +170,7 @@ def _described(run: Run) -> dict[str, Any]:
     return {
         "trial_unit": meta.trial_unit or "not stated",
         "repetitions": meta.trial_unit == "repetition",
-        "setup": [(k, _yaml_value(v)) for k, v in flatten(meta.setup).items()],
+        "setup": [(k, _yaml_value(v)) for k, v in flatten(meta.setup).items()] if meta.setup else [],
         "conditions": ", ".join(meta.conditions) or "none",
         "trials": run.results.trials if not run.reported else "not reported",
         "warmup": (
@@ -269,6 +270,7 @@ def reproduce(runner: Runner | None) -> dict[str, Any] | None:
     target = runner.base_url or "the command it timed"
     return {
         "kind": t.text(runner.kind),
+        "server": bool(runner.base_url),  # a command run (`run command`) measured no server
         "model": t.text(runner.model or ""),
         "endpoint": t.text(runner.endpoint or ""),
         "target": t.text(target),
