@@ -130,8 +130,8 @@ def test_the_reason_more_trials_will_not_settle_a_verdict_is_said_once(tmp_path:
     report = {"site_src/reports/r.md": f"---\n{front}---\n\n<!-- claims -->\n"}
     text = page(generate(write_tree(tmp_path, tree(publication(base, cand, extra=report)))), "claims/same/index.md")
     (shown,) = re.findall(r"<dt>Trials needed per side</dt><dd>(.*?)</dd>", text)
-    assert shown.startswith("More trials will not settle this: the estimate, +0.4%, sits on the bound +1.0%")
-    assert shown.count("will not settle") == 1
+    assert shown.startswith("More trials will not settle this: the estimate, +0.4%, ")  # why, in its own words
+    assert shown.lower().count("will not settle") == 1
 
 
 def test_the_methods_page_names_the_noise_floor_as_a_figure(tmp_path: Path) -> None:
