@@ -180,7 +180,10 @@ def test_the_pages_say_what_history_found(out: dict[str, bytes]) -> None:
     ) in index
     assert "<img" not in index and "&#60;img src&#61;x onerror&#61;alert&#40;1&#41;&#62;" in index
     page = out[f"history/{FIRST}/index.md"].decode()
-    assert "At concurrency&#61;1&#59; 9 points in order of build number, 9 runs&#59; higher is better." in page
+    assert (
+        "At concurrency&#61;1 &#40;host spark&#45;01&#59; accelerators.0.driver&#61;580.95&#41;&#59; 9 points in order "
+        "of build number, 9 runs&#59; higher is better."
+    ) in page  # the driver sets it apart from the series of the same title after the split
     assert (
         "- Split: accelerators.0.driver 580.95 → 590.12 from run "
         '<a href="../../runs/2026-10-10-nightly/">2026&#45;10&#45;10&#45;nightly</a> (a series of its own on each side).'

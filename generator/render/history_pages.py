@@ -222,8 +222,10 @@ def series_page(f: Followed, context: Context) -> str:
     unit = context.unit(s)
     order = order_of(f)
     direction = {"higher": "higher is better", "lower": "lower is better"}.get(s.better or "", "no direction declared")
+    apart = distinct(s)  # two series of one title (a split, another machine) differ here
     about = (
-        f"At {condition_text(s)}; {t.plural(len(s.points), 'point')} in order of {order}, "
+        f"At {condition_text(s)}{f' ({apart})' if apart else ''}; {t.plural(len(s.points), 'point')} in order of "
+        f"{order}, "
         f"{t.plural(sum(len(p.runs) for p in s.points), 'run')}; {direction}."
     )
     if s.better is None:
