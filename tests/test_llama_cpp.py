@@ -125,7 +125,7 @@ def test_killing_the_server_mid_run_keeps_completed_trials(
     with (run / "results.csv").open() as fh:
         assert [r["trial"] for r in csv.DictReader(fh)] == ["1", "2"]
     notes = yaml.safe_load((run / "run.yaml").read_text())["notes"]
-    assert "trial 3/4 at concurrency=1 failed: all 4 requests failed" in notes
+    assert "trial 3 of 4 at concurrency=1 failed: all 4 requests failed" in notes
     assert "Missing trials: concurrency=1: trials 3-4." in notes
 
 

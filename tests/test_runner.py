@@ -152,7 +152,7 @@ def test_server_dying_mid_run_keeps_completed_trials(tmp_path: Path, monkeypatch
     run = openai_run(tmp_path, server, concurrency=[1], trials=5)
     assert [r["trial"] for r in rows(run / "results.csv")] == ["1", "2"]
     notes = yaml.safe_load((run / "run.yaml").read_text())["notes"]
-    assert "This run was interrupted: trial 3/5 at concurrency=1 failed: all 4 requests failed" in notes
+    assert "This run was interrupted: trial 3 of 5 at concurrency=1 failed: all 4 requests failed" in notes
     assert "Missing trials: concurrency=1: trials 3-5." in notes
     assert not list((tmp_path / "runs").glob("*partial*"))
     check(tmp_path)

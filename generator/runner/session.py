@@ -117,11 +117,11 @@ def run_plan(
     try:
         with _sigterm_raises(), Progress(*columns, console=console, transient=False) as progress:
             for cond in conditions:
-                steps: list[tuple[str, int | None]] = [(f"warmup {w}/{warmup}", None) for w in range(1, warmup + 1)]
-                steps += [(f"trial {t}/{trials}", t) for t in range(1, trials + 1)]
+                steps: list[tuple[str, int | None]] = [(f"warmup {w} of {warmup}", None) for w in range(1, warmup + 1)]
+                steps += [(f"trial {t} of {trials}", t) for t in range(1, trials + 1)]
                 for name, trial in steps:
-                    step = f"{name} at {label(cond)}"
-                    task = progress.add_task(f"{label(cond)} {name}", total=units(cond))
+                    step = f"{name} at {label(cond)}" if cond else name  # a run of no conditions: no 'at all'
+                    task = progress.add_task(f"{label(cond)} {name.replace(' of ', '/')}", total=units(cond))
                     result = measure(cond, functools.partial(progress.advance, task))
                     if result.failed:
                         return Outcome(completed, f"{step} failed: {result.failed}", result.quoted, planned)

@@ -87,7 +87,7 @@ def test_a_killed_worker_process_keeps_the_completed_trials_as_an_incomplete_run
         run_openai(common(tmp_path, ["run", "openai", "--base-url", server.base_url]), asked, QUIET)
     assert trials_in(tmp_path) == ["1", "2"]
     assert incomplete(tmp_path) == {
-        "reason": "trial 3/4 at concurrency=2 failed: --workers: a worker process failed (exited before it "
+        "reason": "trial 3 of 4 at concurrency=2 failed: --workers: a worker process failed (exited before it "
         "finished); run with --workers 1 to see the error",
         "completed_trials": 2,
         "planned_trials": 4,
@@ -298,7 +298,7 @@ def test_a_rerun_cut_short_is_refused_not_receipted(tmp_path: Path, monkeypatch:
     said = " ".join(result.output.split())
     assert result.exit_code == 1, said
     assert (
-        f"Error: runs/{run}: the rerun stopped early (2 of 5 trials completed; trial 3/5 at all failed: 3 failures "
+        f"Error: runs/{run}: the rerun stopped early (2 of 5 trials completed; trial 3 of 5 failed: 3 failures "
         "in a row (last: exit code 1)); nothing was written: a rerun cut short reproduces nothing" in said
     )
     assert not (root / "runs" / run / "receipts").exists()
