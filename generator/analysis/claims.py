@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 
 from ..format.claimed import Claimed, parse_claimed
 from ..format.front_matter import Claim
+from ..format.models import Incomplete
 from ..format.signed import level
 from ..ledger.records import Ledger, Report, Run
 from ..ledger.references import shared_conditions
@@ -50,7 +51,7 @@ class Evaluation:
     credits: tuple[CreditCheck, ...] = ()  # what attribution grids holding both runs say of the credit
     corrections: tuple[Correction, ...] = ()  # what each correction of this claim found (`with_corrections`)
     correction: Correction | None = None  # a correction: what it found of the claim it corrects
-    incomplete: tuple[tuple[str, str], ...] = ()  # (run id, `Incomplete.words`) of its incomplete runs
+    incomplete: tuple[tuple[str, str], ...] = ()  # (run id, "stopped after 3 of 5 trials (why)") of its incomplete runs
 
     @property
     def overruled(self) -> CreditCheck | None:
@@ -91,7 +92,7 @@ class Evaluation:
             out.append("finding not borne out")
         if self.verdict == "no trial data":
             out.append("no trial data")
-        if self.incomplete:
+        if self.incomplete and self.verdict != INCOMPLETE:  # judged on its trials (accepted); else the verdict says it
             out.append("incomplete run")
         if self.verdict == "supported" and any(c.understated for c in self.conditions):
             out.append("understated")
@@ -167,7 +168,7 @@ def evaluate(
         sources=sources,
         reproduced=tuple((r, (reproduced or {})[r]) for r in runs if r in (reproduced or {})),
     )
-    cut = tuple((r, gap.words) for r in runs if r in ledger.runs and (gap := ledger.runs[r].meta.incomplete))
+    cut = tuple((r, _stopped(gap)) for r in runs if r in ledger.runs and (gap := ledger.runs[r].meta.incomplete))
     base = replace(base, incomplete=cut)
     if claim.kind == "statement":
         return base
@@ -185,18 +186,40 @@ def evaluate(
     )
 
 
+ACCEPTED = "incomplete: accepted"  # what a claim says to be judged on an incomplete run's trials (code on the card)
+
+
+def _stopped(gap: Incomplete) -> str:
+    """'stopped after 3 of 5 trials (why)', or 'stopped early (why)' when run.yaml gives no counts."""
+    done, planned = gap.completed_trials, gap.planned_trials
+    when = f"after {done} of {planned} trials" if done is not None and planned is not None else "early"
+    return f"stopped {when} ({gap.reason})"
+
+
 def _unless_incomplete(ev: Evaluation) -> Evaluation:
     """The verdict "incomplete run" for a claim resting on a run that stopped before every
-    planned trial, unless the claim says `incomplete: accepted`; what its trials alone would
-    give stays in the reason."""
-    if not ev.incomplete or ev.claim.incomplete == "accepted":
+    planned trial, unless the claim says `incomplete: accepted` (or has no trial data); what its
+    trials would give stays in the reason. Every condition reads the claim's verdict, so the
+    forest, its table and the export say what the card says."""
+    if not ev.incomplete or ev.claim.incomplete == "accepted" or ev.verdict == "no trial data":
         return ev
-    runs = "; ".join(f"{run}: {words}" for run, words in ev.incomplete)
+    runs = " ".join(f"Run {run} {stopped}." for run, stopped in ev.incomplete)
+    said = ev.reason.strip()
+    named = ev.verdict.capitalize()
+    # "Inconclusive: the interval ..." -> "would be inconclusive: the interval ..."; "The stated
+    # figure ..." -> "would be supported: the stated figure ..."
+    rest = said[len(named) :] if said.startswith(named) else f": {said[:1].lower()}{said[1:]}"
+    rest += "" if rest.endswith(".") else "."
+    have = "it has" if len(ev.incomplete) == 1 else "they have"
     reason = (
-        f"Incomplete run ({runs}). Its trials alone would give: {ev.verdict} ({ev.reason.rstrip('.')}). Measure "
-        "the run again in full, or add incomplete: accepted to the claim to judge it on the trials it has."
+        f"{runs} On the trials {have}, the claim would be {ev.verdict}{rest} To judge it on them, add "
+        f"`{ACCEPTED}` to the claim; or measure the run again in full."
     )
-    return replace(ev, verdict=INCOMPLETE, reason=reason)
+    comparison = ev.comparison
+    if comparison is not None:
+        conditions = tuple(replace(c, verdict=INCOMPLETE) for c in comparison.conditions)
+        comparison = replace(comparison, conditions=conditions, verdict=INCOMPLETE)
+    return replace(ev, verdict=INCOMPLETE, reason=reason, comparison=comparison)
 
 
 def _figure(base: Evaluation, ledger: Ledger, settings: Settings) -> Evaluation:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from markupsafe import Markup
 
-from ..analysis.claims import Evaluation
+from ..analysis.claims import ACCEPTED, Evaluation
 from ..analysis.comparison import Comparison, Settings, Side
 from ..analysis.rates import RateSummary
 from ..analysis.records import RATE_EXACT
@@ -179,9 +179,16 @@ def card(ev: Evaluation, role: Markup | str, level: str) -> dict[str, object]:
         "credits": credit_lines(ev, "../"),
         "flags": flag_pills(ev.flags),
         "figures": figures,
-        "reason": t.minus(ev.reason),
+        "reason": reason_markup(ev.reason),
         "links": Markup(" · ".join(links)),
     }
+
+
+def reason_markup(reason: str) -> Markup:
+    """The verdict's reason as page text, the field a claim may add (`incomplete: accepted`) as code."""
+    shown = str(t.text(t.minus(reason)))
+    code = str(t.text(f"`{ACCEPTED}`"))
+    return Markup(shown.replace(code, f"<code>{t.text(ACCEPTED)}</code>"))
 
 
 MAX_SIDE_TRIALS = 100  # trials listed per side; the charts bin, the statistics keep all

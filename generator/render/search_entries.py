@@ -15,7 +15,7 @@ import html
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from ..analysis.claims import Evaluation
+from ..analysis.claims import ACCEPTED, Evaluation
 from ..analysis.grid_records import Grid
 from ..format.keys import as_yaml, flatten
 from ..ledger.records import Ledger, Run
@@ -66,7 +66,7 @@ def claim_entry(ev: Evaluation) -> SearchEntry:
     parts = [
         f"Claim {claim.id}",
         f"verdict {ev.verdict}",
-        ev.reason,
+        ev.reason.replace(f"`{ACCEPTED}`", ACCEPTED),  # the card shows it as code
         f"metric {claim.metric}" if claim.metric else "",
         f"claimed {claim.claimed}" if claim.claimed else "",
         f"runs {', '.join(runs)}" if runs else "",

@@ -227,19 +227,42 @@ def judged(tmp_path: Path, **fields: object) -> tuple[dict[str, str], Any]:
 def test_a_claim_resting_on_an_incomplete_run_gets_the_verdict_incomplete_run(tmp_path: Path) -> None:
     pages, ev = judged(tmp_path)
     assert ev.verdict == "incomplete run"
-    assert ev.reason == (
-        "Incomplete run (2026-09-01-shortlist: 10 of 20 trials completed; interrupted (Ctrl-C); the trial in "
-        "progress was dropped). Its trials alone would give: contradicted ("
-        + ev.reason.split("would give: contradicted (", 1)[1]
+    assert ev.reason.startswith(
+        "Run 2026-09-01-shortlist stopped after 10 of 20 trials (interrupted (Ctrl-C); the trial in progress was "
+        "dropped). On the trials it has, the claim would be contradicted: "
     )
+    assert "would be contradicted: Contradicted" not in ev.reason  # the verdict said once
     assert ev.reason.endswith(
-        "Measure the run again in full, or add incomplete: accepted to the claim to judge it on the trials it has."
+        ". To judge it on them, add `incomplete: accepted` to the claim; or measure the run again in full."
     )
-    assert ev.flags == ["incomplete run", "unverified run"]
+    assert ev.flags == ["unverified run"]  # the verdict says it: no flag "incomplete run" beside it
     card = pages["claims/shortlist-c8/index.md"]
     assert '<span class="bl-verdict bl-verdict--incomplete-run">incomplete run</span>' in card
-    assert "Incomplete run (2026-09-01-shortlist: 10 of 20 trials completed;" in card
+    assert '<span class="bl-flag bl-flag--problem">incomplete run</span>' not in card
+    assert "Run 2026-09-01-shortlist stopped after 10 of 20 trials (" in card
+    assert "To judge it on them, add <code>incomplete: accepted</code> to the claim; or measure" in card
     assert '"verdict": "incomplete run"' in pages["ledger/claims.json"]
+
+
+def test_every_surface_gives_a_claim_on_an_incomplete_run_the_same_verdict(tmp_path: Path) -> None:
+    """The card said "incomplete run" while the forest label, its colour and the forest table's
+    Verdict column said "inconclusive" (the verdict of the trials alone)."""
+    import json
+
+    from generator.render.forest import VERDICT_COLORS
+
+    pages, ev = judged(tmp_path)
+    assert [c.verdict for c in ev.conditions] == ["incomplete run"]
+    card = pages["claims/shortlist-c8/index.md"]
+    assert '<td data-label="Verdict">incomplete run</td>' in card  # the forest table
+    spec = json.loads(pages["claims/shortlist-c8/charts/forest.json"])
+    (row,) = spec["datasets"]["table"]
+    assert row["verdict"] == "incomplete run"  # coloured by it
+    assert row["label"] == "The shortlist is faster\nincomplete run: -4.2%\n[-7.1%, -1.1%]"
+    scale = next(layer["encoding"]["fill"]["scale"] for layer in spec["layer"] if "fill" in layer.get("encoding", {}))
+    assert dict(zip(scale["domain"], scale["range"], strict=True))["incomplete run"] == VERDICT_COLORS["incomplete run"]
+    rows = [r for r in json.loads(pages["ledger/claims.json"]) if r["claim"] == "shortlist-c8"]
+    assert [(r["verdict"], r["condition_verdict"]) for r in rows] == [("incomplete run", "incomplete run")]
 
 
 def test_incomplete_accepted_judges_the_claim_on_the_trials_it_has(tmp_path: Path) -> None:
