@@ -130,7 +130,11 @@ def test_the_reason_more_trials_will_not_settle_a_verdict_is_said_once(tmp_path:
     report = {"site_src/reports/r.md": f"---\n{front}---\n\n<!-- claims -->\n"}
     text = page(generate(write_tree(tmp_path, tree(publication(base, cand, extra=report)))), "claims/same/index.md")
     (shown,) = re.findall(r"<dt>Trials needed per side</dt><dd>(.*?)</dd>", text)
-    assert shown.startswith("More trials will not settle this: the estimate, +0.4%, ")  # why, in its own words
+    assert shown == (  # why, in its own words: +0.4% sits 0.6 points from +1.0%, not on it
+        "More trials will not settle this: the estimate, +0.4%, lies between no change and the smallest change "
+        "worth calling (±1.0%), so more trials would narrow the interval to exclude no change (never within noise) "
+        "while it stays inside ±1.0% (never a change worth calling)."
+    )
     assert shown.lower().count("will not settle") == 1
 
 

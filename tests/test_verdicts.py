@@ -683,3 +683,43 @@ def test_the_simulated_rule_agrees_with_the_rule_everywhere(
         margin=margin,
     )
     assert verdicts.VERDICTS[int(code)] == expected
+
+
+def test_an_estimate_off_every_bound_is_not_said_to_sit_on_one() -> None:
+    """+0.4% with the smallest change worth calling at ±1.0%: no number of trials settles it, and
+    the card said 'the estimate, +0.4%, sits on the bound +1.0%', 0.6 points away. It lies between
+    no change and ±1.0%, where a narrower interval decides nothing; one truly on a bound says so,
+    and one near a bound says how near, against the interval the most trials searched would give."""
+    from generator.analysis.comparison import _unsettled
+    from generator.analysis.power import MOST, Settling, comparison_settling
+    from generator.analysis.records import Question
+
+    q = Question(settings=Settings(), level=0.95, direction=1, claimed=None, claimed_ratio=None)
+
+    def why(ratio: float, sd_log: float) -> str | None:
+        found = ratios.Ratio(log_ratio=math.log(ratio), se=0.0024, df=8.0, sd_log=sd_log, source="trials", exact=None)
+        return _unsettled(found, Settling(None, None, 0.0), q, 0.01)
+
+    searched = comparison_settling(
+        math.log(1.004), 0.0038, 5, 0.95, direction=1, claimed_ratio=None, min_effect=0.01, band=0.01, margin=None
+    )
+    assert searched.trials is None  # the search up to MOST finds no count
+    assert why(1.004, 0.0038) == (
+        "More trials will not settle this: the estimate, +0.4%, lies between no change and the smallest change "
+        "worth calling (±1.0%), so more trials would narrow the interval to exclude no change (never within noise) "
+        "while it stays inside ±1.0% (never a change worth calling)."
+    )
+    assert why(1.0100001, 0.0038) == (
+        "More trials will not settle this: the estimate, +1.0%, sits on the bound +1.0% (the smallest change worth "
+        "calling), so however many trials are added the interval keeps straddling it."
+    )
+    assert MOST == 100_000
+    assert why(1.013, 0.5) == (
+        "More trials will not settle this: the estimate, +1.3%, is 0.3 points from the bound +1.0% (the smallest "
+        "change worth calling), and even at 100,000 trials per side the interval would reach ±0.44% around it, so "
+        "it keeps straddling that bound."
+    )
+    assert why(1.5, 3.0) == (
+        "More trials will not settle this: with the estimate (+50.0%) and the spread as measured, no number of "
+        "trials up to 100,000 per side would decide it with 80% probability."
+    )

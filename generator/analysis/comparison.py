@@ -15,7 +15,7 @@ from ..format.claimed import Claimed, Direction
 from ..format.keys import as_yaml
 from ..ledger.records import Row, Run
 from . import rates, ratios, stats, wording
-from .power import Settling, comparison_settling
+from .power import MOST, Settling, comparison_settling
 from .records import ClaimComparison, Comparison, Confound, Measured, Question, Settings, Side
 from .summaries import label_of, rate_trials
 from .verdicts import Judgement, Verdict, band_of, combine, judge, judge_equivalence, tost_level
@@ -300,22 +300,32 @@ def _settling(ratio: ratios.Ratio, judgement: Judgement, q: Question, band: floa
 
 
 def _unsettled(ratio: ratios.Ratio, settling: Settling | None, q: Question, band: float) -> str | None:
-    """Why more trials will not settle an inconclusive verdict: the estimate sits on a bound."""
+    """Why more trials will not settle an inconclusive verdict, as far as the search for a number
+    of trials established it (none up to MOST per side decides it with 80% probability): the
+    estimate lies on a bound, closer than the interval at MOST trials could resolve; or between no
+    change and the smallest change worth calling, where a narrower interval decides nothing; or,
+    failing both, only that no number searched would decide it."""
     if settling is None or settling.trials is not None:
         return None
     m = q.settings.min_effect
     if q.equivalence:
         edges = {1 + q.margin: "the equivalence margin", 1 - q.margin: "the equivalence margin"}
-    elif not q.direction:
-        edges = {1.0: "no difference", 1 + band: "the within-noise band", 1 - band: "the within-noise band"}
     else:
         edges = {1 + band: "the within-noise band", 1 - band: "the within-noise band"}
-        edges |= {1 + m: "the smallest change worth calling", 1 - m: "the smallest change worth calling"}
-        if q.claimed_ratio is not None:
-            edges[q.claimed_ratio] = "the claimed effect"
+        if q.direction:
+            edges |= {1 + m: "the smallest change worth calling", 1 - m: "the smallest change worth calling"}
+            if q.claimed_ratio is not None:
+                edges[q.claimed_ratio] = "the claimed effect"
+        edges[1.0] = "no difference"  # "within noise" needs the interval to hold it
     edges = {e: why for e, why in edges.items() if e > 0}  # a band of 100% or more has no lower edge
     bound = min(edges, key=lambda e: abs(ratio.log_ratio - math.log(e)))
-    return wording.never_settles(ratio.ratio, bound, edges[bound])
+    reach = stats.t_quantile(q.level, 2 * MOST - 2) * ratio.sd_log * math.sqrt(2 / MOST)  # half-width at MOST
+    if abs(ratio.log_ratio - math.log(bound)) <= reach:
+        return wording.never_settles(ratio.ratio, bound, edges[bound], MOST, math.expm1(reach))
+    inside = 1 - m <= ratio.ratio <= 1 + m if q.direction else True
+    if not q.equivalence and inside:
+        return wording.never_decided(ratio.ratio, m if q.direction else None)
+    return wording.never_powered(ratio.ratio, MOST)
 
 
 def _claim_reason(judged: Sequence[Comparison], verdict: Verdict) -> str:

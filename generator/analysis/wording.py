@@ -84,12 +84,45 @@ def _more(m: Measured) -> str:
     return ""
 
 
-def never_settles(ratio: float, bound: float, name: str) -> str:
-    """Why more trials will not settle a verdict: the estimate sits on a bound."""
+def never_settles(ratio: float, bound: float, name: str, most: int, reach: float) -> str:
+    """Why more trials will not settle a verdict: the estimate lies on a bound, closer to it than
+    the interval at `most` trials per side (half-width `reach`, as a change) could resolve."""
     what = f" ({name})" if name else ""
+    if pct(ratio) == pct(bound):
+        return (
+            f"More trials will not settle this: the estimate, {pct(ratio)}, sits on the bound {pct(bound)}{what}, "
+            "so however many trials are added the interval keeps straddling it."
+        )
     return (
-        f"More trials will not settle this: the estimate, {pct(ratio)}, sits on the bound {pct(bound)}{what}, "
-        "so however many trials are added the interval keeps straddling it."
+        f"More trials will not settle this: the estimate, {pct(ratio)}, is {abs(ratio - bound) * 100:.2g} points "
+        f"from the bound {pct(bound)}{what}, and even at {most:,} trials per side the interval would reach "
+        f"±{reach * 100:.2g}% around it, so it keeps straddling that bound."
+    )
+
+
+def never_decided(ratio: float, min_effect: float | None) -> str:
+    """Why more trials will not settle a verdict: the estimate lies off no change yet inside the
+    smallest change worth calling (or the claim gives no direction), so a narrower interval
+    excludes no change (never within noise) and decides nothing else."""
+    if min_effect is None:
+        return (
+            "More trials will not settle this: the claim gives no direction, so only within noise could decide "
+            f"it, and the estimate, {pct(ratio)}, is off no change: more trials would narrow the interval to "
+            "exclude no change."
+        )
+    band = f"±{min_effect:.1%}"
+    return (
+        f"More trials will not settle this: the estimate, {pct(ratio)}, lies between no change and the smallest "
+        f"change worth calling ({band}), so more trials would narrow the interval to exclude no change (never "
+        f"within noise) while it stays inside {band} (never a change worth calling)."
+    )
+
+
+def never_powered(ratio: float, most: int) -> str:
+    """Why more trials will not settle a verdict, when the search established only that."""
+    return (
+        f"More trials will not settle this: with the estimate ({pct(ratio)}) and the spread as measured, no number of "
+        f"trials up to {most:,} per side would decide it with 80% probability."
     )
 
 
