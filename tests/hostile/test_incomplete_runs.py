@@ -263,6 +263,10 @@ def test_every_surface_gives_a_claim_on_an_incomplete_run_the_same_verdict(tmp_p
     assert dict(zip(scale["domain"], scale["range"], strict=True))["incomplete run"] == VERDICT_COLORS["incomplete run"]
     rows = [r for r in json.loads(pages["ledger/claims.json"]) if r["claim"] == "shortlist-c8"]
     assert [(r["verdict"], r["condition_verdict"]) for r in rows] == [("incomplete run", "incomplete run")]
+    index = pages["claims/index.md"]
+    assert 'data-bl-verdict="incomplete run">incomplete run (1)</button>' in index  # the ledger's counts
+    assert '<span class="bl-verdict bl-verdict--incomplete-run">incomplete run</span>' in index
+    assert "bl-flag--problem" not in index
 
 
 def test_incomplete_accepted_judges_the_claim_on_the_trials_it_has(tmp_path: Path) -> None:
