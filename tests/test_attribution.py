@@ -471,6 +471,26 @@ def test_a_credited_effect_on_the_bound_will_not_be_settled_by_more_trials() -> 
     grid = fit_grid(a, "r", pilot, noise=0.05, gain=1, settings=Settings(), oriented=FROM_THE_CLAIM)
     assert (grid.verdict, grid.trials_needed) == ("inconclusive", None)
     assert grid.unsettled == (
-        "more trials per cell will not settle it: the estimate of the credited effect of vocab, +1.0%, sits on "
-        "the bound +1.0% (the smallest change worth calling), and no other effect is clearly larger"
+        "more trials per cell will not settle it: no number of trials per cell up to 100,000 would decide it with "
+        "80% probability; the estimate of the credited effect of vocab, +1.0%, sits on the bound +1.0% (the "
+        "smallest change worth calling), and no other effect is clearly larger"
+    )
+
+
+def test_a_credited_effect_off_the_bound_is_not_said_to_sit_on_it() -> None:
+    """The shortlist exactly +0.4%: more trials narrow the interval away from no change but it
+    stays inside +-1%, so nothing settles it; the sentence says how far the estimate is from the
+    bound instead of claiming it sits there (it said 'sits on the bound +1.0%')."""
+    a = Attribution.model_validate(SPARK_ATTRIBUTION | {"credits": "vocab"})
+    sigma = math.sqrt(math.log1p(0.05**2))
+    pilot = []
+    for k, v in SPARK:
+        mu = math.log(100) + math.log1p(0.004) * (v == "short")
+        pilot.append((SPARK[k, v], (k, v), tuple(math.exp(mu + sigma * d) for d in (-1, 0, 1))))
+    grid = fit_grid(a, "r", pilot, noise=0.05, gain=1, settings=Settings(), oriented=FROM_THE_CLAIM)
+    assert (grid.verdict, grid.trials_needed) == ("inconclusive", None)
+    assert grid.unsettled == (
+        "more trials per cell will not settle it: no number of trials per cell up to 100,000 would decide it with "
+        "80% probability; the estimate of the credited effect of vocab, +0.4%, is 0.6 points from the bound +1.0% "
+        "(the smallest change worth calling), and no other effect is clearly larger"
     )

@@ -226,9 +226,15 @@ def _inconclusive(grid: Grid, rule: Rule, sd_log: float, credited: str | None, e
     bounds = (1 + rule.min_effect, 1 - rule.min_effect)
     bound = min(bounds, key=lambda b: abs(math.log(focus.ratio) - math.log(b)))
     who = f"the credited effect of {credited}" if credited else f"the largest main effect, {focus.name}"
+    where = (
+        f"sits on the bound {_pct(bound)}"
+        if _pct(focus.ratio) == _pct(bound)
+        else f"is {abs(focus.ratio - bound) * 100:.1f} points from the bound {_pct(bound)}"
+    )
     unsettled = (
-        f"more trials per cell will not settle it: the estimate of {who}, {_pct(focus.ratio)}, sits on the bound "
-        f"{_pct(bound)} (the smallest change worth calling), and no other effect is clearly larger"
+        f"more trials per cell will not settle it: no number of trials per cell up to {power.MOST:,} would decide "
+        f"it with 80% probability; the estimate of {who}, {_pct(focus.ratio)}, {where} (the smallest change worth "
+        "calling), and no other effect is clearly larger"
     )
     return replace(grid, unsettled=unsettled)
 
