@@ -68,7 +68,7 @@ class Outcome:
         for cond in conditions:
             lacking = [t for t in range(1, trials + 1) if t not in done.get(label(cond), set())]
             if lacking:
-                out.append(f"{label(cond)}: trials {_ranges(lacking)}")
+                out.append(f"{label(cond)}: trials {_ranges(lacking)}" if cond else f"trials {_ranges(lacking)}")
         return out
 
 

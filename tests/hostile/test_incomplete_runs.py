@@ -329,3 +329,26 @@ def test_a_rerun_cut_short_is_refused_not_receipted(tmp_path: Path, monkeypatch:
         "in a row (last: exit code 1)); nothing was written: a rerun cut short reproduces nothing" in said
     )
     assert not (root / "runs" / run / "receipts").exists()
+
+
+def test_the_notes_of_a_run_without_conditions_name_its_missing_trials_plainly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run with no conditions has no condition label to put before its missing trials: the notes
+    say 'Missing trials: trials 2-5.', never 'all: trials 2-5.' (the warm-up execution is the
+    first, so the third execution is trial 2)."""
+    import yaml
+    from typer.testing import CliRunner
+
+    from generator.cli import app
+
+    root, count, run = tmp_path / "pub", tmp_path / "executions", "2026-11-30-cut"
+    assert CliRunner().invoke(app, ["init", str(root)]).exit_code == 0
+    monkeypatch.setenv("COUNT", str(count))
+    script = 'echo x >> "$COUNT"; [ "$(wc -l < "$COUNT")" -ge 3 ] && exit 1; echo v=100'
+    made = ["run", "command", "--trials", "5", "--metric", "v=v=([0-9]+)", "--id", run, "--out", str(root / "runs")]
+    result = CliRunner().invoke(app, [*made, "--", "sh", "-c", script])
+    assert result.exit_code == 0, result.output
+    notes = yaml.safe_load((root / "runs" / run / "run.yaml").read_text())["notes"]
+    assert "This run was interrupted: trial 2 of 5 failed: 3 failures in a row (last: exit code 1)." in notes
+    assert "\n\nMissing trials: trials 2-5.\n\n" in notes
