@@ -223,7 +223,10 @@ def _external_build(tool: str, config_file: Path, strict: bool, site_dir: Path |
         if tool == "zensical":
             fail("--site-dir is not supported with zensical; set site_dir in mkdocs.yml")
         command += ["-d", str(site_dir.resolve())]
-    done = subprocess.run(command, cwd=config_file.parent)
+    from ..ledger.publication import SITE_CHECKED_ENV
+
+    env = os.environ | {SITE_CHECKED_ENV: "1"}  # the site folder was checked above, with --force if given
+    done = subprocess.run(command, cwd=config_file.parent, env=env)
     if done.returncode != 0:
         fail(f"{tool} build failed (exit code {done.returncode}); see its output above")
 

@@ -133,6 +133,7 @@ SITE_MARKER_TEXT = (
     "without asking while this file is here.\n"
 )
 SHOWN_ENTRIES = 5
+SITE_CHECKED_ENV = "BENCHLEDGER_SITE_DIR_CHECKED"  # set by `benchledger build` for a builder it runs as a process
 
 
 def site_folder_problems(site: Path, site_field: str = "--site-dir") -> list[Problem]:

@@ -12,6 +12,7 @@ import logging
 import os
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -31,7 +32,7 @@ from ..analysis.audit import Checked
 from ..analysis.comparison import Settings
 from ..analysis.history_settings import HistorySettings
 from ..errors import BenchledgerError
-from ..ledger.publication import layout_problems, theme_problems
+from ..ledger.publication import SITE_CHECKED_ENV, layout_problems, site_folder_problems, theme_problems
 from ..ledger.records import RUNS_DIR, Ledger
 from ..render.assets import JAVASCRIPT, STYLESHEETS
 from ..render.attribution_pages import grids_panel
@@ -115,6 +116,17 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         custom = config.theme.custom_dir
         overlaps = layout_problems(self.root, docs_dir, Path(config.site_dir))
         overlaps += theme_problems(self.root, Path(custom) if custom else None)
+        if not overlaps and self.checked is None and os.environ.get(SITE_CHECKED_ENV) != "1":
+            # a plain `mkdocs build` (benchledger build checked the folder already, with --force if given)
+            overlaps = [
+                replace(
+                    p,
+                    message=p.message.replace(
+                        "Pass --force to empty it", "Empty it yourself (or run benchledger build --force)"
+                    ),
+                )
+                for p in site_folder_problems(Path(config.site_dir), "site_dir")
+            ]
         if overlaps:  # before MkDocs empties the site folder
             raise PluginError("benchledger found problems:\n" + "\n".join(map(str, overlaps)))
         try:

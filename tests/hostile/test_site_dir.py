@@ -100,3 +100,31 @@ def test_a_committed_site_dir_of_someone_s_work_is_not_emptied(repo: Path) -> No
     code, out = cli("build", "--repo", str(repo), "--force")
     assert code == 0, out
     assert not (repo / "notes" / "thesis.tex").exists() and (repo / "notes" / MARKER).is_file()
+
+
+def test_a_plain_mkdocs_build_does_not_empty_a_committed_site_dir_of_someone_s_work(repo: Path) -> None:
+    """`mkdocs build` without benchledger's CLI runs only the plugin: it refuses the same folder
+    before MkDocs empties it (it emptied notes/, thesis and all), and builds a folder it marked."""
+    import os
+    import subprocess
+    import sys
+
+    from helpers import MKDOCS_YML
+
+    (repo / "notes").mkdir()
+    (repo / "notes" / "thesis.tex").write_text("three years\n")
+    (repo / "mkdocs.yml").write_text(MKDOCS_YML + "site_dir: notes\n")
+    mkdocs = [sys.executable, "-m", "mkdocs", "build", "-q"]
+    done = subprocess.run(mkdocs, cwd=repo, capture_output=True, text=True, env=os.environ)
+    assert done.returncode != 0
+    assert (
+        f"site_dir: {(repo / 'notes').resolve()} holds thesis.tex and no {MARKER} (the mark of a site benchledger "
+        "built); MkDocs deletes them before it builds. Empty it yourself (or run benchledger build --force), or "
+        "choose an empty or new folder" in " ".join(done.stderr.split())
+    ), done.stderr
+    assert (repo / "notes" / "thesis.tex").read_text() == "three years\n"
+    (repo / "notes" / "thesis.tex").unlink()
+    done = subprocess.run(mkdocs, cwd=repo, capture_output=True, text=True, env=os.environ)
+    assert done.returncode == 0, done.stderr
+    done = subprocess.run(mkdocs, cwd=repo, capture_output=True, text=True, env=os.environ)  # its own site again
+    assert done.returncode == 0 and (repo / "notes" / MARKER).is_file(), done.stderr
