@@ -82,9 +82,20 @@ def check_epoch() -> None:
 
 
 def find_config(repo: Path) -> Path:
-    path = repo / "mkdocs.yml"
+    path = _inside(repo / "mkdocs.yml")
     if not path.is_file():
         fail(f"{path}: not found; run benchledger in a publication repository or pass --repo DIR")
+    return path
+
+
+def _inside(path: Path) -> Path:
+    """mkdocs.yml, refused when it is a link out of the repository: a pull request could point it at
+    a secret (~/.ssh/id_ed25519, /proc/self/environ) whose lines a YAML error would print."""
+    if path.is_symlink() and not path.resolve().is_relative_to(path.parent.resolve()):
+        fail(
+            f"{path}: a link to {path.resolve()}, outside the repository; benchledger reads only the repository's "
+            "own files: put mkdocs.yml itself in the repository"
+        )
     return path
 
 
@@ -96,7 +107,7 @@ def mkdocs_yaml(repo: Path) -> dict[str, Any]:
         pass
 
     Loader.add_multi_constructor("", lambda _loader, _suffix, _node: None)  # PyYAML's constructor signature
-    path = repo / "mkdocs.yml"
+    path = _inside(repo / "mkdocs.yml")
     if not path.is_file():
         return {}
     try:

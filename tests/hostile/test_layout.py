@@ -129,3 +129,19 @@ def test_a_docs_dir_inside_git_is_refused_and_nothing_is_written(repo: Path) -> 
         code, out = cli(command, "--repo", str(repo))
         assert code == 1 and message in out, (command, out)
     assert tree_digest(repo) == before
+
+
+def test_a_mkdocs_yml_linked_out_of_the_repository_is_never_read(repo: Path, tmp_path: Path) -> None:
+    """A pull request may replace mkdocs.yml by a link to a secret: check and build read it, and
+    its YAML error printed the secret's first line. Now they refuse the link, naming it."""
+    secret = tmp_path / "id_ed25519"
+    secret.write_text("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA: [\n")
+    (repo / "mkdocs.yml").unlink()
+    (repo / "mkdocs.yml").symlink_to(secret)
+    for command in ("check", "build"):
+        code, out = cli(command, "--repo", str(repo))
+        assert code == 1 and "BEGIN OPENSSH" not in out and "b3BlbnNzaC1" not in out, out
+        assert (
+            f"Error: {repo / 'mkdocs.yml'}: a link to {secret.resolve()}, outside the repository; benchledger reads "
+            "only the repository's own files: put mkdocs.yml itself in the repository" in " ".join(out.split())
+        ), out
