@@ -80,8 +80,9 @@ class _Warnings(logging.Handler):
 
 
 def raw_blocks(lines: list[str], block_level: Callable[[str], bool], store: Callable[[str], str]) -> list[str]:
-    """The page's lines with each provable raw HTML block replaced by `store(block)` (a
-    placeholder on a line of its own, followed by a blank line, as md_in_html leaves it)."""
+    """The page's lines with each provable raw HTML block replaced by `store(block)` (the key of
+    Python-Markdown's HTML stash, on a line of its own and followed by a blank line, as
+    md_in_html leaves it)."""
     out: list[str] = []
     fenced = False
     k, n = 0, len(lines)

@@ -56,6 +56,25 @@ def check_accepts(root: Path) -> str:
     return result.output
 
 
+def measure(root: Path, base_url: str, *, concurrency: int, trials: int, **more: Any) -> None:
+    """`run openai` against the fake server: 2 requests a trial, no warm-up."""
+    asked = OpenAIOptions(
+        base_url=base_url,
+        model=None,
+        endpoint="chat",
+        prompts=None,
+        max_tokens=8,
+        temperature=0.0,
+        concurrency=[concurrency],
+        trials=trials,
+        warmup=0,
+        requests=2,
+        timeout=10.0,
+        **more,
+    )
+    run_openai(common(root, ["run", "openai", "--base-url", base_url]), asked, QUIET)
+
+
 def test_a_killed_worker_process_keeps_the_completed_trials_as_an_incomplete_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -70,21 +89,7 @@ def test_a_killed_worker_process_keeps_the_completed_trials_as_an_incomplete_run
 
     monkeypatch.setattr(workers, "run_parts", third_trial_dies)
     with FakeServer(Behaviour(chunks=2)) as server:
-        asked = OpenAIOptions(
-            base_url=server.base_url,
-            model=None,
-            endpoint="chat",
-            prompts=None,
-            max_tokens=8,
-            temperature=0.0,
-            concurrency=[2],
-            trials=4,
-            warmup=0,
-            requests=2,
-            timeout=10.0,
-            load=LoadOptions(workers=2),
-        )
-        run_openai(common(tmp_path, ["run", "openai", "--base-url", server.base_url]), asked, QUIET)
+        measure(tmp_path, server.base_url, concurrency=2, trials=4, load=LoadOptions(workers=2))
     assert trials_in(tmp_path) == ["1", "2"]
     assert incomplete(tmp_path) == {
         "reason": "trial 3 of 4 at concurrency=2 failed: --workers: a worker process failed (exited before it "
@@ -108,20 +113,7 @@ def test_ctrl_c_marks_the_run_incomplete(tmp_path: Path, monkeypatch: pytest.Mon
 
     monkeypatch.setattr(oa, "run_trial", interrupted)
     with FakeServer(Behaviour(chunks=2)) as server:
-        asked = OpenAIOptions(
-            base_url=server.base_url,
-            model=None,
-            endpoint="chat",
-            prompts=None,
-            max_tokens=8,
-            temperature=0.0,
-            concurrency=[1],
-            trials=3,
-            warmup=0,
-            requests=2,
-            timeout=10.0,
-        )
-        run_openai(common(tmp_path, ["run", "openai", "--base-url", server.base_url]), asked, QUIET)
+        measure(tmp_path, server.base_url, concurrency=1, trials=3)
     assert incomplete(tmp_path) == {
         "reason": "interrupted (Ctrl-C); the trial in progress was dropped",
         "completed_trials": 1,
