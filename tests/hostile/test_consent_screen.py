@@ -161,6 +161,13 @@ def test_a_multi_line_script_is_shown_as_the_line_a_shell_reads_and_runs_as_show
     assert executed[executed.index("--") + 1 :] == SCRIPT
 
 
+def checked_holding(tmp_path: Path, character: str) -> tuple[int, str]:
+    """`check` of a publication whose run recorded `sh -c 'echo v=100 <character>'`."""
+    root = publication(tmp_path / "pub", ["sh", "-c", "echo v=100"])
+    record(root, ["sh", "-c", f"echo v=100 {character}"])
+    return cli("check", "--repo", str(root))
+
+
 @pytest.mark.parametrize(
     ("character", "named"),
     [
@@ -178,9 +185,7 @@ def test_a_multi_line_script_is_shown_as_the_line_a_shell_reads_and_runs_as_show
 def test_check_refuses_a_command_a_terminal_does_not_show_as_written(
     tmp_path: Path, character: str, named: str
 ) -> None:
-    root = publication(tmp_path / "pub", ["sh", "-c", "echo v=100"])
-    record(root, ["sh", "-c", f"echo v=100 {character}"])
-    code, out = cli("check", "--repo", str(root))
+    code, out = checked_holding(tmp_path, character)
     assert code == 1
     where = f"Error: runs/{RUN}/run.yaml"
     word = f"holds {named} at character 12, {NOTHING_RUN}"

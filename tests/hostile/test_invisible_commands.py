@@ -11,7 +11,15 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from test_consent_screen import NOTHING_RUN, RUN, cli, mark, publication, record  # noqa: F401  (mark is a fixture)
+from test_consent_screen import (  # noqa: F401  (mark is a fixture)
+    NOTHING_RUN,
+    RUN,
+    checked_holding,
+    cli,
+    mark,
+    publication,
+    record,
+)
 
 from generator.format.commands import shell_line
 
@@ -35,9 +43,7 @@ TAGS = "".join(chr(0xE0000 + ord(c)) for c in " rm -rf ~")  # invisible: 'echo h
 def test_check_refuses_a_command_holding_a_character_a_terminal_draws_as_nothing(
     tmp_path: Path, character: str, named: str
 ) -> None:
-    root = publication(tmp_path / "pub", ["sh", "-c", "echo v=100"])
-    record(root, ["sh", "-c", f"echo v=100 {character}"])
-    code, out = cli("check", "--repo", str(root))
+    code, out = checked_holding(tmp_path, character)
     assert code == 1
     word = f"holds {named} at character 12, {NOTHING_RUN}"
     assert f"Error: runs/{RUN}/run.yaml:24: runner.command: word 3 {word}" in out.splitlines(), out
