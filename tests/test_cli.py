@@ -53,7 +53,7 @@ def test_compare_with_a_malformed_metric_name_is_a_located_error(repo: Path) -> 
 def test_builders_are_found_beside_the_running_interpreter_first(tmp_path: Path, monkeypatch: object) -> None:
     import pytest
 
-    from generator.cli import publish
+    from generator.cli import site_builders
 
     venv_bin = tmp_path / "venv" / "bin"
     venv_bin.mkdir(parents=True)
@@ -64,8 +64,8 @@ def test_builders_are_found_beside_the_running_interpreter_first(tmp_path: Path,
     try:
         patch.setattr(sys, "executable", str(venv_bin / "python"))
         patch.setenv("PATH", str(tmp_path / "empty"))
-        assert publish.builder_executable("zensical") == str(tool)
-        assert publish.builder_executable("properdocs") is None
+        assert site_builders.builder_executable("zensical") == str(tool)
+        assert site_builders.builder_executable("properdocs") is None
     finally:
         patch.undo()
 

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from builders import build_example, four_cells, grid_attribution, grid_report
 from generator.cli import app
-from generator.cli.publish import builder_executable
+from generator.cli.site_builders import builder_executable
 from generator.site.links import Broken, broken_links
 from helpers import measured_run, publication, write_tree
 

@@ -1,12 +1,10 @@
-"""The publication commands: check, generate, build, serve."""
+"""The publication commands: check, generate, build, serve, export (the site folder and the
+builders they hand the publication to: `site_builders`)."""
 
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
-import shutil
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -25,6 +23,15 @@ from .common import (
     reported,
     shown,
     verdict_settings,
+)
+from .site_builders import (
+    BUILDERS,
+    ZENSICAL_LIMITS,
+    check_site_dir,
+    crawl,
+    external_build,
+    mark_built_site,
+    mkdocs_logging,
 )
 
 if TYPE_CHECKING:
@@ -135,26 +142,8 @@ def check(
     found and how to fix it; exits 1 if there is any problem. A receipt whose
     files changed since it was written (stale) or whose signature fails is a problem.
     """
-    _check_site_dir(repo, None)
+    check_site_dir(repo, None)
     _check(repo, allow_stale=allow_stale)
-
-
-def _mkdocs_logging(verbose: bool) -> None:
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("%(levelname)-7s -  %(message)s"))
-    logger = logging.getLogger("mkdocs")
-    logger.handlers[:] = [handler]
-    logger.setLevel(logging.DEBUG if verbose else logging.INFO)
-    logger.propagate = False
-
-
-BUILDERS = ("mkdocs", "properdocs", "zensical")
-ZENSICAL_LIMITS = (
-    "zensical runs no MkDocs plugins, so benchledger generated the pages first. Missing under zensical: "
-    "the claims panel on report pages (the claims ledger and claim pages have it all), escaping of report "
-    "front-matter titles (keep them plain text), and the plugin's theme.font override (keep font: false in "
-    "mkdocs.yml)."
-)
 
 
 def _generate(repo: Path, cache: BuildCache, checked: Checked) -> Generated:
@@ -206,74 +195,6 @@ def generate(repo: Repo = Path("."), no_cache: NoCache = False) -> None:
         typer.echo(_generate(repo, *_check(repo, quiet=True, allow_stale=True)).summary())
 
 
-def builder_executable(tool: str) -> str | None:
-    """The builder installed beside the running interpreter (the same environment), else on PATH."""
-    here = Path(sys.executable).parent
-    return shutil.which(tool, path=str(here)) or shutil.which(tool)
-
-
-def _external_build(tool: str, config_file: Path, strict: bool, site_dir: Path | None) -> None:
-    import subprocess
-
-    exe = builder_executable(tool)
-    if exe is None:
-        fail(f"{tool} is not installed; pip install {tool}, or use --builder mkdocs")
-    command = [exe, "build", "-f", str(config_file)] + (["--strict"] if strict else [])
-    if site_dir is not None:
-        if tool == "zensical":
-            fail("--site-dir is not supported with zensical; set site_dir in mkdocs.yml")
-        command += ["-d", str(site_dir.resolve())]
-    from ..ledger.publication import SITE_CHECKED_ENV
-
-    env = os.environ | {SITE_CHECKED_ENV: "1"}  # the site folder was checked above, with --force if given
-    done = subprocess.run(command, cwd=config_file.parent, env=env)
-    if done.returncode != 0:
-        fail(f"{tool} build failed (exit code {done.returncode}); see its output above")
-
-
-def _mark_site(site: Path) -> None:
-    from ..site.files import mark_site
-
-    try:
-        mark_site(site)
-    except OSError as err:
-        fail(f"{site}: the site was built, but its mark cannot be written ({err.strerror})")
-
-
-def _crawl(site: Path, site_url: str) -> None:
-    """Fail naming every internal link of the built site that names no file or anchor."""
-    from urllib.parse import urlsplit
-
-    from ..site.links import broken_links
-
-    broken = broken_links(site, urlsplit(site_url).path or "/")
-    if broken:
-        fail([Problem(file="", message=str(b)) for b in broken])
-
-
-def _check_site_dir(repo: Path, site_dir: Path | None, force: bool = False) -> None:
-    """The folder MkDocs empties and fills: --site-dir anywhere but over the publication;
-    mkdocs.yml's site_dir (committed, so anyone's) only inside the repository; either holding
-    nothing but a previous site unless --force."""
-    from ..ledger.publication import layout_problems, site_folder_problems, theme_problems
-
-    root = repo.resolve()
-    site = site_dir if site_dir is not None else root / str(mkdocs_yaml(repo).get("site_dir") or "site")
-    if site_dir is None and not site.resolve().is_relative_to(root):
-        fail(
-            f"{repo / 'mkdocs.yml'}: site_dir: {site.resolve()} is outside the repository, and MkDocs empties "
-            "it before it builds; use a folder inside it, e.g. site, or pass --site-dir to build elsewhere"
-        )
-    problems = layout_problems(root, docs_dir_of(repo), site, "--site-dir" if site_dir else "site_dir")
-    theme = mkdocs_yaml(repo).get("theme")
-    custom = theme.get("custom_dir") if isinstance(theme, dict) else None
-    problems += theme_problems(root, root / str(custom) if custom else None)
-    if not problems and not force:  # mkdocs.yml's site_dir too: a pull request may name any folder
-        problems = site_folder_problems(site, "--site-dir" if site_dir is not None else "site_dir")
-    if problems:
-        fail(problems)
-
-
 @app.command()
 def build(
     repo: Repo = Path("."),
@@ -307,18 +228,18 @@ def _build(repo: Path, strict: bool, site_dir: Path | None, builder: str, verbos
         fail(f"--builder {builder!r}: expected one of {', '.join(BUILDERS)}")
     config_file = find_config(repo)
     cache, checked = _check(repo, quiet=True, allow_stale=not strict)
-    _check_site_dir(repo, site_dir, force)
+    check_site_dir(repo, site_dir, force)
     if builder == "properdocs":
-        _external_build("properdocs", config_file, strict, site_dir)
+        external_build("properdocs", config_file, strict, site_dir)
         typer.echo("Site built with properdocs (the benchledger plugin ran inside it).")
         return
     if builder == "zensical":
         _generate(repo, cache, checked)
-        _external_build("zensical", config_file, strict, site_dir)
-        _mark_site(repo / str(mkdocs_yaml(repo).get("site_dir") or "site"))
+        external_build("zensical", config_file, strict, site_dir)
+        mark_built_site(repo / str(mkdocs_yaml(repo).get("site_dir") or "site"))
         if strict:  # zensical runs no plugin, so the plugin's crawl of the built site runs here
             written = mkdocs_yaml(repo)
-            _crawl(repo / str(written.get("site_dir") or "site"), str(written.get("site_url") or "/"))
+            crawl(repo / str(written.get("site_dir") or "site"), str(written.get("site_url") or "/"))
         typer.echo(ZENSICAL_LIMITS, err=True)
         typer.echo("Site built with zensical.")
         return
@@ -328,7 +249,7 @@ def _build(repo: Path, strict: bool, site_dir: Path | None, builder: str, verbos
 
     from ..site.plugin import BenchledgerPlugin
 
-    _mkdocs_logging(verbose)
+    mkdocs_logging(verbose)
     try:
         with reported():
             config = load_config(
@@ -366,7 +287,7 @@ def serve(
     config_file = find_config(repo)
     check_epoch()
     _check(repo, quiet=True, allow_stale=True)
-    _mkdocs_logging(False)
+    mkdocs_logging(False)
     try:
         mkdocs_serve(
             config_file=str(config_file),
