@@ -107,7 +107,7 @@ def feed_warning(repo: Path, ledger: Ledger, cache: BuildCache | None = None) ->
         return None
     from ..site.pipeline import follow
 
-    found = follow(ledger, verdict_settings(repo, None, None), chosen, cache.history if cache else None)
+    found = follow(ledger, verdict_settings(repo, None, None), chosen, cache)
     changes = sum(len(f.changes) for f in found.series) if found is not None else 0
     if not changes:
         return None
@@ -127,7 +127,7 @@ def acceptance_warnings(repo: Path, ledger: Ledger, cache: BuildCache | None = N
     from ..analysis.history import unmatched_acceptances
     from ..site.pipeline import follow
 
-    found = follow(ledger, verdict_settings(repo, None, None), chosen, cache.history if cache else None)
+    found = follow(ledger, verdict_settings(repo, None, None), chosen, cache)
     return unmatched_acceptances(found.series, ledger.history) if found is not None else []
 
 

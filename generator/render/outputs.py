@@ -13,7 +13,7 @@ from ..analysis.comparison import Settings
 from ..analysis.grid_records import Grid
 from ..analysis.receipts import RunReceipts
 from ..analysis.stats import CONFIDENCE
-from ..analysis.summaries import MetricAt, RateAt, label_of, summarize_run
+from ..analysis.summaries import MetricAt, RateAt, RunSummary, label_of, summarize_run
 from ..format.published import published_name
 from ..ledger.records import Ledger, Run
 from . import attribution_pages, claim_pages, methods_page, run_page, runs_index, sweeps, verdict_text
@@ -77,12 +77,14 @@ def run_outputs(
     confidence: float = CONFIDENCE,
     *,
     templates: ChartTemplates | None = None,
+    summary: RunSummary | None = None,
 ) -> dict[str, bytes]:
     """The page of one run, its chart specs and its published files (`templates`: the chart
-    templates built so far, else every chart is built afresh)."""
+    templates built so far, else every chart is built afresh; `summary`: the run's summary at
+    this confidence level, when the caller has it)."""
     templates = templates if templates is not None else ChartTemplates()
     base = f"{RUNS}/{run.id}"
-    summary = summarize_run(run, confidence)
+    summary = summary if summary is not None else summarize_run(run, confidence)
     level = t.level(confidence)
     out: dict[str, bytes] = {}
     blocks = [

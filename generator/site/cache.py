@@ -1,7 +1,7 @@
 """The build cache: what one build can reuse from the last, in this process (`serve`
 keeps it across rebuilds) and across processes (`benchledger build` after a change).
 
-It holds eight things, the first seven keyed so that each is used only when it can be re-verified:
+It holds nine things, the first seven and the last keyed so that each is used only when it can be re-verified:
 
 - parsed runs, by the run folder's name and the sha256 of every file in it (the files
   are read and hashed on every build; only the YAML and CSV parsing is saved);
@@ -20,7 +20,9 @@ It holds eight things, the first seven keyed so that each is used only when it c
 - history, by everything it was followed from (`site.pipeline.history_key`: each run's id and
   digest, the verdict settings, the along-keys and the history files), and the History pages,
   by that and everything else they show (the claims on each run, the site's address and name);
-- the chart templates (`render.chart_templates.ChartTemplates`), which depend only on the code.
+- the chart templates (`render.chart_templates.ChartTemplates`), which depend only on the code;
+- each run's summary (`analysis.summaries.RunSummary`), by the run's digest and the confidence
+  level: history reads every run's, and a rebuild after one change summarizes one run.
 
 It is an object its owner passes to what uses it: the plugin holds one across `serve`
 rebuilds, a command loads one per build. Nothing here is module state.
@@ -60,6 +62,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..analysis.claims import Remembered
 from ..analysis.receipts import RunReceipts
+from ..analysis.summaries import RunSummary
 from ..ledger.runs import ParsedRuns
 from ..render.chart_templates import ChartTemplates
 from ..render.ledger_files import Fragments
@@ -153,7 +156,9 @@ def _holds(path: str, sha: bytes) -> bool:
         return False
 
 
-PARTS = ("parsed", "rendered", "written", "trial_lines", "charts", "evaluations", "crawled", "pages", "history")
+PARTS = (
+    "parsed", "rendered", "written", "trial_lines", "charts", "evaluations", "crawled", "pages", "history", "summaries",
+)  # fmt: skip
 
 
 @dataclass
@@ -169,6 +174,8 @@ class BuildCache:
     # "followed" -> (what history was followed from, every series followed); "pages" -> (what the History
     # files were rendered from, those files): `site.pipeline.follow` and `site.pipeline.history_outputs`
     history: dict[str, Any] = field(default_factory=dict)
+    # run id -> ((its digest, the confidence level), its summary at that level)
+    summaries: dict[str, tuple[tuple[str, float], RunSummary]] = field(default_factory=dict)
     path: Path | None = None  # where it is saved, for one that persists
 
     def current(self, run_id: str, key: RenderKey, docs: Path) -> bool:

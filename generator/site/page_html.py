@@ -19,17 +19,22 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
+import xml.etree.ElementTree as etree
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
 import markdown
+from markdown.blockparser import BlockParser
+from markdown.blockprocessors import BlockProcessor
 from markdown.preprocessors import Preprocessor
+from markdown.util import AtomicString
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page, _RelativePathTreeprocessor
 from mkdocs.structure.toc import TableOfContents, get_toc
 
+from .forked import InWorker, forked_map
 from .links import _parse
 
 Remembered = dict[str, tuple[str, "Converted"]]  # generated page -> (what it was converted from, its HTML)
@@ -68,7 +73,7 @@ class Converted:
         return out
 
 
-class _Warnings(logging.Handler):
+class _Warnings(InWorker):
     """Counts what MkDocs warns about while a page converts (such a page is not remembered)."""
 
     def __init__(self) -> None:
@@ -133,8 +138,36 @@ def _ends_block(lines: list[str], k: int, block_level: Callable[[str], bool]) ->
 class _RawBlocks(Preprocessor):  # type: ignore[misc]  # Markdown ships no types
     """Puts provable raw HTML blocks aside before md_in_html (and MkDocs) would parse them."""
 
+    def __init__(self, md: markdown.Markdown, stashed: set[str]) -> None:
+        super().__init__(md)
+        self.stashed = stashed
+
     def run(self, lines: list[str]) -> list[str]:
-        return raw_blocks(lines, self.md.is_block_level, self.md.htmlStash.store)
+        self.stashed.clear()
+        return raw_blocks(lines, self.md.is_block_level, self.store)
+
+    def store(self, html: str) -> str:
+        placeholder: str = self.md.htmlStash.store(html)
+        self.stashed.add(placeholder)
+        return placeholder
+
+
+class _Stashed(BlockProcessor):  # type: ignore[misc]
+    """A block that is only the placeholder of a raw block `_RawBlocks` put aside becomes the
+    paragraph Markdown would make of it, with text no inline pattern reads (an AtomicString,
+    as Markdown marks text it must leave alone): the placeholder matches none of them, and
+    Markdown's last step puts the raw block in place of that paragraph either way. At 1,000
+    runs, that is 30,000 placeholders that are not matched against every inline pattern."""
+
+    def __init__(self, parser: BlockParser, stashed: set[str]) -> None:
+        super().__init__(parser)
+        self.stashed = stashed
+
+    def test(self, parent: etree.Element, block: str) -> bool:  # noqa: ARG002  # Markdown passes it
+        return block in self.stashed
+
+    def run(self, parent: etree.Element, blocks: list[str]) -> None:
+        etree.SubElement(parent, "p").text = AtomicString(blocks.pop(0))
 
 
 class PageConverter:
@@ -146,30 +179,54 @@ class PageConverter:
 
     def __init__(self, config: MkDocsConfig, files: Files, remembered: Remembered | None = None) -> None:
         self.md = markdown.Markdown(extensions=config.markdown_extensions, extension_configs=config.mdx_configs or {})
-        self.md.preprocessors.register(_RawBlocks(self.md), "benchledger_raw_blocks", 22)  # after fences
+        stashed: set[str] = set()  # the placeholders of this page's raw blocks
+        self.md.preprocessors.register(_RawBlocks(self.md, stashed), "benchledger_raw_blocks", 22)  # after fences
+        self.md.parser.blockprocessors.register(_Stashed(self.md.parser, stashed), "benchledger_stashed", 200)
         self.remembered = remembered if remembered is not None else {}
         self.seen: set[str] = set()
+        self.fresh: dict[str, tuple[str, Converted, bool]] = {}  # converted by `prepare`: (key, HTML, warned)
         self.context = _context(config, files)
+
+    def key(self, text: str, file: File) -> str:
+        """What a page's HTML is converted from: its Markdown, its URL and the site's context."""
+        return hashlib.sha256(f"{self.context}\0{file.url}\0{text}".encode()).hexdigest()
+
+    def prepare(self, pages: list[tuple[File, str]], config: MkDocsConfig, files: Files) -> None:
+        """Convert, ahead of MkDocs' reading of the pages, every one of these (file, Markdown)
+        whose HTML is not remembered, by forked workers when there are many (`site.forked`);
+        `convert` then finds it done."""
+        todo = [(file, text) for file, text in pages if self._known(file, text) is None]
+        done = forked_map(lambda page: self._convert(page[1], page[0], config, files), todo)
+        for (file, text), result in zip(todo, done, strict=True):
+            self.fresh[file.src_uri] = (self.key(text, file), *result)
+
+    def _known(self, file: File, text: str) -> Converted | None:
+        known = self.remembered.get(file.src_uri)
+        return known[1] if known is not None and known[0] == self.key(text, file) else None
 
     def convert(self, text: str, page: Page, config: MkDocsConfig, files: Files) -> Converted:
         """The page's HTML as MkDocs would render it (from the cache when its key is unchanged)."""
         name = page.file.src_uri
-        key = hashlib.sha256(f"{self.context}\0{page.url}\0{text}".encode()).hexdigest()
+        key = self.key(text, page.file)
         self.seen.add(name)
         known = self.remembered.get(name)
         if known is not None and known[0] == key:
             return known[1]
-        converted, warned = self._convert(text, page, config, files)
+        fresh = self.fresh.pop(name, None)
+        if fresh is not None and fresh[0] == key:
+            converted, warned = fresh[1], fresh[2]
+        else:
+            converted, warned = self._convert(text, page.file, config, files)
         if warned:
             self.remembered.pop(name, None)
         else:
             self.remembered[name] = (key, converted)
         return converted
 
-    def _convert(self, text: str, page: Page, config: MkDocsConfig, files: Files) -> tuple[Converted, bool]:
+    def _convert(self, text: str, file: File, config: MkDocsConfig, files: Files) -> tuple[Converted, bool]:
         md = self.md
         md.reset()
-        links = _RelativePathTreeprocessor(page.file, files, config)
+        links = _RelativePathTreeprocessor(file, files, config)
         links._register(md)
         warnings, mkdocs = _Warnings(), logging.getLogger("mkdocs")
         mkdocs.addHandler(warnings)
@@ -178,8 +235,8 @@ class PageConverter:
         finally:
             mkdocs.removeHandler(warnings)
         found = tuple(
-            (file.src_uri, anchor, link)
-            for file, anchors in links.links_to_anchors.items()
+            (target.src_uri, anchor, link)
+            for target, anchors in links.links_to_anchors.items()
             for anchor, link in anchors.items()
         )
         tokens = list(getattr(md, "toc_tokens", []))

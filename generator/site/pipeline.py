@@ -6,8 +6,10 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import partial
+from itertools import islice
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..analysis.audit import Audit, Checked, audit
 from ..analysis.claims import Evaluation, evaluate_publication
@@ -17,9 +19,10 @@ from ..analysis.history_settings import HistorySettings
 from ..analysis.receipts import RunReceipts, reproductions
 from ..analysis.summaries import RunSummary, summarize_run
 from ..errors import BenchledgerError
-from ..ledger.records import RUNS_DIR, Ledger
+from ..ledger.records import RUNS_DIR, Ledger, Run
 from ..render.assets import asset_outputs
 from ..render.attribution_pages import attribution_outputs
+from ..render.chart_templates import ChartTemplates
 from ..render.compare_page import compare_outputs
 from ..render.ledger_files import ledger_outputs
 from ..render.outputs import claim_outputs, index_outputs, run_outputs
@@ -28,6 +31,7 @@ from ..render.text import level as t_level
 from .cache import BuildCache
 from .collector import relaxed
 from .files import WriteReport, write
+from .forked import forked_map
 from .vega import vega_bundle
 
 if TYPE_CHECKING:
@@ -94,8 +98,9 @@ def _generated(
         checked.ledger, settings, states, reproduced, remembered=cache.evaluations
     )
     sweeps = report_sweeps(checked.ledger, settings.confidence)
-    followed = follow(checked.ledger, settings, history_settings, cache.history)
-    judged = Judged(checked.ledger, checked.receipts, evaluations, grids, sweeps, followed, history_settings)
+    summaries = run_summaries(checked.ledger, settings.confidence, cache)
+    followed = follow(checked.ledger, settings, history_settings, cache)
+    judged = Judged(checked.ledger, checked.receipts, evaluations, grids, sweeps, followed, history_settings, summaries)
     outputs = render(judged, settings, cache, docs=docs_dir.resolve())
     cache.prune(set(checked.ledger.runs))
     kept = cache.kept(outputs)
@@ -124,21 +129,24 @@ def history_key(ledger: Ledger, settings: Settings, chosen: HistorySettings) -> 
 
 
 def follow(
-    ledger: Ledger, settings: Settings, chosen: HistorySettings, remembered: dict[str, Any] | None = None
+    ledger: Ledger, settings: Settings, chosen: HistorySettings, cache: BuildCache | None = None
 ) -> History | None:
     """Every series of the publication followed, after the claims are judged (None when the
-    publication says `history: false`). `remembered` (the build cache's `history`) keeps the
-    last result by what it was followed from, so `check`'s warnings and the build that follows in
-    the same process, or a later build of the same runs, follow it once."""
+    publication says `history: false`). `cache` (the build's) keeps the last result by what it
+    was followed from, so `check`'s warnings and the build that follows in the same process, or
+    a later build of the same runs, follow it once, and keeps every run's summary."""
     if not chosen.enabled:
         return None
     key = history_key(ledger, settings, chosen)
-    known = remembered.get("followed") if remembered is not None else None
+    known = cache.history.get("followed") if cache is not None else None
     if known is not None and known[0] == key:
         return History(known[1], None, key)
     from ..analysis.history import history  # here: a publication with `history: false` never imports it
 
-    summaries = {run.id: summarize_run(run, settings.confidence) for run in ledger.runs.values()}
+    if cache is not None:
+        summaries = run_summaries(ledger, settings.confidence, cache)
+    else:
+        summaries = {run.id: summarize_run(run, settings.confidence) for run in ledger.runs.values()}
     found = tuple(
         history(
             ledger.runs.values(),
@@ -149,8 +157,8 @@ def follow(
             notes=ledger.history,
         )
     )
-    if remembered is not None:
-        remembered["followed"] = (key, found)
+    if cache is not None:
+        cache.history["followed"] = (key, found)
     return History(found, summaries, key)
 
 
@@ -166,6 +174,7 @@ class Judged:
     sweeps: Mapping[str, tuple[ReportSweep, ...]] = field(default_factory=dict)
     history: History | None = None
     history_settings: HistorySettings = field(default_factory=HistorySettings)
+    summaries: Mapping[str, RunSummary] | None = None  # every run's, at the build's confidence level
 
 
 def render(judged: Judged, settings: Settings, cache: BuildCache, *, docs: Path | None = None) -> dict[str, bytes]:
@@ -175,12 +184,12 @@ def render(judged: Judged, settings: Settings, cache: BuildCache, *, docs: Path 
     ledger, receipts, confidence = judged.ledger, judged.receipts, settings.confidence
     out = asset_outputs(vega_bundle())
     out |= index_outputs(ledger, receipts)
-    for run in ledger.runs.values():
-        key = (run.digest, receipts.get(run.id), confidence)
-        if docs is None or not cache.current(run.id, key, docs):
-            rendered = run_outputs(run, receipts.get(run.id), confidence, templates=cache.charts)
-            cache.remember(run.id, key, rendered)
-            out |= rendered
+    keys = {run.id: (run.digest, receipts.get(run.id), confidence) for run in ledger.runs.values()}
+    todo = [run for run in ledger.runs.values() if docs is None or not cache.current(run.id, keys[run.id], docs)]
+    summaries = judged.summaries or {}
+    for run, rendered in zip(todo, render_runs(todo, receipts, confidence, summaries, cache.charts), strict=True):
+        cache.remember(run.id, keys[run.id], rendered)
+        out |= rendered
     out |= claim_outputs(ledger, judged.evaluations, settings, judged.grids, templates=cache.charts)
     out |= attribution_outputs(ledger, judged.grids, judged.evaluations, settings, cache.charts)
     out |= ledger_outputs(ledger, judged.evaluations, cache.trial_lines)
@@ -213,7 +222,7 @@ def history_outputs(judged: Judged, found: History, confidence: float, cache: Bu
     from ..render.history_json import HISTORY_JSON, history_json
     from ..render.history_pages import Context, history_pages
 
-    summaries = found.summaries
+    summaries = found.summaries or judged.summaries
     if summaries is None:
         summaries = {run.id: summarize_run(run, confidence) for run in ledger.runs.values()}
     context = Context(ledger.runs, summaries, str(t_level(confidence)), chosen.along_keys, claims)
@@ -222,3 +231,44 @@ def history_outputs(judged: Judged, found: History, confidence: float, cache: Bu
     out[FEED] = history_feed(found.series, ledger.runs, chosen.site_url, chosen.site_name)
     cache.history["pages"] = (key, out)
     return out
+
+
+def run_summaries(ledger: Ledger, confidence: float, cache: BuildCache) -> dict[str, RunSummary]:
+    """Every run's summary at this confidence level, from the build cache where the run's digest
+    is the one it was summarized from, else computed (by forked workers when there are many)."""
+    known = cache.summaries
+    todo = [run for run in ledger.runs.values() if known.get(run.id, ((None, None),))[0] != (run.digest, confidence)]
+    for run, summary in zip(todo, forked_map(partial(summarize_run, confidence=confidence), todo), strict=True):
+        known[run.id] = ((run.digest, confidence), summary)
+    for gone in set(known) - set(ledger.runs):
+        del known[gone]
+    return {run_id: known[run_id][1] for run_id in ledger.runs}
+
+
+def render_runs(
+    runs: list[Run],
+    receipts: Mapping[str, RunReceipts],
+    confidence: float,
+    summaries: Mapping[str, RunSummary],
+    templates: ChartTemplates,
+) -> list[dict[str, bytes]]:
+    """Each run's pages, chart specs and files (`render.outputs.run_outputs`), by forked workers
+    when there are many. The first is rendered here, so the chart templates most runs share are
+    built once; the templates a worker builds come back with its pages, for the build cache."""
+
+    def one(run: Run) -> tuple[dict[str, bytes], list[tuple[str, str]], list[tuple[str, str]]]:
+        known, compact = len(templates.known), len(templates.compact)
+        summary = summaries.get(run.id)
+        rendered = run_outputs(run, receipts.get(run.id), confidence, templates=templates, summary=summary)
+        return rendered, _newest(templates.known, known), _newest(templates.compact, compact)
+
+    done = [one(run) for run in runs[:1]] + forked_map(one, runs[1:])
+    for _, known, compact in done:
+        templates.known.update(known)
+        templates.compact.update(compact)
+    return [rendered for rendered, _, _ in done]
+
+
+def _newest(mapping: dict[str, str], before: int) -> list[tuple[str, str]]:
+    """The entries added to a dict since it held `before` (a dict keeps the order of insertion)."""
+    return list(reversed(list(islice(reversed(mapping.items()), len(mapping) - before))))

@@ -11,22 +11,25 @@ import json
 import logging
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import jinja2
+from mkdocs.commands.build import get_context
 from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.livereload import LiveReloadServer
 from mkdocs.plugins import BasePlugin, event_priority
-from mkdocs.structure.files import Files, InclusionLevel
+from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
+from mkdocs.utils.meta import get_data
 
 from ..analysis.audit import Checked
 from ..analysis.comparison import Settings
@@ -46,6 +49,7 @@ from .built_pages import TEMPLATE, cacheable, page_key, site_key
 from .cache import BuildCache
 from .collector import relaxed
 from .files import mark_site
+from .forked import forked
 from .linked import link_generated, restamp
 from .links import broken_links
 from .navigation import auto_nav
@@ -215,7 +219,19 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
             os.environ["SOURCE_DATE_EPOCH"] = USER_EPOCH
 
     def on_nav(self, nav: Navigation, /, *, config: MkDocsConfig, files: Files) -> Navigation:
+        """Every generated page not converted before is converted now, ahead of MkDocs' reading
+        of the pages one by one, by forked workers when there are many."""
         self.nav = nav
+        self.converter = PageConverter(config, files, self.cache.pages if self.cache is not None else None)
+        generated = []
+        for file in files.documentation_pages():
+            try:
+                text = get_data(file.content_string)[0]
+            except (OSError, ValueError):  # MkDocs reads it again, and says what is wrong
+                continue
+            if text.startswith(GENERATED_PREFIX):
+                generated.append((file, text))
+        self.converter.prepare(generated, config, files)
         return nav
 
     @event_priority(-100)  # after every other plugin's on_env, once every page's title is known
@@ -224,22 +240,35 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         gets a template that renders nothing, and `on_post_page` puts its remembered HTML in place."""
         if self.converter is None or self.dirty or env.loader is None or not cacheable(config):
             return env
-        env.loader = jinja2.ChoiceLoader([jinja2.DictLoader({TEMPLATE: ""}), env.loader])
         site = site_key(config, self.nav, files)
+        todo: list[tuple[Page, str]] = []
         for name in sorted(self.converter.seen):
             file = files.get_file_from_path(name)
-            if file is None or file.page is None:
+            if file is None or file.page is None or not file.inclusion.is_included():
                 continue
             key = page_key(site, file.page)
             known = self.converter.remembered.get(name)
             built = known[1].built if known is not None else None
             if built is not None and built[0] == key:
-                file.page.meta["template"] = TEMPLATE
                 self.unchanged[name] = built[1]
-                if name in self.search:  # nothing reads its content now: not the search plugin either
-                    file.page.content = ""
             else:
-                self.keys[name] = key
+                todo.append((file.page, key))
+        pages = [page for page, _ in todo]
+        done = forked(partial(themed, env, config, self.nav, files.documentation_pages()), pages)
+        outputs: list[str | None] = list(done) if done is not None else [None] * len(todo)
+        for (page, key), output in zip(todo, outputs, strict=True):
+            if output is None:  # MkDocs renders it, in its turn
+                self.keys[page.file.src_uri] = key
+            else:
+                self.unchanged[page.file.src_uri] = output
+                self.converter.built(page.file.src_uri, key, output)
+        env.loader = jinja2.ChoiceLoader([jinja2.DictLoader({TEMPLATE: ""}), env.loader])
+        for name in self.unchanged:
+            reused = files.src_uris[name].page
+            assert reused is not None  # found above
+            reused.meta["template"] = TEMPLATE
+            if name in self.search:  # nothing reads its content now: not the search plugin either
+                reused.content = ""
         return env
 
     @event_priority(-100)  # the page as every plugin left it
@@ -292,8 +321,8 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         return insert_panel(markdown, panels)
 
     def convert(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
-        """A generated page is converted here, once, and reaches MkDocs' Markdown as an empty
-        stub; `on_page_content` puts its HTML in place."""
+        """A generated page is converted here, once (or found converted by `on_nav`), and reaches
+        MkDocs' Markdown as an empty stub; `on_page_content` puts its HTML in place."""
         if self.converter is None:
             self.converter = PageConverter(config, files, self.cache.pages if self.cache is not None else None)
         self.converted[page.file.src_uri] = self.converter.convert(markdown, page, config, files)
@@ -319,6 +348,26 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         for path, recursive in source_watches(docs):
             server.watch(str(path), recursive=recursive)
         return server
+
+
+def themed(
+    env: jinja2.Environment, config: MkDocsConfig, nav: Navigation, doc_files: Sequence[File], page: Page
+) -> str:
+    """The page in the theme's template, as MkDocs' `_build_page` renders it: the page active,
+    its context, the plugins' `on_page_context` (with only known plugins, `built_pages.cacheable`:
+    the search plugin's, which may change the content it renders). Run in a forked worker
+    only, where what the search plugin indexes is dropped: MkDocs' own turn indexes the page.
+    What `on_post_page` then does is `BenchledgerPlugin.on_post_page`'s: it puts this in place."""
+    config._current_page = page
+    page.active = True
+    try:
+        context = get_context(nav, doc_files, config, page)
+        template = env.get_template(page.meta.get("template", "main.html"))
+        context = config.plugins.on_page_context(context, page=page, config=config, nav=nav)
+        return template.render(context)
+    finally:
+        page.active = False
+        config._current_page = None
 
 
 def add_search_entries(site: Path, entries: dict[str, SearchEntry], files: Files) -> None:
