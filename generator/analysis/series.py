@@ -175,22 +175,35 @@ def captured_at(run: Run) -> str:
     return (at.astimezone(dt.UTC) if at.tzinfo is not None else at.replace(tzinfo=dt.UTC)).isoformat()
 
 
-def _ordered(entries: list[_Entry], along_keys: Sequence[str], apart: Collection[str] = ()) -> tuple[Point, ...]:
+@dataclass(frozen=True)
+class _Place:
+    """Where a run sits along its series: its build number (None without one), date, capture
+    time and the values of its along-keys (`key=value`), read once per run, not per series."""
+
+    build: int | None
+    date: str
+    captured: str
+    moved: tuple[str, ...]
+
+    @classmethod
+    def of(cls, run: Run, along_keys: Sequence[str]) -> _Place:
+        moved = tuple(f"{k}={v}" for k, v in flat_environment(run).items() if is_along(k, along_keys))
+        return cls(build_number(run), str(run.meta.date), captured_at(run), moved)
+
+
+def _ordered(entries: list[_Entry], places: Mapping[str, _Place], apart: Collection[str] = ()) -> tuple[Point, ...]:
     """The points of one series in order; a run in `apart` (excluded by a history file) is a
     point of its own, drawn but never segmented."""
-    builds = [build_number(e.run) for e in entries]
-    by_build = all(b is not None for b in builds)
+    by_build = all(places[e.run.id].build is not None for e in entries)
 
     def along(e: _Entry) -> tuple[object, ...]:
-        return (build_number(e.run) if by_build else 0, str(e.run.meta.date))
-
-    def moved(e: _Entry) -> tuple[str, ...]:
-        return tuple(f"{k}={v}" for k, v in flat_environment(e.run).items() if is_along(k, along_keys))
+        place = places[e.run.id]
+        return (place.build if by_build else 0, place.date)
 
     groups: dict[tuple[object, ...], list[_Entry]] = defaultdict(list)
-    for e in sorted(entries, key=lambda e: (along(e), captured_at(e.run), e.run.id)):
+    for e in sorted(entries, key=lambda e: (along(e), places[e.run.id].captured, e.run.id)):
         alone = (e.run.id,) if e.run.id in apart else ()
-        groups[(*along(e), *moved(e), *alone)].append(e)
+        groups[(*along(e), *places[e.run.id].moved, *alone)].append(e)
     return tuple(_point(group, group[0].run.id in apart) for group in groups.values())
 
 
@@ -235,7 +248,9 @@ def build_series(
     runs a history file excludes from which series."""
     grouped: dict[tuple[str, str, Pairs, Pairs], list[_Entry]] = defaultdict(list)
     better: dict[str, str | None] = {}
+    places: dict[str, _Place] = {}
     for run in sorted(runs, key=lambda r: (str(r.meta.date), r.id)):
+        places[run.id] = _Place.of(run, along)
         environment = tuple(environment_of(run, along).items())
         for at in run.results.condition_values():
             condition = tuple(zip(run.results.conditions, at, strict=True))
@@ -260,7 +275,7 @@ def build_series(
             condition,
             environment,
             better[metric],
-            _ordered(entries, along, _apart_ids(apart, key, entries)),
+            _ordered(entries, places, _apart_ids(apart, key, entries)),
             tuple(splits[key]),
         )
         for key, entries in sorted(grouped.items())

@@ -1,7 +1,7 @@
 """The build cache: what one build can reuse from the last, in this process (`serve`
 keeps it across rebuilds) and across processes (`benchledger build` after a change).
 
-It holds nine things, the first seven and the last keyed so that each is used only when it can be re-verified:
+It holds ten things, all but the chart templates keyed so that each is used only when it can be re-verified:
 
 - parsed runs, by the run folder's name and the sha256 of every file in it (the files
   are read and hashed on every build; only the YAML and CSV parsing is saved);
@@ -22,7 +22,9 @@ It holds nine things, the first seven and the last keyed so that each is used on
   by that and everything else they show (the claims on each run, the site's address and name);
 - the chart templates (`render.chart_templates.ChartTemplates`), which depend only on the code;
 - each run's summary (`analysis.summaries.RunSummary`), by the run's digest and the confidence
-  level: history reads every run's, and a rebuild after one change summarizes one run.
+  level: history reads every run's, and a rebuild after one change summarizes one run;
+- the theme's templates compiled (Jinja's bytecode, which Jinja checks against the source of
+  its template before using it).
 
 It is an object its owner passes to what uses it: the plugin holds one across `serve`
 rebuilds, a command loads one per build. Nothing here is module state.
@@ -158,6 +160,7 @@ def _holds(path: str, sha: bytes) -> bool:
 
 PARTS = (
     "parsed", "rendered", "written", "trial_lines", "charts", "evaluations", "crawled", "pages", "history", "summaries",
+    "templates",
 )  # fmt: skip
 
 
@@ -176,6 +179,7 @@ class BuildCache:
     history: dict[str, Any] = field(default_factory=dict)
     # run id -> ((its digest, the confidence level), its summary at that level)
     summaries: dict[str, tuple[tuple[str, float], RunSummary]] = field(default_factory=dict)
+    templates: dict[str, bytes] = field(default_factory=dict)  # the theme's templates compiled (Jinja's bytecode)
     path: Path | None = None  # where it is saved, for one that persists
 
     def current(self, run_id: str, key: RenderKey, docs: Path) -> bool:

@@ -27,9 +27,12 @@ from .files import Stamps, stamp
 class LinkedFile(File):
     """A static file of the site that is hard-linked from docs_dir, not copied."""
 
+    linked = False  # linked (or copied) in this build: only such a file's stamp can have moved
+
     def copy_file(self, dirty: bool = False) -> None:
         if dirty and not self.is_modified():
             return
+        self.linked = True
         source, target = self.abs_src_path, self.abs_dest_path
         if source is None or self._content is not None or os.path.islink(source):
             super().copy_file(dirty)
@@ -56,12 +59,14 @@ def restamp(docs: Path, files: Files, stamps: Stamps) -> None:
     """The build cache's stamps of the linked files, taken again where the file still holds the
     bytes it was written with; a file that does not is forgotten (read and compared next time)."""
     for file in files:
+        if not isinstance(file, LinkedFile) or not file.linked:
+            continue  # not linked in this build (serve --dirty): nothing moved
         known = stamps.get(file.src_uri)
-        if type(file) is not LinkedFile or known is None:
+        if known is None:
             continue
         path = docs / file.src_uri
         if stamp(path, known[0]) == known:
-            continue  # not linked again in this build (serve --dirty): nothing moved
+            continue
         try:
             same = hashlib.sha256(path.read_bytes()).digest() == known[0]
         except OSError:

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from .forked import forked_map
+
 # The contents of scripts and styles are not markup; comments are not links.
 _INERT = re.compile(r"<script\b[^>]*>.*?</script\s*>|<style\b[^>]*>.*?</style\s*>|<!--.*?-->", re.S | re.I)
 # A tag with an attribute that is a link or an anchor; the rest (most of a page) are skipped whole.
@@ -43,6 +45,7 @@ class Page:
     links: list[str]
 
 
+_UNPARSED = Page(set(), [])  # holds a page's place, in path order, until it is parsed
 Crawled = dict[str, tuple[str, Page]]  # page under the site -> (sha256 of its bytes, what they parse to)
 
 
@@ -129,6 +132,7 @@ def crawl(site: Path, crawled: Crawled | None = None) -> tuple[dict[str, Page], 
     and what each page parses to is remembered."""
     files, folders = _tree(site)
     pages: dict[str, Page] = {}
+    todo: list[tuple[str, str, str]] = []  # (page, sha256 of its bytes, its text) to parse
     for name in sorted((f for f in files if f.endswith(".html")), key=lambda f: f.split("/")):
         data = (site / name).read_bytes()
         digest = hashlib.sha256(data).hexdigest() if crawled is not None else ""
@@ -136,10 +140,12 @@ def crawl(site: Path, crawled: Crawled | None = None) -> tuple[dict[str, Page], 
         if known is not None and known[0] == digest:
             pages[name] = known[1]
             continue
-        text = data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")  # as read_text
-        pages[name] = _parse(text)
+        pages[name] = _UNPARSED
+        todo.append((name, digest, data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")))
+    for (name, digest, _), parsed in zip(todo, forked_map(lambda page: _parse(page[2]), todo), strict=True):
+        pages[name] = parsed
         if crawled is not None:
-            crawled[name] = (digest, pages[name])
+            crawled[name] = (digest, parsed)
     if crawled is not None:
         for gone in set(crawled) - set(pages):
             del crawled[gone]

@@ -105,12 +105,20 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         self.checked: Checked | None = None  # the audit `benchledger build` made just before, for one build
         self.converter: PageConverter | None = None  # made per build, from the final markdown settings
         self.dirty = False
+        self.serving = False  # `serve`: the build cache is saved as it stops, not after every rebuild
+        self.written: set[str] = set()  # the files under docs_dir this build's generation wrote
         self.converted: dict[str, Converted] = {}  # generated page -> its HTML, until MkDocs asks for it
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         """Its presence keeps this instance alive across rebuilds; a dirty build (`serve --dirty`)
         converts only the pages MkDocs reads again, so the others' HTML is not forgotten."""
         self.dirty = dirty
+        self.serving = command == "serve"
+
+    def on_shutdown(self) -> None:
+        """`serve` keeps the build cache in memory between rebuilds and saves it once, as it stops."""
+        if self.cache is not None:
+            self.cache.save()
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         self.root = Path(config.config_file_path).resolve().parent
@@ -142,6 +150,7 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         except BenchledgerError as err:
             raise PluginError("benchledger found problems:\n" + str(err)) from None
         ledger, self.evaluations = generated.ledger, generated.evaluations
+        self.written = set(generated.written.written)  # the files this generation wrote
         self.grids = generated.grids
         self.receipts = generated.receipts
         self.sweeps = generated.sweeps
@@ -203,7 +212,8 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
             self.converter.forget_others()
         if self.cache is not None:
             restamp(Path(config.docs_dir).resolve(), self.files, self.cache.written)
-            self.cache.save()  # once per build, with the pages just crawled
+            if not self.serving:
+                self.cache.save()  # once per build, with the pages just crawled
 
     def on_build_error(self, *, error: Exception) -> None:
         """The cache is not saved: a generation cut short may have remembered pages it never wrote."""
@@ -219,12 +229,16 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
             os.environ["SOURCE_DATE_EPOCH"] = USER_EPOCH
 
     def on_nav(self, nav: Navigation, /, *, config: MkDocsConfig, files: Files) -> Navigation:
-        """Every generated page not converted before is converted now, ahead of MkDocs' reading
-        of the pages one by one, by forked workers when there are many."""
+        """Every generated page not converted before, or written again by this generation, is
+        converted now, ahead of MkDocs' reading of the pages one by one, by forked workers when
+        there are many."""
         self.nav = nav
         self.converter = PageConverter(config, files, self.cache.pages if self.cache is not None else None)
         generated = []
+        remembered = self.converter.remembered
         for file in files.documentation_pages():
+            if file.src_uri in remembered and file.src_uri not in self.written:
+                continue  # unchanged since it was converted, most likely: `convert` reads it and checks
             try:
                 text = get_data(file.content_string)[0]
             except (OSError, ValueError):  # MkDocs reads it again, and says what is wrong
@@ -238,6 +252,8 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
     def on_env(self, env: jinja2.Environment, /, *, config: MkDocsConfig, files: Files) -> jinja2.Environment:
         """A generated page whose key (`site.built_pages`) is the one it was built with before
         gets a template that renders nothing, and `on_post_page` puts its remembered HTML in place."""
+        if self.cache is not None:  # compiled once, kept in the build cache
+            env.bytecode_cache = KeptBytecode(self.cache.templates)
         if self.converter is None or self.dirty or env.loader is None or not cacheable(config):
             return env
         site = site_key(config, self.nav, files)
@@ -254,6 +270,8 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
             else:
                 todo.append((file.page, key))
         pages = [page for page, _ in todo]
+        if pages:  # compiled here, before a fork, not by every worker
+            env.get_template("main.html")
         done = forked(partial(themed, env, config, self.nav, files.documentation_pages()), pages)
         outputs: list[str | None] = list(done) if done is not None else [None] * len(todo)
         for (page, key), output in zip(todo, outputs, strict=True):
@@ -348,6 +366,22 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         for path, recursive in source_watches(docs):
             server.watch(str(path), recursive=recursive)
         return server
+
+
+class KeptBytecode(jinja2.BytecodeCache):
+    """The theme's templates compiled once and kept (the build cache's `templates`), so a rebuild
+    does not compile them again. Jinja checks each against its template's source before using it."""
+
+    def __init__(self, store: dict[str, bytes]) -> None:
+        self.store = store
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        data = self.store.get(bucket.key)
+        if data is not None:
+            bucket.bytecode_from_string(data)
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        self.store[bucket.key] = bucket.bytecode_to_string()
 
 
 def themed(
