@@ -22,7 +22,11 @@ ALLOWED = {
     "importers": {"format", "ledger", "runner"},
     "cli": {"format", "ledger", "analysis", "render", "site", "authoring", "runner", "importers"},
 }
-SHARED = {"errors", "__version__"}  # generator/errors.py and the version: every room may use them
+SHARED = {
+    "errors",
+    "forked",
+    "__version__",
+}  # generator/errors.py, generator/forked.py and the version: every room may use them
 
 
 def _module(path: Path) -> str:

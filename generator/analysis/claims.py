@@ -290,23 +290,37 @@ def evaluate_all(
 ) -> dict[str, Evaluation]:
     """Every claim's evaluation. With `remembered`, a claim whose key is unchanged keeps its
     remembered evaluation (with its report as now read), and every other is evaluated and remembered."""
+    from ..forked import forked_map  # the build's workers
+
     fixes = corrections(ledger)
-    out = {}
+    out: dict[str, Evaluation | None] = {}
+    keys: dict[str, tuple[object, ...]] = {}
+    todo: list[tuple[Report, Claim]] = []
     for report, claim in ledger.claims:
+        out[claim.id] = None  # in the ledger's order
         if remembered is None:
-            out[claim.id] = evaluate(report, claim, ledger, settings, states=states, fixes=fixes, reproduced=reproduced)
+            todo.append((report, claim))
             continue
         key = evaluation_key(claim, ledger, settings, states=states or {}, fixes=fixes, reproduced=reproduced or {})
         known = remembered.get(claim.id)
         if known is not None and known[0] == key:
             out[claim.id] = replace(known[1], report=report, claim=claim)
             continue
-        out[claim.id] = evaluate(report, claim, ledger, settings, states=states, fixes=fixes, reproduced=reproduced)
-        remembered[claim.id] = (key, out[claim.id])
+        keys[claim.id] = key
+        todo.append((report, claim))
+
+    def judged(item: tuple[Report, Claim]) -> Evaluation:
+        report, claim = item
+        return evaluate(report, claim, ledger, settings, states=states, fixes=fixes, reproduced=reproduced)
+
+    for (_, claim), evaluation in zip(todo, forked_map(judged, todo, least=32), strict=True):
+        out[claim.id] = evaluation
+        if remembered is not None:
+            remembered[claim.id] = (keys[claim.id], evaluation)
     if remembered is not None:
         for gone in set(remembered) - set(out):
             del remembered[gone]
-    return out
+    return {claim_id: evaluation for claim_id, evaluation in out.items() if evaluation is not None}
 
 
 def evaluate_publication(

@@ -8,12 +8,12 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from .forked import forked_map
+from ..forked import forked_map
 
 # The contents of scripts and styles are not markup; comments are not links.
 _INERT = re.compile(r"<script\b[^>]*>.*?</script\s*>|<style\b[^>]*>.*?</style\s*>|<!--.*?-->", re.S | re.I)
@@ -126,17 +126,25 @@ def _tree(site: Path) -> tuple[list[str], set[str]]:
     return files, folders
 
 
-def crawl(site: Path, crawled: Crawled | None = None) -> tuple[dict[str, Page], set[str], set[str]]:
+def crawl(
+    site: Path, crawled: Crawled | None = None, digests: Mapping[str, str] | None = None
+) -> tuple[dict[str, Page], set[str], set[str]]:
     """Every HTML page of the site parsed, in path order, with the site's files and folders.
     With `crawled` (the build cache's), a page whose bytes are unchanged is not parsed again,
-    and what each page parses to is remembered."""
+    and what each page parses to is remembered. `digests`: the sha256 of pages whose bytes the
+    build knows (the plugin's generated pages, as it handed them to MkDocs), not read again
+    when their parse is remembered."""
     files, folders = _tree(site)
     pages: dict[str, Page] = {}
     todo: list[tuple[str, str, str]] = []  # (page, sha256 of its bytes, its text) to parse
+    given = digests or {}
     for name in sorted((f for f in files if f.endswith(".html")), key=lambda f: f.split("/")):
+        known = crawled.get(name) if crawled is not None else None
+        if known is not None and given.get(name) == known[0]:
+            pages[name] = known[1]
+            continue
         data = (site / name).read_bytes()
         digest = hashlib.sha256(data).hexdigest() if crawled is not None else ""
-        known = crawled.get(name) if crawled is not None else None
         if known is not None and known[0] == digest:
             pages[name] = known[1]
             continue
@@ -152,12 +160,14 @@ def crawl(site: Path, crawled: Crawled | None = None) -> tuple[dict[str, Page], 
     return pages, set(files), folders
 
 
-def broken_links(site: Path, root: str = "/", crawled: Crawled | None = None) -> list[Broken]:
+def broken_links(
+    site: Path, root: str = "/", crawled: Crawled | None = None, digests: Mapping[str, str] | None = None
+) -> list[Broken]:
     """Every internal link of the built site at `site` that names no file or no anchor, in page order;
     `root` is the path the site is served under (the path of site_url), for links that start with /.
-    `crawled` is the build cache's pages (see `crawl`)."""
+    `crawled` is the build cache's pages, `digests` the pages whose bytes the build knows (see `crawl`)."""
     root = root if root.endswith("/") else root + "/"
-    pages, files, folders = crawl(site, crawled)
+    pages, files, folders = crawl(site, crawled, digests)
 
     def is_folder(rel: str) -> bool:  # a folder inside a linked one is asked of the file system
         return rel in folders or (rel not in files and (site / rel).is_dir())

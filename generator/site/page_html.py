@@ -34,7 +34,7 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page, _RelativePathTreeprocessor
 from mkdocs.structure.toc import TableOfContents, get_toc
 
-from .forked import InWorker, forked_map
+from ..forked import InWorker, forked_map
 from .links import _parse
 
 Remembered = dict[str, tuple[str, "Converted"]]  # generated page -> (what it was converted from, its HTML)
@@ -55,7 +55,8 @@ class Converted:
     toc_tokens: list[Any]  # Markdown's toc tokens (dicts), which MkDocs' get_toc reads
     anchors: frozenset[str]
     links: tuple[tuple[str, str, str], ...]
-    built: tuple[str, str] | None = None  # the page as the theme rendered it: (`built_pages.page_key`, HTML)
+    # the page as the theme rendered it: (`built_pages.page_key`, HTML, sha256 of the bytes MkDocs writes of it)
+    built: tuple[str, str, str] | None = None
 
     @property
     def toc(self) -> TableOfContents:
@@ -71,6 +72,22 @@ class Converted:
                 return None
             out.setdefault(file, {}).setdefault(anchor, link)
         return out
+
+
+class StubPage(Page):
+    """A generated page that benchledger converted itself: MkDocs' `render` would convert the empty
+    stub `on_page_markdown` leaves (a Markdown instance with every extension, made per page)
+    only for `on_page_content` to put the page's HTML in place of nothing. The plugin makes a
+    generated page one of these in `on_page_markdown`; `render` leaves what MkDocs' conversion of
+    the empty stub would have left. Only with known plugins (`built_pages.cacheable`): no other
+    plugin's `on_page_markdown` adds to the stub."""
+
+    def render(self, config: MkDocsConfig, files: Files) -> None:  # noqa: ARG002  # MkDocs passes them
+        self.content = ""
+        self.toc = get_toc([])
+        self._title_from_render = None
+        self.present_anchor_ids = set()
+        self.links_to_anchors = {}
 
 
 class _Warnings(InWorker):
@@ -193,7 +210,7 @@ class PageConverter:
 
     def prepare(self, pages: list[tuple[File, str]], config: MkDocsConfig, files: Files) -> None:
         """Convert, ahead of MkDocs' reading of the pages, every one of these (file, Markdown)
-        whose HTML is not remembered, by forked workers when there are many (`site.forked`);
+        whose HTML is not remembered, by forked workers when there are many (`generator.forked`);
         `convert` then finds it done."""
         todo = [(file, text) for file, text in pages if self._known(file, text) is None]
         done = forked_map(lambda page: self._convert(page[1], page[0], config, files), todo)
@@ -242,11 +259,14 @@ class PageConverter:
         tokens = list(getattr(md, "toc_tokens", []))
         return Converted(html, tokens, frozenset(_parse(html).ids), found), warnings.count > 0
 
-    def built(self, name: str, key: str, html: str) -> None:
-        """Remember the page the theme made of a generated page converted in this build."""
+    def built(self, name: str, key: str, html: str) -> str:
+        """Remember the page the theme made of a generated page converted in this build; the
+        sha256 of the bytes MkDocs writes of it (as `mkdocs.commands.build._build_page` encodes it)."""
+        digest = hashlib.sha256(html.encode("utf-8", errors="xmlcharrefreplace")).hexdigest()
         known = self.remembered.get(name)
         if known is not None:
-            self.remembered[name] = (known[0], replace(known[1], built=(key, html)))
+            self.remembered[name] = (known[0], replace(known[1], built=(key, html, digest)))
+        return digest
 
     def forget_others(self) -> None:
         """Pages not converted in this build leave the cache."""

@@ -19,6 +19,7 @@ from ..analysis.history_settings import HistorySettings
 from ..analysis.receipts import RunReceipts, reproductions
 from ..analysis.summaries import RunSummary, summarize_run
 from ..errors import BenchledgerError
+from ..forked import forked_map
 from ..ledger.records import RUNS_DIR, Ledger, Run
 from ..render.assets import asset_outputs
 from ..render.attribution_pages import attribution_outputs
@@ -31,7 +32,6 @@ from ..render.text import level as t_level
 from .cache import BuildCache
 from .collector import relaxed
 from .files import WriteReport, write
-from .forked import forked_map
 from .vega import vega_bundle
 
 if TYPE_CHECKING:

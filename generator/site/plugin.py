@@ -35,6 +35,7 @@ from ..analysis.audit import Checked
 from ..analysis.comparison import Settings
 from ..analysis.history_settings import HistorySettings
 from ..errors import BenchledgerError
+from ..forked import forked
 from ..ledger.publication import SITE_CHECKED_ENV, layout_problems, site_folder_problems, theme_problems
 from ..ledger.records import RUNS_DIR, Ledger
 from ..render.assets import JAVASCRIPT, STYLESHEETS
@@ -49,11 +50,10 @@ from .built_pages import TEMPLATE, cacheable, page_key, site_key
 from .cache import BuildCache
 from .collector import relaxed
 from .files import mark_site
-from .forked import forked
 from .linked import link_generated, restamp
 from .links import broken_links
 from .navigation import auto_nav
-from .page_html import Converted, PageConverter
+from .page_html import Converted, PageConverter, StubPage
 from .pipeline import generate_site
 
 log = logging.getLogger("mkdocs.plugins.benchledger")
@@ -187,6 +187,7 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         self.converter, self.converted = None, {}
         self.unchanged: dict[str, str] = {}  # generated page -> the HTML the theme made of it before
         self.keys: dict[str, str] = {}  # generated page -> its key, for the HTML the theme makes now
+        self.digests: dict[str, str] = {}  # built page under the site -> the sha256 of what MkDocs writes there
         site = Path(config.site_dir)
         try:
             site.mkdir(parents=True, exist_ok=True)
@@ -205,7 +206,7 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         root = urlsplit(config.site_url or "/").path or "/"
         crawled = self.cache.crawled if self.cache is not None else None
         with relaxed():
-            broken = broken_links(Path(config.site_dir), root, crawled)
+            broken = broken_links(Path(config.site_dir), root, crawled, self.digests)
         for link in broken:
             log.warning("benchledger: %s", link)
         if self.converter is not None and not self.dirty:
@@ -267,6 +268,7 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
             built = known[1].built if known is not None else None
             if built is not None and built[0] == key:
                 self.unchanged[name] = built[1]
+                self.digests[file.dest_uri] = built[2]
             else:
                 todo.append((file.page, key))
         pages = [page for page, _ in todo]
@@ -279,7 +281,7 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
                 self.keys[page.file.src_uri] = key
             else:
                 self.unchanged[page.file.src_uri] = output
-                self.converter.built(page.file.src_uri, key, output)
+                self.digests[page.file.dest_uri] = self.converter.built(page.file.src_uri, key, output)
         env.loader = jinja2.ChoiceLoader([jinja2.DictLoader({TEMPLATE: ""}), env.loader])
         for name in self.unchanged:
             reused = files.src_uris[name].page
@@ -296,7 +298,7 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
             return self.unchanged.pop(name)
         key = self.keys.pop(name, None)
         if key is not None and self.converter is not None:
-            self.converter.built(name, key, output)
+            self.digests[page.file.dest_uri] = self.converter.built(name, key, output)
         return output
 
     def on_files(self, files: Files, /, *, config: MkDocsConfig) -> Files:
@@ -344,6 +346,8 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         if self.converter is None:
             self.converter = PageConverter(config, files, self.cache.pages if self.cache is not None else None)
         self.converted[page.file.src_uri] = self.converter.convert(markdown, page, config, files)
+        if type(page) is Page and cacheable(config):  # no other plugin adds to the stub
+            page.__class__ = StubPage  # so it is not converted
         return ""
 
     def on_page_content(self, html: str, /, *, page: Page, config: MkDocsConfig, files: Files) -> str:
