@@ -71,10 +71,12 @@ def _nav(items: Iterable[Any]) -> list[Any]:
     ]
 
 
-def page_key(site: str, page: Page) -> str:
-    """What the theme output of one page depends on, with the site's key."""
+def page_key(site: str, page: Page, content: str | None = None) -> str:
+    """What the theme output of one page depends on, with the site's key; `content`, the sha256
+    of the page's HTML when the page does not hold it yet (the plugin reads it from its page
+    store only for a page it renders again)."""
     neighbours = [(p.url, str(p.title)) if p is not None else None for p in (page.previous_page, page.next_page)]
     parts = (site, page.url, str(page.title), repr(sorted(page.meta.items())), str(page.toc), repr(neighbours))
     digest = hashlib.sha256("\0".join(parts).encode())
-    digest.update((page.content or "").encode())
+    digest.update((f"stored {content}" if content is not None else f"held {page.content or ''}").encode())
     return digest.hexdigest()

@@ -16,7 +16,9 @@ It holds ten things, all but the chart templates keyed so that each is used only
 - the links and anchors of each built page, by the sha256 of the page's bytes (the link crawl
   reads every page again, and parses only those whose bytes changed);
 - the HTML of each generated page (`site.page_html`), by its Markdown, its URL, the site's files
-  and the Markdown settings, so an unchanged page is not converted again;
+  and the Markdown settings, so an unchanged page is not converted again, and the page the theme
+  made of it: both as digests of files in the page store (`site.page_store`), a folder beside
+  the cache file (`benchledger-build-<hash>.pages/`);
 - history, by everything it was followed from (`site.pipeline.history_key`: each run's id and
   digest, the verdict settings, the along-keys and the history files), and the History pages,
   by that and everything else they show (the claims on each run, the site's address and name);
@@ -53,6 +55,7 @@ import logging
 import os
 import pickle
 import re
+import shutil
 import stat
 import sys
 import time
@@ -71,6 +74,7 @@ from ..render.ledger_files import Fragments
 from .collector import paused
 from .files import Stamp, stamp
 from .links import Crawled
+from .page_store import PageStore
 
 if TYPE_CHECKING:  # MkDocs and Markdown are imported only by a build that converts pages
     from .page_html import Remembered as RememberedPages
@@ -182,6 +186,12 @@ class BuildCache:
     templates: dict[str, bytes] = field(default_factory=dict)  # the theme's templates compiled (Jinja's bytecode)
     path: Path | None = None  # where it is saved, for one that persists
 
+    @functools.cached_property
+    def store(self) -> PageStore:
+        """Generated pages' HTML (`site.page_store`): a folder beside the cache file, or a
+        temporary one for a cache that is not saved."""
+        return PageStore(self.path.with_suffix(".pages") if self.path is not None else None)
+
     def current(self, run_id: str, key: RenderKey, docs: Path) -> bool:
         """Are the run's files in docs the ones this key (its digest, receipts' state and the
         confidence level) renders to, each exactly as benchledger left it?"""
@@ -217,6 +227,15 @@ class BuildCache:
         the files it no longer writes)."""
         for gone in set(self.rendered) - run_ids:
             del self.rendered[gone]
+
+    def kept_pages(self) -> set[str]:
+        """The digests of every page the cache names (the rest of the page store can go)."""
+        kept = set()
+        for _, converted in self.pages.values():
+            kept.add(converted.html)
+            if converted.built is not None:
+                kept.add(converted.built[1])
+        return kept
 
     @classmethod
     def for_publication(cls, root: Path) -> BuildCache:
@@ -261,9 +280,11 @@ class BuildCache:
                 pickler.dispatch_table = {MappingProxyType: _read_only}  # a report's lines, inside evaluations
                 pickler.dump((code_version(), *parts))
             tmp.replace(self.path)
+            self.store.keep_only(self.kept_pages())
             for old in self.path.parent.iterdir():
                 if OURS.match(old.name) and old.stat().st_mtime < time.time() - FORGET_AFTER_S:
                     old.unlink()  # benchledger's own cache of a publication not built for a month
+                    shutil.rmtree(old.with_suffix(".pages"), ignore_errors=True)
         except Exception:  # a full disk, a read-only folder: the next build is only slower
             with contextlib.suppress(OSError):
                 tmp.unlink()

@@ -30,12 +30,14 @@ from markdown.blockprocessors import BlockProcessor
 from markdown.preprocessors import Preprocessor
 from markdown.util import AtomicString
 from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page, _RelativePathTreeprocessor
 from mkdocs.structure.toc import TableOfContents, get_toc
 
 from ..forked import InWorker, forked_map
 from .links import _parse
+from .page_store import PageStore
 
 Remembered = dict[str, tuple[str, "Converted"]]  # generated page -> (what it was converted from, its HTML)
 
@@ -47,16 +49,15 @@ _FENCE = re.compile(r"^(?:```|~~~)")
 
 @dataclass(frozen=True)
 class Converted:
-    """A generated page's HTML, its table of contents (Markdown's toc tokens), the anchors it
-    holds, its links to anchors of other pages (target page, anchor, link as written), and, once
-    built, the page the theme made of it."""
+    """A generated page's HTML (its digest in the build's `PageStore`), its table of contents
+    (Markdown's toc tokens), the anchors it holds, its links to anchors of other pages (target
+    page, anchor, link as written), and, once built, the page the theme made of it."""
 
-    html: str
+    html: str  # the sha256 of the HTML's bytes, under which the page store keeps it
     toc_tokens: list[Any]  # Markdown's toc tokens (dicts), which MkDocs' get_toc reads
     anchors: frozenset[str]
     links: tuple[tuple[str, str, str], ...]
-    # the page as the theme rendered it: (`built_pages.page_key`, HTML, sha256 of the bytes MkDocs writes of it)
-    built: tuple[str, str, str] | None = None
+    built: tuple[str, str] | None = None  # the page the theme made: (`built_pages.page_key`, its digest in the store)
 
     @property
     def toc(self) -> TableOfContents:
@@ -194,12 +195,15 @@ class PageConverter:
     is not converted again. A page whose conversion warned is never remembered, so the warning
     comes back on every build until it is fixed."""
 
-    def __init__(self, config: MkDocsConfig, files: Files, remembered: Remembered | None = None) -> None:
+    def __init__(
+        self, config: MkDocsConfig, files: Files, remembered: Remembered | None = None, store: PageStore | None = None
+    ) -> None:
         self.md = markdown.Markdown(extensions=config.markdown_extensions, extension_configs=config.mdx_configs or {})
         stashed: set[str] = set()  # the placeholders of this page's raw blocks
         self.md.preprocessors.register(_RawBlocks(self.md, stashed), "benchledger_raw_blocks", 22)  # after fences
         self.md.parser.blockprocessors.register(_Stashed(self.md.parser, stashed), "benchledger_stashed", 200)
         self.remembered = remembered if remembered is not None else {}
+        self.store = store if store is not None else PageStore()
         self.seen: set[str] = set()
         self.fresh: dict[str, tuple[str, Converted, bool]] = {}  # converted by `prepare`: (key, HTML, warned)
         self.context = _context(config, files)
@@ -219,7 +223,19 @@ class PageConverter:
 
     def _known(self, file: File, text: str) -> Converted | None:
         known = self.remembered.get(file.src_uri)
-        return known[1] if known is not None and known[0] == self.key(text, file) else None
+        return known[1] if known is not None and known[0] == self.key(text, file) and self._kept(known[1]) else None
+
+    def _kept(self, converted: Converted) -> bool:
+        return self.store.has(converted.html)
+
+    def html(self, digest: str) -> str:
+        """A page's HTML (converted, or as the theme made it) from the page store."""
+        text = self.store.get(digest)
+        if text is None:  # removed from the store during the build
+            raise PluginError(
+                f"benchledger: the build cache's page store lost a page; build again ({self.store.folder})"
+            )
+        return text
 
     def convert(self, text: str, page: Page, config: MkDocsConfig, files: Files) -> Converted:
         """The page's HTML as MkDocs would render it (from the cache when its key is unchanged)."""
@@ -227,7 +243,7 @@ class PageConverter:
         key = self.key(text, page.file)
         self.seen.add(name)
         known = self.remembered.get(name)
-        if known is not None and known[0] == key:
+        if known is not None and known[0] == key and self._kept(known[1]):
             return known[1]
         fresh = self.fresh.pop(name, None)
         if fresh is not None and fresh[0] == key:
@@ -257,16 +273,22 @@ class PageConverter:
             for anchor, link in anchors.items()
         )
         tokens = list(getattr(md, "toc_tokens", []))
-        return Converted(html, tokens, frozenset(_parse(html).ids), found), warnings.count > 0
+        anchors = frozenset(_parse(html).ids)
+        return Converted(self.store.put(html), tokens, anchors, found), warnings.count > 0
 
-    def built(self, name: str, key: str, html: str) -> str:
-        """Remember the page the theme made of a generated page converted in this build; the
-        sha256 of the bytes MkDocs writes of it (as `mkdocs.commands.build._build_page` encodes it)."""
-        digest = hashlib.sha256(html.encode("utf-8", errors="xmlcharrefreplace")).hexdigest()
+    def built(self, name: str, key: str, digest: str) -> None:
+        """Remember the page the theme made of a generated page converted in this build (its
+        digest in the page store: the sha256 of the bytes MkDocs writes)."""
         known = self.remembered.get(name)
         if known is not None:
-            self.remembered[name] = (known[0], replace(known[1], built=(key, html, digest)))
-        return digest
+            self.remembered[name] = (known[0], replace(known[1], built=(key, digest)))
+
+    def reusable(self, name: str, key: str) -> str | None:
+        """The digest of the page the theme made of this page before, when its key is `key` and
+        the store still has it."""
+        known = self.remembered.get(name)
+        built = known[1].built if known is not None else None
+        return built[1] if built is not None and built[0] == key and self.store.has(built[1]) else None
 
     def forget_others(self) -> None:
         """Pages not converted in this build leave the cache."""

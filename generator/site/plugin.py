@@ -185,7 +185,9 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         keeps dot-files), so even a build that fails half-way leaves a folder `build --site-dir`
         may empty again without --force."""
         self.converter, self.converted = None, {}
-        self.unchanged: dict[str, str] = {}  # generated page -> the HTML the theme made of it before
+        self.deferring = cacheable(config) and not self.dirty  # generated pages' content read from the store in on_env
+        self.contents: dict[str, str] = {}  # generated page -> its converted HTML's digest, while deferred
+        self.unchanged: dict[str, str] = {}  # generated page -> the digest of the page the theme made of it
         self.keys: dict[str, str] = {}  # generated page -> its key, for the HTML the theme makes now
         self.digests: dict[str, str] = {}  # built page under the site -> the sha256 of what MkDocs writes there
         site = Path(config.site_dir)
@@ -234,7 +236,7 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         converted now, ahead of MkDocs' reading of the pages one by one, by forked workers when
         there are many."""
         self.nav = nav
-        self.converter = PageConverter(config, files, self.cache.pages if self.cache is not None else None)
+        self.converter = self.new_converter(config, files)
         generated = []
         remembered = self.converter.remembered
         for file in files.documentation_pages():
@@ -255,50 +257,58 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         gets a template that renders nothing, and `on_post_page` puts its remembered HTML in place."""
         if self.cache is not None:  # compiled once, kept in the build cache
             env.bytecode_cache = KeptBytecode(self.cache.templates)
-        if self.converter is None or self.dirty or env.loader is None or not cacheable(config):
+        converter = self.converter
+        if converter is None or not self.deferring or env.loader is None:
+            for name, digest in self.contents.items():  # (none unless deferring)
+                self.page(files, name).content = converter.html(digest) if converter is not None else ""
             return env
         site = site_key(config, self.nav, files)
         todo: list[tuple[Page, str]] = []
-        for name in sorted(self.converter.seen):
+        for name in sorted(converter.seen):
             file = files.get_file_from_path(name)
             if file is None or file.page is None or not file.inclusion.is_included():
                 continue
-            key = page_key(site, file.page)
-            known = self.converter.remembered.get(name)
-            built = known[1].built if known is not None else None
-            if built is not None and built[0] == key:
-                self.unchanged[name] = built[1]
-                self.digests[file.dest_uri] = built[2]
+            key = page_key(site, file.page, self.contents.get(name))
+            built = converter.reusable(name, key)
+            if built is not None:
+                self.unchanged[name] = self.digests[file.dest_uri] = built
             else:
                 todo.append((file.page, key))
+        for name, digest in self.contents.items():  # what the theme and the search plugin read
+            if name not in self.unchanged or name not in self.search:
+                self.page(files, name).content = converter.html(digest)
         pages = [page for page, _ in todo]
         if pages:  # compiled here, before a fork, not by every worker
             env.get_template("main.html")
-        done = forked(partial(themed, env, config, self.nav, files.documentation_pages()), pages)
+        made = partial(themed, env, config, self.nav, files.documentation_pages())
+        done = forked(lambda page: converter.store.put(made(page)), pages)
         outputs: list[str | None] = list(done) if done is not None else [None] * len(todo)
         for (page, key), output in zip(todo, outputs, strict=True):
             if output is None:  # MkDocs renders it, in its turn
                 self.keys[page.file.src_uri] = key
             else:
-                self.unchanged[page.file.src_uri] = output
-                self.digests[page.file.dest_uri] = self.converter.built(page.file.src_uri, key, output)
+                self.unchanged[page.file.src_uri] = self.digests[page.file.dest_uri] = output
+                converter.built(page.file.src_uri, key, output)
         env.loader = jinja2.ChoiceLoader([jinja2.DictLoader({TEMPLATE: ""}), env.loader])
         for name in self.unchanged:
-            reused = files.src_uris[name].page
-            assert reused is not None  # found above
-            reused.meta["template"] = TEMPLATE
-            if name in self.search:  # nothing reads its content now: not the search plugin either
-                reused.content = ""
+            self.page(files, name).meta["template"] = TEMPLATE
         return env
+
+    @staticmethod
+    def page(files: Files, name: str) -> Page:
+        page = files.src_uris[name].page
+        assert page is not None  # a page MkDocs read
+        return page
 
     @event_priority(-100)  # the page as every plugin left it
     def on_post_page(self, output: str, /, *, page: Page, config: MkDocsConfig) -> str:
         name = page.file.src_uri
-        if name in self.unchanged:
-            return self.unchanged.pop(name)
+        if name in self.unchanged and self.converter is not None:
+            return self.converter.html(self.unchanged.pop(name))
         key = self.keys.pop(name, None)
         if key is not None and self.converter is not None:
-            self.digests[page.file.dest_uri] = self.converter.built(name, key, output)
+            digest = self.digests[page.file.dest_uri] = self.converter.store.put(output)
+            self.converter.built(name, key, digest)
         return output
 
     def on_files(self, files: Files, /, *, config: MkDocsConfig) -> Files:
@@ -344,20 +354,31 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         """A generated page is converted here, once (or found converted by `on_nav`), and reaches
         MkDocs' Markdown as an empty stub; `on_page_content` puts its HTML in place."""
         if self.converter is None:
-            self.converter = PageConverter(config, files, self.cache.pages if self.cache is not None else None)
+            self.converter = self.new_converter(config, files)
         self.converted[page.file.src_uri] = self.converter.convert(markdown, page, config, files)
         if type(page) is Page and cacheable(config):  # no other plugin adds to the stub
             page.__class__ = StubPage  # so it is not converted
         return ""
 
+    def new_converter(self, config: MkDocsConfig, files: Files) -> PageConverter:
+        if self.cache is None:
+            return PageConverter(config, files)
+        return PageConverter(config, files, self.cache.pages, self.cache.store)
+
     def on_page_content(self, html: str, /, *, page: Page, config: MkDocsConfig, files: Files) -> str:
+        """A generated page's HTML in place of the empty stub's; or, when its theme output may be
+        reused (`on_env` decides), nothing yet: `on_env` reads it from the page store only for
+        a page that is rendered again or that the search plugin reads."""
         converted = self.converted.pop(page.file.src_uri, None)
-        if converted is None:
+        if converted is None or self.converter is None:
             return html
         page.links_to_anchors = converted.links_to_anchors(files)  # MkDocs checks them after every page is read
         page.toc = converted.toc
         page.present_anchor_ids = set(converted.anchors)
-        return converted.html
+        if self.deferring:
+            self.contents[page.file.src_uri] = converted.html
+            return ""
+        return self.converter.html(converted.html)
 
     def on_serve(
         self, server: LiveReloadServer, /, *, config: MkDocsConfig, builder: Callable[..., Any]
