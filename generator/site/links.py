@@ -136,24 +136,32 @@ def crawl(
     when their parse is remembered."""
     files, folders = _tree(site)
     pages: dict[str, Page] = {}
-    todo: list[tuple[str, str, str]] = []  # (page, sha256 of its bytes, its text) to parse
+    todo: list[str] = []  # pages read (and parsed, unless the cache knows their bytes) by `look`
     given = digests or {}
     for name in sorted((f for f in files if f.endswith(".html")), key=lambda f: f.split("/")):
         known = crawled.get(name) if crawled is not None else None
         if known is not None and given.get(name) == known[0]:
             pages[name] = known[1]
             continue
+        pages[name] = _UNPARSED  # its place, in path order
+        todo.append(name)
+
+    def look(name: str) -> tuple[str, Page | None]:
+        """A page's sha256 and what it parses to (None: what the cache remembers of those bytes)."""
         data = (site / name).read_bytes()
         digest = hashlib.sha256(data).hexdigest() if crawled is not None else ""
+        known = crawled.get(name) if crawled is not None else None
         if known is not None and known[0] == digest:
-            pages[name] = known[1]
-            continue
-        pages[name] = _UNPARSED
-        todo.append((name, digest, data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")))
-    for (name, digest, _), parsed in zip(todo, forked_map(lambda page: _parse(page[2]), todo), strict=True):
-        pages[name] = parsed
-        if crawled is not None:
-            crawled[name] = (digest, parsed)
+            return digest, None
+        return digest, _parse(data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n"))
+
+    for name, (digest, parsed) in zip(todo, forked_map(look, todo), strict=True):  # read where parsed
+        if parsed is None and crawled is not None:
+            pages[name] = crawled[name][1]
+        elif parsed is not None:
+            pages[name] = parsed
+            if crawled is not None:
+                crawled[name] = (digest, parsed)
     if crawled is not None:
         for gone in set(crawled) - set(pages):
             del crawled[gone]

@@ -34,8 +34,10 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page, _RelativePathTreeprocessor
 from mkdocs.structure.toc import TableOfContents, get_toc
+from mkdocs.utils.meta import get_data
 
 from ..forked import InWorker, forked_map
+from ..render.templating import GENERATED_PREFIX
 from .links import _parse
 from .page_store import PageStore
 
@@ -212,14 +214,24 @@ class PageConverter:
         """What a page's HTML is converted from: its Markdown, its URL and the site's context."""
         return hashlib.sha256(f"{self.context}\0{file.url}\0{text}".encode()).hexdigest()
 
-    def prepare(self, pages: list[tuple[File, str]], config: MkDocsConfig, files: Files) -> None:
-        """Convert, ahead of MkDocs' reading of the pages, every one of these (file, Markdown)
-        whose HTML is not remembered, by forked workers when there are many (`generator.forked`);
-        `convert` then finds it done."""
-        todo = [(file, text) for file, text in pages if self._known(file, text) is None]
-        done = forked_map(lambda page: self._convert(page[1], page[0], config, files), todo)
-        for (file, text), result in zip(todo, done, strict=True):
-            self.fresh[file.src_uri] = (self.key(text, file), *result)
+    def prepare(self, pages: list[File], config: MkDocsConfig, files: Files) -> None:
+        """Convert, ahead of MkDocs' reading of the pages, every generated page among these
+        whose HTML is not remembered, by forked workers when there are many (`generator.forked`):
+        each worker reads its pages, so their Markdown never travels; `convert` then finds them
+        done."""
+
+        def one(file: File) -> tuple[str, Converted, bool] | None:
+            try:
+                text = get_data(file.content_string)[0]
+            except (OSError, ValueError):  # MkDocs reads it again, and says what is wrong
+                return None
+            if not text.startswith(GENERATED_PREFIX) or self._known(file, text) is not None:
+                return None
+            return (self.key(text, file), *self._convert(text, file, config, files))
+
+        for file, done in zip(pages, forked_map(one, pages), strict=True):
+            if done is not None:
+                self.fresh[file.src_uri] = done
 
     def _known(self, file: File, text: str) -> Converted | None:
         known = self.remembered.get(file.src_uri)

@@ -29,7 +29,6 @@ from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
-from mkdocs.utils.meta import get_data
 
 from ..analysis.audit import Checked
 from ..analysis.comparison import Settings
@@ -237,18 +236,11 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         there are many."""
         self.nav = nav
         self.converter = self.new_converter(config, files)
-        generated = []
         remembered = self.converter.remembered
-        for file in files.documentation_pages():
-            if file.src_uri in remembered and file.src_uri not in self.written:
-                continue  # unchanged since it was converted, most likely: `convert` reads it and checks
-            try:
-                text = get_data(file.content_string)[0]
-            except (OSError, ValueError):  # MkDocs reads it again, and says what is wrong
-                continue
-            if text.startswith(GENERATED_PREFIX):
-                generated.append((file, text))
-        self.converter.prepare(generated, config, files)
+        # a page not written by this generation is most likely unchanged since it was converted:
+        # `convert` reads it (as MkDocs does) and checks
+        fresh = [f for f in files.documentation_pages() if f.src_uri not in remembered or f.src_uri in self.written]
+        self.converter.prepare(fresh, config, files)
         return nav
 
     @event_priority(-100)  # after every other plugin's on_env, once every page's title is known
