@@ -1,9 +1,11 @@
 """What the site's search finds on a run, claim or grid page, built from the records.
 
 Material's search plugin would parse every generated page's HTML for its index, most of it
-tables a reader never searches. Instead, each run, claim and grid page gets one entry of its own:
-its title and the words a reader looks for (a run's id, benchmark, setup and environment; a
-claim's statement, metric, runs and verdict; a grid's statement, factors and verdict). Keyed by
+tables a reader never searches. Instead, each run, claim, grid and History series page gets one
+entry of its own: its title and the words a reader looks for (a run's id, benchmark, setup and
+environment; a claim's statement, metric, runs and verdict; a grid's statement, factors and
+verdict; a series' benchmark, metric, condition, machine, and each change's verdict, runs and
+the keys that moved), and each page of the runs index one entry, not its table of every run. Keyed by
 the page's path under docs_dir, so the plugin leaves exactly those pages out of the search
 plugin's parse. The text is HTML as the search plugin writes its own (`&`, `<` and `>` escaped),
 so untrusted text stays text in the search results.
@@ -14,11 +16,16 @@ from __future__ import annotations
 import html
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..analysis.claims import ACCEPTED, Evaluation
 from ..analysis.grid_records import Grid
 from ..format.keys import as_yaml, flatten
 from ..ledger.records import Ledger, Run
+from .runs_index import PAGES, PER_PAGE
+
+if TYPE_CHECKING:  # history is imported only by a publication that follows it
+    from ..analysis.history import Followed
 
 MAX_VALUE = 200  # characters of one setup or environment value in the index (a long command is cut)
 
@@ -92,11 +99,52 @@ def grid_entry(grid: Grid) -> SearchEntry:
     return SearchEntry(title, _escaped(parts), tag)
 
 
+def history_entries(followed: Iterable[Followed]) -> dict[str, SearchEntry]:
+    """Each History series page's entry, keyed by the page's path under docs_dir: its title,
+    condition, what sets it apart (machine, split keys), its points and each change with its
+    verdict, ratio, runs and the keys that moved."""
+    from .history_pages import HISTORY, condition_text, distinct, has_page, moved_text, ratio_text, series_slug, title
+
+    out = {}
+    for f in followed:
+        if not has_page(f):
+            continue
+        s = f.series
+        parts = [
+            f"History of {title(s)} at {condition_text(s)}",
+            distinct(s),
+            f"{len(s.points)} points, {sum(len(p.runs) for p in s.points)} runs",
+            *[f"{c.verdict} {ratio_text(c)} from {c.before} to {c.after}; {moved_text(c)}" for c in f.changes],
+        ]
+        slug = series_slug(s)
+        out[f"{HISTORY}/{slug}/index.md"] = SearchEntry(
+            html.escape(f"{title(s)} at {condition_text(s)}", quote=False),
+            _escaped(parts),
+            html.escape(slug, quote=False),
+        )
+    return out
+
+
+def index_entries(runs: int) -> dict[str, SearchEntry]:
+    """Each page of the runs index (`render.runs_index`): one entry, not its table of every run
+    (each run has its own entry)."""
+    pages = max(1, -(-runs // PER_PAGE))
+    out = {}
+    for number in range(1, pages + 1):
+        path = "runs/index.md" if number == 1 else f"runs/{PAGES}/{number}.md"
+        parts = ["Every committed run, newest first", f"page {number} of {pages}", f"{runs:,} runs in all"]
+        out[path] = SearchEntry("Runs", _escaped(parts), "runs")
+    return out
+
+
 def search_entries(
-    ledger: Ledger, evaluations: Mapping[str, Evaluation], grids: Iterable[Grid]
+    ledger: Ledger, evaluations: Mapping[str, Evaluation], grids: Iterable[Grid], followed: Iterable[Followed] = ()
 ) -> dict[str, SearchEntry]:
-    """Every run, claim and grid page's entry, keyed by the page's path under docs_dir."""
-    out = {f"runs/{run.id}/index.md": run_entry(run) for run in ledger.runs.values()}
+    """Every run, claim, grid and History series page's entry, keyed by the page's path under
+    docs_dir (`followed`: every series history follows; none with `history: false`)."""
+    out = index_entries(len(ledger.runs))
+    out |= {f"runs/{run.id}/index.md": run_entry(run) for run in ledger.runs.values()}
     out |= {f"claims/{claim_id}/index.md": claim_entry(ev) for claim_id, ev in evaluations.items()}
     out |= {f"claims/{g.attribution.id}/index.md": grid_entry(g) for g in grids}
+    out |= history_entries(followed)
     return out

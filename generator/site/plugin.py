@@ -153,7 +153,8 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         self.grids = generated.grids
         self.receipts = generated.receipts
         self.sweeps = generated.sweeps
-        self.search = search_entries(ledger, generated.evaluations, generated.grids)
+        followed = generated.history.series if generated.history is not None else ()
+        self.search = search_entries(ledger, generated.evaluations, generated.grids, followed)
         log.info("benchledger: %s", generated.summary())
         for path in JAVASCRIPT:
             if path not in [str(s) for s in config.extra_javascript]:
