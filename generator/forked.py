@@ -35,6 +35,7 @@ T = TypeVar("T")
 R = TypeVar("R")
 JOBS = "BENCHLEDGER_JOBS"
 MOST = 8
+log = logging.getLogger("mkdocs.plugins.benchledger")  # shown by `build --verbose`
 _job: tuple[Callable[[Any], Any], Sequence[Any]] | None = None  # set before the fork, read by the workers
 
 
@@ -56,14 +57,15 @@ def workers() -> int:
     return max(1, min(cores, MOST))
 
 
-def forked_map(fn: Callable[[T], R], items: Sequence[T], *, least: int = 64) -> list[R]:
+def forked_map(fn: Callable[[T], R], items: Sequence[T], *, least: int = 64, what: str = "items") -> list[R]:
     """`[fn(x) for x in items]`, by forked workers when there are at least `least` items and
-    more than one worker may run (see the module's docstring)."""
-    done = forked(fn, items, least=least)
+    more than one worker may run (see the module's docstring); `what` names the items in the
+    debug log (`build --verbose`)."""
+    done = forked(fn, items, least=least, what=what)
     return done if done is not None else [fn(x) for x in items]
 
 
-def forked(fn: Callable[[T], R], items: Sequence[T], *, least: int = 64) -> list[R] | None:
+def forked(fn: Callable[[T], R], items: Sequence[T], *, least: int = 64, what: str = "items") -> list[R] | None:
     """`[fn(x) for x in items]` by forked workers, or None when it was not done so (too few
     items, one worker, a worker failed): for a function whose side effects in this process
     would differ from its effects in a worker, so that the caller does the work another way."""
@@ -77,7 +79,9 @@ def forked(fn: Callable[[T], R], items: Sequence[T], *, least: int = 64) -> list
     finally:
         _job = None
     if results is None:
+        log.debug("benchledger: a worker failed; %d %s again in one process", len(items), what)
         return None
+    log.debug("benchledger: %d %s by %d forked workers", len(items), what, jobs)
     out: list[R] = []
     for records, values in results:
         for record in records:

@@ -313,7 +313,7 @@ def evaluate_all(
         report, claim = item
         return evaluate(report, claim, ledger, settings, states=states, fixes=fixes, reproduced=reproduced)
 
-    for (_, claim), evaluation in zip(todo, forked_map(judged, todo, least=32), strict=True):
+    for (_, claim), evaluation in zip(todo, forked_map(judged, todo, least=32, what="claims judged"), strict=True):
         out[claim.id] = evaluation
         if remembered is not None:
             remembered[claim.id] = (keys[claim.id], evaluation)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import pickle
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -89,22 +90,54 @@ def _at(ev: Evaluation, series: Series) -> bool:
     return wanted is None or any(all(k in here and same_condition(v, here[k]) for k, v in at.items()) for at in wanted)
 
 
-def history_pages(followed: Sequence[Followed], context: Context, templates: ChartTemplates) -> dict[str, bytes]:
-    """history/index.md, history/changes.md, and each long enough series' page and chart."""
+SeriesPages = dict[str, tuple[str, dict[str, bytes]]]  # series folder -> (what it was rendered from, its files)
+
+
+def history_pages(
+    followed: Sequence[Followed], context: Context, templates: ChartTemplates, remembered: SeriesPages | None = None
+) -> dict[str, bytes]:
+    """history/index.md, history/changes.md, and each long enough series' page and chart.
+    `remembered` (the build cache's) keeps each series' files by everything they are rendered
+    from (`series_key`): after one run changed, only the series holding it are rendered again."""
     out: dict[str, bytes] = {}
     incomplete = context.incomplete
+    shown = set()
     for f in followed:
         if has_page(f):
             base = f"{HISTORY}/{series_slug(f.series)}"
-            claims = [(run, claim_words(ev)) for run, ev in context.claims_on(f.series)]
+            shown.add(base)
+            on = context.claims_on(f.series)
+            key = series_key(f, context, on) if remembered is not None else ""
+            known = remembered.get(base) if remembered is not None else None
+            if known is not None and known[0] == key:
+                out |= known[1]
+                continue
+            claims = [(run, claim_words(ev)) for run, ev in on]
             rows = series_rows(f, _trials(f, context), levels(f), incomplete, "../../compare/", claims)
             unit = context.unit(f.series)
             labels = (f.series.metric, unit, order_of(f), context.level)
-            out[f"{base}/{CHART}"] = templates.spec(series_chart, labels, rows)
-            out[f"{base}/index.md"] = series_page(f, context).encode()
+            files = {f"{base}/{CHART}": templates.spec(series_chart, labels, rows)}
+            files[f"{base}/index.md"] = series_page(f, context).encode()
+            out |= files
+            if remembered is not None:
+                remembered[base] = (key, files)
+    if remembered is not None:
+        for gone in set(remembered) - shown:
+            del remembered[gone]
     out[f"{HISTORY}/index.md"] = index_page(followed, context).encode()
     out[CHANGES] = changes_page(followed, context).encode()
     return out
+
+
+def series_key(f: Followed, context: Context, on: Sequence[tuple[str, Evaluation]]) -> str:
+    """Everything a series' page and chart are rendered from: the followed series (its points,
+    changes and notes), each of its runs' digest (its title, its trials and their summaries
+    follow from it), the confidence level's words, the along-keys and the claims resting on
+    its runs as the page words them (a sha256 of their pickle: equal keys, equal inputs)."""
+    runs = [(run, context.runs[run].digest) for p in f.series.points for run in p.runs]
+    claims = [(run, ev.claim.id, ev.claim.corrects, ev.verdict, ev.claim.statement) for run, ev in on]
+    given = (f, runs, context.level, context.along, claims)
+    return hashlib.sha256(pickle.dumps(given, protocol=5)).hexdigest()
 
 
 def _trials(f: Followed, context: Context) -> dict[int, list[tuple[str, float]]]:

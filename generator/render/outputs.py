@@ -3,8 +3,10 @@ reads or writes a file."""
 
 from __future__ import annotations
 
+import hashlib
+import pickle
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import fields, replace
 
 from markupsafe import Markup
 
@@ -197,39 +199,84 @@ def claim_outputs(
     grids: Sequence[Grid] = (),
     *,
     templates: ChartTemplates | None = None,
+    remembered: ClaimPages | None = None,
 ) -> dict[str, bytes]:
     """The claims ledger, a page per claim (with its whole correction chain) and the methods page
-    (`templates`: the chart templates built so far, else every chart is built afresh)."""
+    (`templates`: the chart templates built so far, else every chart is built afresh;
+    `remembered`, the build cache's: each claim's files by everything they are rendered from,
+    `claim_key`, so a claim whose inputs are unchanged is not rendered again)."""
     templates = templates if templates is not None else ChartTemplates()
     panel = attribution_pages.grids_panel(grids, "../")
     out = {
         f"{CLAIMS}/index.md": claim_pages.claims_index(evaluations, panel).encode(),
         METHODS: methods_page.methods_page(settings).encode(),
     }
+    if remembered is not None:
+        for gone in set(remembered) - set(evaluations):
+            del remembered[gone]
     for claim_id in evaluations:
-        base = f"{CLAIMS}/{claim_id}"
         links = [evaluations[i] for i in chain(claim_id, ledger)]
-        comparisons = [ev for ev in links if ev.comparison is not None]
-        trial_specs = {}
-        for ev in (ev for ev in comparisons if _has_trials(ev)):
-            path = f"charts/trials-{ev.claim.id}.json"
-            out[f"{base}/{path}"] = templates.spec(ch.sides_chart, (ev.claim.metric or "", ev.unit), _side_rows(ev))
-            trial_specs[ev.claim.id] = path
-        forest = None
-        rows = _forest_rows(comparisons)
-        if rows:
-            forest = "charts/forest.json"
-            metric = comparisons[0].claim.metric or ""
-            out[f"{base}/{forest}"] = forest_spec(rows, settings.min_effect, metric, templates=templates)
-        taken_apart = [
-            Markup(f"[{t.text(g.attribution.statement)}](../{g.attribution.id}/index.md)")  # MkDocs resolves it
-            + Markup(f" {verdict_text.badge(g.verdict)} ")
-            + t.text(attribution_pages.sentence(g))
-            for g in {g.attribution.id: g for ev in links for g in attribution_pages.related(ev, grids)}.values()
-        ]
-        swept = _claim_sweep(ledger, links[0], settings.confidence, out, base, templates)
-        page = claim_pages.claim_page(links, forest, trial_specs, settings, taken_apart, swept, focus=claim_id)
-        out[f"{base}/index.md"] = page.encode()
+        key = claim_key(links, grids, settings, ledger) if remembered is not None else ""
+        known = remembered.get(claim_id) if remembered is not None else None
+        if known is not None and known[0] == key:
+            out |= known[1]
+            continue
+        files = _claim_files(claim_id, links, ledger, settings, grids, templates)
+        out |= files
+        if remembered is not None:
+            remembered[claim_id] = (key, files)
+    return out
+
+
+ClaimPages = dict[str, tuple[str, dict[str, bytes]]]  # claim id -> (what its files were rendered from, its files)
+
+
+def claim_key(links: Sequence[Evaluation], grids: Sequence[Grid], settings: Settings, ledger: Ledger) -> str:
+    """Everything a claim's page and charts are rendered from: the evaluations of its chain (each
+    report by its slug and digest), the grids that hold its runs, the verdict settings and the
+    digests of its runs (a sha256 of their pickle: equal keys, equal inputs)."""
+    related = [g for ev in links for g in attribution_pages.related(ev, grids)]
+    claim = links[0].claim
+    runs = [(r, ledger.runs[r].digest if r in ledger.runs else None) for r in (claim.baseline, claim.candidate) if r]
+    chain_ = [
+        ([(f.name, getattr(ev, f.name)) for f in fields(ev) if f.name != "report"], ev.report.slug, ev.report.digest)
+        for ev in links
+    ]
+    return hashlib.sha256(pickle.dumps((chain_, related, settings, runs), protocol=5)).hexdigest()
+
+
+def _claim_files(
+    claim_id: str,
+    links: list[Evaluation],
+    ledger: Ledger,
+    settings: Settings,
+    grids: Sequence[Grid],
+    templates: ChartTemplates,
+) -> dict[str, bytes]:
+    """A claim's page and its charts."""
+    out: dict[str, bytes] = {}
+    base = f"{CLAIMS}/{claim_id}"
+    comparisons = [ev for ev in links if ev.comparison is not None]
+    trial_specs = {}
+    for ev in (ev for ev in comparisons if _has_trials(ev)):
+        path = f"charts/trials-{ev.claim.id}.json"
+        out[f"{base}/{path}"] = templates.spec(ch.sides_chart, (ev.claim.metric or "", ev.unit), _side_rows(ev))
+        trial_specs[ev.claim.id] = path
+    forest = None
+    rows = _forest_rows(comparisons)
+    if rows:
+        forest = "charts/forest.json"
+        metric = comparisons[0].claim.metric or ""
+        out[f"{base}/{forest}"] = forest_spec(rows, settings.min_effect, metric, templates=templates)
+    taken_apart = [
+        Markup(f"[{t.text(g.attribution.statement)}](../{g.attribution.id}/index.md)")  # MkDocs resolves it
+        + Markup(f" {verdict_text.badge(g.verdict)} ")
+        + t.text(attribution_pages.sentence(g))
+        for g in {g.attribution.id: g for ev in links for g in attribution_pages.related(ev, grids)}.values()
+    ]
+    swept = _claim_sweep(ledger, links[0], settings.confidence, out, base, templates)
+    page = claim_pages.claim_page(links, forest, trial_specs, settings, taken_apart, swept, focus=claim_id)
+    out[f"{base}/index.md"] = page.encode()
     return out
 
 

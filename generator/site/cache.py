@@ -1,7 +1,7 @@
 """The build cache: what one build can reuse from the last, in this process (`serve`
 keeps it across rebuilds) and across processes (`benchledger build` after a change).
 
-It holds ten things, all but the chart templates keyed so that each is used only when it can be re-verified:
+It holds eleven things, all but the chart templates keyed so that each is used only when it can be re-verified:
 
 - parsed runs, by the run folder's name and the sha256 of every file in it (the files
   are read and hashed on every build; only the YAML and CSV parsing is saved);
@@ -26,7 +26,10 @@ It holds ten things, all but the chart templates keyed so that each is used only
 - each run's summary (`analysis.summaries.RunSummary`), by the run's digest and the confidence
   level: history reads every run's, and a rebuild after one change summarizes one run;
 - the theme's templates compiled (Jinja's bytecode, which Jinja checks against the source of
-  its template before using it).
+  its template before using it);
+- each claim's page and charts, by everything they are rendered from (`render.outputs.claim_key`),
+  and each History series' page and chart likewise (`render.history_pages.series_key`, kept
+  in `history`).
 
 It is an object its owner passes to what uses it: the plugin holds one across `serve`
 rebuilds, a command loads one per build. Nothing here is module state.
@@ -71,6 +74,7 @@ from ..analysis.summaries import RunSummary
 from ..ledger.runs import ParsedRuns
 from ..render.chart_templates import ChartTemplates
 from ..render.ledger_files import Fragments
+from ..render.outputs import ClaimPages
 from .collector import paused
 from .files import Stamp, stamp
 from .links import Crawled
@@ -164,7 +168,7 @@ def _holds(path: str, sha: bytes) -> bool:
 
 PARTS = (
     "parsed", "rendered", "written", "trial_lines", "charts", "evaluations", "crawled", "pages", "history", "summaries",
-    "templates",
+    "templates", "claim_pages",
 )  # fmt: skip
 
 
@@ -184,6 +188,7 @@ class BuildCache:
     # run id -> ((its digest, the confidence level), its summary at that level)
     summaries: dict[str, tuple[tuple[str, float], RunSummary]] = field(default_factory=dict)
     templates: dict[str, bytes] = field(default_factory=dict)  # the theme's templates compiled (Jinja's bytecode)
+    claim_pages: ClaimPages = field(default_factory=dict)  # claim id -> (what its files were rendered from, its files)
     path: Path | None = None  # where it is saved, for one that persists
 
     @functools.cached_property

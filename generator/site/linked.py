@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Collection
 from pathlib import Path
+from typing import cast
 
 from mkdocs.structure.files import File, Files
 
@@ -30,8 +32,11 @@ class LinkedFile(File):
     """A static file of the site that is hard-linked from docs_dir, not copied."""
 
     linked = False  # linked (or copied) in this build: only such a file's stamp can have moved
+    fresh = True  # written by this build's generation (`link_generated` says which were not)
 
     def copy_file(self, dirty: bool = False) -> None:
+        if dirty and not self.fresh and os.path.lexists(self.abs_dest_path):
+            return  # a dirty build (serve --dirty): the site holds it since the last build
         if dirty and not self.is_modified():
             return
         self.linked = True
@@ -48,13 +53,17 @@ class LinkedFile(File):
             super().copy_file(dirty)
 
 
-def link_generated(files: Files) -> None:
+def link_generated(files: Files, written: Collection[str] | None = None) -> None:
     """Every generated static file (under benchledger's own folders of docs_dir) is linked into
-    the site instead of copied; pages and the publisher's own files are left to MkDocs."""
+    the site instead of copied; pages and the publisher's own files are left to MkDocs.
+    `written`: the files this build's generation wrote (a dirty build links only those, and
+    files missing from the site)."""
     folders = tuple(o for o in OWNED if o.endswith("/"))
     for file in files:
         if not file.is_documentation_page() and file.src_uri.startswith(folders) and type(file) is File:
             file.__class__ = LinkedFile
+            if written is not None:
+                cast(LinkedFile, file).fresh = file.src_uri in written
 
 
 def restamp(docs: Path, files: Files, stamps: Stamps) -> None:

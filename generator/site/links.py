@@ -155,7 +155,9 @@ def crawl(
             return digest, None
         return digest, _parse(data.decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n"))
 
-    for name, (digest, parsed) in zip(todo, forked_map(look, todo), strict=True):  # read where parsed
+    for name, (digest, parsed) in zip(
+        todo, forked_map(look, todo, what="pages crawled"), strict=True
+    ):  # read where parsed
         if parsed is None and crawled is not None:
             pages[name] = crawled[name][1]
         elif parsed is not None:

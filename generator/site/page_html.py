@@ -229,7 +229,7 @@ class PageConverter:
                 return None
             return (self.key(text, file), *self._convert(text, file, config, files))
 
-        for file, done in zip(pages, forked_map(one, pages), strict=True):
+        for file, done in zip(pages, forked_map(one, pages, what="pages read and converted"), strict=True):
             if done is not None:
                 self.fresh[file.src_uri] = done
 

@@ -190,7 +190,9 @@ def render(judged: Judged, settings: Settings, cache: BuildCache, *, docs: Path 
     for run, rendered in zip(todo, render_runs(todo, receipts, confidence, summaries, cache.charts), strict=True):
         cache.remember(run.id, keys[run.id], rendered)
         out |= rendered
-    out |= claim_outputs(ledger, judged.evaluations, settings, judged.grids, templates=cache.charts)
+    out |= claim_outputs(
+        ledger, judged.evaluations, settings, judged.grids, templates=cache.charts, remembered=cache.claim_pages
+    )
     out |= attribution_outputs(ledger, judged.grids, judged.evaluations, settings, cache.charts)
     out |= ledger_outputs(ledger, judged.evaluations, cache.trial_lines)
     out |= compare_outputs(ledger, confidence)
@@ -226,7 +228,10 @@ def history_outputs(judged: Judged, found: History, confidence: float, cache: Bu
     if summaries is None:
         summaries = {run.id: summarize_run(run, confidence) for run in ledger.runs.values()}
     context = Context(ledger.runs, summaries, str(t_level(confidence)), chosen.along_keys, claims)
-    out = history_pages(found.series, context, cache.charts)
+    series = cache.history.get("series")  # (the confidence level, each series' files): `history_pages`
+    if series is None or series[0] != confidence:
+        series = cache.history["series"] = (confidence, {})
+    out = history_pages(found.series, context, cache.charts, series[1])
     out[HISTORY_JSON] = history_json(found.series)
     out[FEED] = history_feed(found.series, ledger.runs, chosen.site_url, chosen.site_name)
     cache.history["pages"] = (key, out)
@@ -238,7 +243,9 @@ def run_summaries(ledger: Ledger, confidence: float, cache: BuildCache) -> dict[
     is the one it was summarized from, else computed (by forked workers when there are many)."""
     known = cache.summaries
     todo = [run for run in ledger.runs.values() if known.get(run.id, ((None, None),))[0] != (run.digest, confidence)]
-    for run, summary in zip(todo, forked_map(partial(summarize_run, confidence=confidence), todo), strict=True):
+    for run, summary in zip(
+        todo, forked_map(partial(summarize_run, confidence=confidence), todo, what="run summaries"), strict=True
+    ):
         known[run.id] = ((run.digest, confidence), summary)
     for gone in set(known) - set(ledger.runs):
         del known[gone]
@@ -262,7 +269,7 @@ def render_runs(
         rendered = run_outputs(run, receipts.get(run.id), confidence, templates=templates, summary=summary)
         return rendered, _newest(templates.known, known), _newest(templates.compact, compact)
 
-    done = [one(run) for run in runs[:1]] + forked_map(one, runs[1:])
+    done = [one(run) for run in runs[:1]] + forked_map(one, runs[1:], what="runs rendered")
     for _, known, compact in done:
         templates.known.update(known)
         templates.compact.update(compact)

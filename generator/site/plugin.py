@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import gc
+import hashlib
 import html
 import json
 import logging
@@ -53,6 +54,7 @@ from .linked import link_generated, restamp
 from .links import broken_links
 from .navigation import auto_nav
 from .page_html import Converted, PageConverter, StubPage
+from .page_store import encoded
 from .pipeline import generate_site
 
 log = logging.getLogger("mkdocs.plugins.benchledger")
@@ -106,6 +108,9 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         self.dirty = False
         self.serving = False  # `serve`: the build cache is saved as it stops, not after every rebuild
         self.written: set[str] = set()  # the files under docs_dir this build's generation wrote
+        # built page under the site -> the sha256 of what MkDocs wrote there, kept across `serve`'s
+        # rebuilds: a dirty rebuild leaves the pages it does not build as they were
+        self.digests: dict[str, str] = {}
         self.converted: dict[str, Converted] = {}  # generated page -> its HTML, until MkDocs asks for it
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
@@ -189,7 +194,6 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         self.contents: dict[str, str] = {}  # generated page -> its converted HTML's digest, while deferred
         self.unchanged: dict[str, str] = {}  # generated page -> the digest of the page the theme made of it
         self.keys: dict[str, str] = {}  # generated page -> its key, for the HTML the theme makes now
-        self.digests: dict[str, str] = {}  # built page under the site -> the sha256 of what MkDocs writes there
         site = Path(config.site_dir)
         try:
             site.mkdir(parents=True, exist_ok=True)
@@ -274,7 +278,7 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         if pages:  # compiled here, before a fork, not by every worker
             env.get_template("main.html")
         made = partial(themed, env, config, self.nav, files.documentation_pages())
-        done = forked(lambda page: converter.store.put(made(page)), pages)
+        done = forked(lambda page: converter.store.put(made(page)), pages, what="pages in the theme")
         outputs: list[str | None] = list(done) if done is not None else [None] * len(todo)
         for (page, key), output in zip(todo, outputs, strict=True):
             if output is None:  # MkDocs renders it, in its turn
@@ -302,6 +306,8 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         if key is not None and self.converter is not None:
             digest = self.digests[page.file.dest_uri] = self.converter.store.put(output)
             self.converter.built(name, key, digest)
+        elif output.strip():  # what MkDocs writes: the crawl need not read it back
+            self.digests[page.file.dest_uri] = hashlib.sha256(encoded(output)).hexdigest()
         return output
 
     def on_files(self, files: Files, /, *, config: MkDocsConfig) -> Files:
@@ -309,7 +315,7 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         for file in files:
             if RUN_PAGE.match(file.src_uri):
                 file.inclusion = InclusionLevel.NOT_IN_NAV
-        link_generated(files)  # chart specs and downloads: linked into the site, not copied
+        link_generated(files, self.written)  # chart specs and downloads: linked into the site, not copied
         return files
 
     def on_page_markdown(self, markdown: str, /, *, page: Page, config: MkDocsConfig, files: Files) -> str:
