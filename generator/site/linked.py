@@ -16,8 +16,11 @@ link), else only when it is read back and still holds the bytes benchledger wrot
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import shutil
+import stat
 from collections.abc import Collection
 from pathlib import Path
 from typing import cast
@@ -33,8 +36,12 @@ class LinkedFile(File):
 
     linked = False  # linked (or copied) in this build: only such a file's stamp can have moved
     fresh = True  # written by this build's generation (`link_generated` says which were not)
+    restore: dict[str, str] | None = None  # site folder -> its kept copy, "" once moved back (`restorable`)
+    kept_copy: str | None = None  # the file itself, kept from the last build, when its folder is not moved back
 
     def copy_file(self, dirty: bool = False) -> None:
+        if self.restore is not None and self._restored():
+            return
         if dirty and not self.fresh and os.path.lexists(self.abs_dest_path):
             return  # a dirty build (serve --dirty): the site holds it since the last build
         if dirty and not self.is_modified():
@@ -51,6 +58,37 @@ class LinkedFile(File):
             os.link(source, target)
         except OSError:  # another file system, or none that links: a copy
             super().copy_file(dirty)
+
+    def _restored(self) -> bool:
+        """Is the file in place because its whole folder was moved back from the kept copy?"""
+        assert self.restore is not None
+        folder = os.path.dirname(self.abs_dest_path)
+        kept = self.restore.get(folder)
+        if kept is None:
+            return self._moved_back()
+        if kept == "":
+            return True
+        try:
+            os.makedirs(os.path.dirname(folder), exist_ok=True)
+            os.rename(kept, folder)
+        except OSError:  # the folder is there already (not empty), or the kept copy is gone
+            del self.restore[folder]
+            return False
+        self.restore[folder] = ""
+        return True
+
+    def _moved_back(self) -> bool:
+        """Is the file in place because its kept copy (the same file) was moved back?"""
+        if self.kept_copy is None:
+            return False
+        try:
+            os.makedirs(os.path.dirname(self.abs_dest_path), exist_ok=True)
+            if os.path.lexists(self.abs_dest_path):
+                return False
+            os.rename(self.kept_copy, self.abs_dest_path)
+        except OSError:
+            return False
+        return True
 
 
 def link_generated(files: Files, written: Collection[str] | None = None) -> None:
@@ -91,3 +129,72 @@ def restamp(docs: Path, files: Files, stamps: Stamps) -> None:
             del stamps[file.src_uri]
         else:
             stamps[file.src_uri] = now
+
+
+KEPT = ".benchledger-kept"  # MkDocs keeps a site folder's dot-entries when it empties it
+
+
+def set_aside(site: Path) -> Path | None:
+    """Before MkDocs empties the site folder of a site benchledger built: the folders it owns
+    there (runs/, claims/, history/, ...) are moved into `site/.benchledger-kept/`, so that the
+    folders of linked files that did not change can be moved back whole (`restorable`) instead
+    of 13,000 files unlinked and linked again. The kept folder, whatever was not moved back, is
+    removed after the build (`drop`); one left by a build cut short, before the next."""
+    kept = site / KEPT
+    drop(kept)
+    owned = sorted({o.split("/")[0] for o in OWNED if o.endswith("/")})
+    moved = False
+    for name in owned:
+        path = site / name
+        if path.is_dir() and not path.is_symlink():
+            kept.mkdir(mode=0o700, exist_ok=True)
+            os.rename(path, kept / name)
+            moved = True
+    return kept if moved else None
+
+
+def restorable(kept: Path, site: Path, files: Files) -> None:
+    """Each folder of the site whose kept copy holds exactly the linked files MkDocs would put
+    there, each the very file (inode) it would link, is moved back whole when its first file is
+    copied (`LinkedFile.copy_file`); every other file is linked as before."""
+    groups: dict[str, list[LinkedFile]] = {}
+    for file in files:
+        if isinstance(file, LinkedFile) and file.abs_src_path is not None and file._content is None:
+            groups.setdefault(os.path.dirname(file.abs_dest_path), []).append(file)
+    restore: dict[str, str] = {}
+    for folder, group in groups.items():
+        copy = kept / os.path.relpath(folder, site)
+        if not copy.is_dir() or copy.is_symlink() or os.path.relpath(folder, site).startswith(".."):
+            continue
+        try:
+            names = set(os.listdir(copy))
+            same = names == {os.path.basename(f.abs_dest_path) for f in group} and all(
+                _same_file(copy / os.path.basename(f.abs_dest_path), f.abs_src_path) for f in group
+            )
+        except OSError:
+            continue
+        if same:
+            restore[folder] = str(copy)
+            continue
+        for file in group:  # a folder that holds more (a page): each unchanged file moved back alone
+            one = copy / os.path.basename(file.abs_dest_path)
+            with contextlib.suppress(OSError):
+                if _same_file(one, file.abs_src_path):
+                    file.kept_copy = str(one)
+    for group in groups.values():
+        for file in group:
+            file.restore = restore
+
+
+def _same_file(kept: Path, source: str | None) -> bool:
+    info = os.lstat(kept)
+    if source is None or not stat.S_ISREG(info.st_mode):
+        return False
+    other = os.stat(source)
+    return (info.st_ino, info.st_dev) == (other.st_ino, other.st_dev)
+
+
+def drop(kept: Path) -> None:
+    """Remove the kept folder and whatever it still holds."""
+    if kept.is_dir() and not kept.is_symlink():
+        shutil.rmtree(kept, ignore_errors=True)

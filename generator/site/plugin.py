@@ -36,7 +36,13 @@ from ..analysis.comparison import Settings
 from ..analysis.history_settings import HistorySettings
 from ..errors import BenchledgerError
 from ..forked import forked
-from ..ledger.publication import SITE_CHECKED_ENV, layout_problems, site_folder_problems, theme_problems
+from ..ledger.publication import (
+    SITE_CHECKED_ENV,
+    SITE_MARKER,
+    layout_problems,
+    site_folder_problems,
+    theme_problems,
+)
 from ..ledger.records import RUNS_DIR, Ledger
 from ..render.assets import JAVASCRIPT, STYLESHEETS
 from ..render.attribution_pages import grids_panel
@@ -50,7 +56,7 @@ from .built_pages import TEMPLATE, cacheable, page_key, site_key
 from .cache import BuildCache
 from .collector import relaxed
 from .files import mark_site
-from .linked import link_generated, restamp
+from .linked import KEPT, drop, link_generated, restamp, restorable, set_aside
 from .links import broken_links
 from .navigation import auto_nav
 from .page_html import Converted, PageConverter, StubPage
@@ -195,11 +201,18 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         self.unchanged: dict[str, str] = {}  # generated page -> the digest of the page the theme made of it
         self.keys: dict[str, str] = {}  # generated page -> its key, for the HTML the theme makes now
         site = Path(config.site_dir)
+        self.kept: Path | None = None
         try:
+            ours = (site / SITE_MARKER).is_file() and not site.is_symlink()  # a site benchledger built
             site.mkdir(parents=True, exist_ok=True)
             mark_site(site)
         except OSError as err:
             raise PluginError(f"benchledger: site_dir: {site} cannot be written ({err.strerror}); fix it") from None
+        if ours and not self.dirty:  # MkDocs empties it next: unchanged linked files are set aside
+            try:
+                self.kept = set_aside(site)
+            except OSError:  # what was not moved is emptied as before, and linked again
+                self.kept = site / KEPT
 
     @event_priority(-75)  # after the search plugin has written its index
     def on_post_build(self, *, config: MkDocsConfig) -> None:
@@ -208,6 +221,8 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         the page and the target."""
         gc.unfreeze()
         self.restore_epoch()
+        if self.kept is not None:
+            drop(self.kept)
         add_search_entries(Path(config.site_dir), self.search, self.files)
         root = urlsplit(config.site_url or "/").path or "/"
         crawled = self.cache.crawled if self.cache is not None else None
@@ -226,6 +241,9 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         """The cache is not saved: a generation cut short may have remembered pages it never wrote."""
         gc.unfreeze()
         self.restore_epoch()
+        kept = getattr(self, "kept", None)
+        if kept is not None:
+            drop(kept)
 
     def restore_epoch(self) -> None:
         """SOURCE_DATE_EPOCH goes back to the user's value (or none): a later build or subprocess
@@ -316,6 +334,8 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
             if RUN_PAGE.match(file.src_uri):
                 file.inclusion = InclusionLevel.NOT_IN_NAV
         link_generated(files, self.written)  # chart specs and downloads: linked into the site, not copied
+        if self.kept is not None:  # folders of them unchanged since the last build are moved back whole
+            restorable(self.kept, Path(config.site_dir), files)
         return files
 
     def on_page_markdown(self, markdown: str, /, *, page: Page, config: MkDocsConfig, files: Files) -> str:
