@@ -20,12 +20,12 @@ conditions x 3 metrics) in a temporary folder and prints, in one run:
   is the builders' own work, but on a shared 2-core machine it too moves by 10-20% between
   identical builds: hence the medians. benchledger's Python bytecode is compiled first, as an
   installed package has it,
-- time per run (flat means linear growth),
-- the site size and the largest page,
+- time per run (flat means linear growth; target at 10,000 runs <= 8 ms),
+- the site size and the largest page (target < 300 KB),
 - the weight of one run page (its HTML plus its chart JSON, without the shared
   chart bundle and the downloadable files; target <= 60 KB),
-- the peak memory (maximum resident set) of the `benchledger build` process (target < 2 GB
-  at 10,000 runs),
+- the peak memory (maximum resident set) of the `benchledger build` process and of its forked
+  workers, the larger of the two (target < 1 GB at 10,000 runs),
 - and, at the largest size, after one run's results.csv changes:
   - a second `benchledger generate` in a new process, as a second `benchledger build`
     runs it: the regeneration itself (target < 1 s at 1,000 runs; the build cache

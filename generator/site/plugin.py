@@ -65,6 +65,7 @@ from .pipeline import generate_site
 
 log = logging.getLogger("mkdocs.plugins.benchledger")
 RUN_PAGE = re.compile(r"^(runs|claims|history)/([^/]+/index|_pages/[0-9]+)\.md$")  # history/<series>/index.md
+POLL_S = 0.2  # how often serve looks for a saved file (a snapshot of runs/: 4,000 entries at 1,000 runs)
 USER_EPOCH = os.environ.get("SOURCE_DATE_EPOCH")  # a value the user set wins
 
 
@@ -403,7 +404,12 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         self, server: LiveReloadServer, /, *, config: MkDocsConfig, builder: Callable[..., Any]
     ) -> LiveReloadServer:
         """Watch runs/, and every source under docs_dir but the pages benchledger writes there:
-        a build writing its own pages must not wake the watcher for a second, useless build."""
+        a build writing its own pages must not wake the watcher for a second, useless build.
+        MkDocs polls what it watches every half second (a save waits a quarter second on
+        average before the rebuild starts); these are polled every POLL_S seconds."""
+        observer = getattr(server, "observer", None)
+        if isinstance(getattr(observer, "_timeout", None), (int, float)):  # watchdog's interval, read at each watch
+            observer._timeout = min(observer._timeout, POLL_S)  # type: ignore[union-attr]
         server.watch(str(self.root / RUNS_DIR))
         docs = Path(config.docs_dir).resolve()
         server.unwatch(str(docs))
