@@ -1,7 +1,7 @@
 """The build cache: what one build can reuse from the last, in this process (`serve`
 keeps it across rebuilds) and across processes (`benchledger build` after a change).
 
-It holds eleven things, all but the chart templates keyed so that each is used only when it can be re-verified:
+It holds twelve things, all but the chart templates keyed so that each is used only when it can be re-verified:
 
 - parsed runs, by the run folder's name and the sha256 of every file in it (the files
   are read and hashed on every build; only the YAML and CSV parsing is saved);
@@ -29,7 +29,9 @@ It holds eleven things, all but the chart templates keyed so that each is used o
   its template before using it);
 - each claim's page and charts, by everything they are rendered from (`render.outputs.claim_key`),
   and each History series' page and chart likewise (`render.history_pages.series_key`, kept
-  in `history`).
+  in `history`);
+- where each internal link of the built site led, by the site's files and folders
+  (`site.links.broken_links`).
 
 It is an object its owner passes to what uses it: the plugin holds one across `serve`
 rebuilds, a command loads one per build. Nothing here is module state.
@@ -168,7 +170,7 @@ def _holds(path: str, sha: bytes) -> bool:
 
 PARTS = (
     "parsed", "rendered", "written", "trial_lines", "charts", "evaluations", "crawled", "pages", "history", "summaries",
-    "templates", "claim_pages",
+    "templates", "claim_pages", "links",
 )  # fmt: skip
 
 
@@ -189,6 +191,9 @@ class BuildCache:
     summaries: dict[str, tuple[tuple[str, float], RunSummary]] = field(default_factory=dict)
     templates: dict[str, bytes] = field(default_factory=dict)  # the theme's templates compiled (Jinja's bytecode)
     claim_pages: ClaimPages = field(default_factory=dict)  # claim id -> (what its files were rendered from, its files)
+    links: dict[str, object] = field(
+        default_factory=dict
+    )  # where each link of the site led (`site.links.broken_links`)
     path: Path | None = None  # where it is saved, for one that persists
 
     @functools.cached_property

@@ -170,19 +170,35 @@ def crawl(
     return pages, set(files), folders
 
 
+Resolved = dict[tuple[str, str], tuple[str, str] | None]  # (page's folder, or the page, link) -> target
+
+
 def broken_links(
-    site: Path, root: str = "/", crawled: Crawled | None = None, digests: Mapping[str, str] | None = None
+    site: Path,
+    root: str = "/",
+    crawled: Crawled | None = None,
+    digests: Mapping[str, str] | None = None,
+    remembered: dict[str, object] | None = None,
 ) -> list[Broken]:
     """Every internal link of the built site at `site` that names no file or no anchor, in page order;
     `root` is the path the site is served under (the path of site_url), for links that start with /.
-    `crawled` is the build cache's pages, `digests` the pages whose bytes the build knows (see `crawl`)."""
+    `crawled` is the build cache's pages, `digests` the pages whose bytes the build knows (see `crawl`).
+    `remembered` (the build cache's `links`) keeps where each link led, by the site's files and
+    folders and `root`: while those are the same, no link is resolved again."""
     root = root if root.endswith("/") else root + "/"
     pages, files, folders = crawl(site, crawled, digests)
+    layout = hashlib.sha256("\0".join([root, *sorted(files), "\1", *sorted(folders)]).encode()).hexdigest()
+    known = remembered.get("resolved") if remembered is not None and remembered.get("layout") == layout else None
+    resolved: Resolved = known if isinstance(known, dict) else {}
+    asked = False  # did a link lead inside a linked folder, which the layout does not hold?
 
     def is_folder(rel: str) -> bool:  # a folder inside a linked one is asked of the file system
-        return rel in folders or (rel not in files and (site / rel).is_dir())
+        nonlocal asked
+        if rel in folders or rel in files:
+            return rel in folders
+        asked = True
+        return (site / rel).is_dir()
 
-    resolved: dict[tuple[str, str], tuple[str, str] | None] = {}  # (page's folder, or the page, link) -> target
     out: list[Broken] = []
     for name, page in pages.items():
         folder = name.rsplit("/", 1)[0] + "/" if "/" in name else ""
@@ -201,4 +217,8 @@ def broken_links(
                 out.append(Broken(name, link, f"no file {target}"))
             elif fragment and target in pages and fragment not in pages[target].ids:
                 out.append(Broken(name, link, f"no id {fragment!r} on {target}"))
+    if remembered is not None:
+        remembered.clear()
+        if not asked:
+            remembered.update(layout=layout, resolved=resolved)
     return out

@@ -228,7 +228,8 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         root = urlsplit(config.site_url or "/").path or "/"
         crawled = self.cache.crawled if self.cache is not None else None
         with relaxed():
-            broken = broken_links(Path(config.site_dir), root, crawled, self.digests)
+            links = self.cache.links if self.cache is not None else None
+            broken = broken_links(Path(config.site_dir), root, crawled, self.digests, links)
         for link in broken:
             log.warning("benchledger: %s", link)
         if self.converter is not None and not self.dirty:
