@@ -42,8 +42,8 @@ class LinkedFile(File):
     def copy_file(self, dirty: bool = False) -> None:
         if self.restore is not None and self._restored():
             return
-        if dirty and not self.fresh and os.path.lexists(self.abs_dest_path):
-            return  # a dirty build (serve --dirty): the site holds it since the last build
+        if dirty and not self.fresh:
+            return  # a dirty build (serve --dirty): unchanged since the last build, which put it there
         if dirty and not self.is_modified():
             return
         self.linked = True

@@ -38,6 +38,7 @@ from mkdocs.utils.meta import get_data
 
 from ..forked import InWorker, forked_map
 from ..render.templating import GENERATED_PREFIX
+from .built_pages import cacheable
 from .links import _parse
 from .page_store import PageStore
 
@@ -311,10 +312,13 @@ class PageConverter:
 def _context(config: MkDocsConfig, files: Files) -> str:
     """What a page's HTML depends on besides its Markdown and URL: every file of the site (a link
     resolves against them) and the Markdown and link settings. An object without a stable
-    `repr` (a function given as a setting) makes every key new: nothing is reused, never wrong."""
-    digest = hashlib.sha256()
-    for file in files:
-        digest.update(file.src_uri.encode() + b"\0" + file.url.encode() + b"\0")
+    `repr` (a function given as a setting) makes every key new: nothing is reused, never wrong.
+    With only known plugins (`built_pages.cacheable`) a file's URL follows from its path and
+    `use_directory_urls`, which the key holds; with others, each URL is in the key too."""
+    if cacheable(config):
+        digest = hashlib.sha256("\0".join(files.src_uris).encode())
+    else:
+        digest = hashlib.sha256("\0".join(f"{file.src_uri}\0{file.url}" for file in files).encode())
     settings = (config.markdown_extensions, sorted((config.mdx_configs or {}).items()), config.use_directory_urls)
     digest.update(repr((settings, config.validation)).encode())
     return digest.hexdigest()

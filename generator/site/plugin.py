@@ -65,6 +65,7 @@ from .pipeline import generate_site
 
 log = logging.getLogger("mkdocs.plugins.benchledger")
 RUN_PAGE = re.compile(r"^(runs|claims|history)/([^/]+/index|_pages/[0-9]+)\.md$")  # history/<series>/index.md
+QUIET_S = 0.05  # serve rebuilds once no file event came for this long (MkDocs: 0.1 s)
 USER_EPOCH = os.environ.get("SOURCE_DATE_EPOCH")  # a value the user set wins
 
 
@@ -115,6 +116,7 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         self.serving = False  # `serve`: the build cache is saved as it stops, not after every rebuild
         self.watcher: Any = None  # serve's watch of runs/ through the kernel's file events (`fast_watch`)
         self.written: set[str] = set()  # the files under docs_dir this build's generation wrote
+        self.built_whole = False  # has this instance built the site once (every file linked)?
         # built page under the site -> the sha256 of what MkDocs wrote there, kept across `serve`'s
         # rebuilds: a dirty rebuild leaves the pages it does not build as they were
         self.digests: dict[str, str] = {}
@@ -234,6 +236,7 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
             broken = broken_links(Path(config.site_dir), root, crawled, self.digests, links)
         for link in broken:
             log.warning("benchledger: %s", link)
+        self.built_whole = True
         if self.converter is not None and not self.dirty:
             self.converter.forget_others()
         if self.cache is not None:
@@ -337,7 +340,9 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         for file in files:
             if RUN_PAGE.match(file.src_uri):
                 file.inclusion = InclusionLevel.NOT_IN_NAV
-        link_generated(files, self.written)  # chart specs and downloads: linked into the site, not copied
+        # chart specs and downloads: linked into the site, not copied; by a dirty rebuild (serve
+        # --dirty), only those generation wrote, once this instance has built the site whole
+        link_generated(files, self.written if self.built_whole else None)
         if self.kept is not None:  # folders of them unchanged since the last build are moved back whole
             restorable(self.kept, Path(config.site_dir), files)
         return files
@@ -413,6 +418,8 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         quarter second on average before its rebuild. runs/ is watched through the kernel's
         file events instead (`fast_watch`) where it can be."""
         self.watcher = fast_watch(server, self.root / RUNS_DIR)
+        if self.watcher is not None:  # a save is seen at once: MkDocs' wait for quiet (0.1 s) can be shorter
+            server.build_delay = min(server.build_delay, QUIET_S)
         docs = Path(config.docs_dir).resolve()
         server.unwatch(str(docs))
         for path, recursive in source_watches(docs):
