@@ -4,15 +4,13 @@ watch runs/ while serving. Everything else is ordinary MkDocs."""
 
 from __future__ import annotations
 
-import datetime as dt
 import gc
 import hashlib
 import html
-import json
 import logging
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -20,20 +18,15 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import jinja2
-from mkdocs.commands.build import get_context
-from mkdocs.config import config_options as c
-from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.livereload import LiveReloadServer
 from mkdocs.plugins import BasePlugin, event_priority
-from mkdocs.structure.files import File, Files, InclusionLevel
+from mkdocs.structure.files import Files, InclusionLevel
 from mkdocs.structure.nav import Navigation
 from mkdocs.structure.pages import Page
 
 from ..analysis.audit import Checked
-from ..analysis.comparison import Settings
-from ..analysis.history_settings import HistorySettings
 from ..errors import BenchledgerError
 from ..forked import forked
 from ..ledger.publication import (
@@ -43,13 +36,12 @@ from ..ledger.publication import (
     site_folder_problems,
     theme_problems,
 )
-from ..ledger.records import RUNS_DIR, Ledger
+from ..ledger.records import RUNS_DIR
 from ..render.assets import JAVASCRIPT, STYLESHEETS
 from ..render.attribution_pages import grids_panel
 from ..render.glance import glance, marker_line, place
-from ..render.outputs import OWNED
 from ..render.report_panels import insert_panel, limits_panel, report_panel
-from ..render.search_entries import SearchEntry, search_entries
+from ..render.search_entries import search_entries
 from ..render.sweeps import insert_sweeps
 from ..render.templating import GENERATED_PREFIX
 from .built_pages import TEMPLATE, cacheable, page_key, site_key
@@ -62,47 +54,14 @@ from .navigation import auto_nav
 from .page_html import Converted, PageConverter, StubPage
 from .page_store import encoded
 from .pipeline import generate_site
+from .plugin_config import PluginConfig, build_epoch, history_from, settings_from
+from .search_index import add_search_entries
+from .themed import KeptBytecode, themed
+from .watching import QUIET_S, fast_watch, source_watches
 
 log = logging.getLogger("mkdocs.plugins.benchledger")
 RUN_PAGE = re.compile(r"^(runs|claims|history)/([^/]+/index|_pages/[0-9]+)\.md$")  # history/<series>/index.md
-QUIET_S = 0.05  # serve rebuilds once no file event came for this long (MkDocs: 0.1 s)
 USER_EPOCH = os.environ.get("SOURCE_DATE_EPOCH")  # a value the user set wins
-
-
-class PluginConfig(Config):
-    """Each option unset means Settings' default (one place holds the defaults)."""
-
-    min_effect = c.Optional(c.Type((int, float)))
-    noise = c.Optional(c.Type((int, float)))
-    confidence = c.Optional(c.Type((int, float)))
-    history = c.Optional(c.Type(bool))
-    history_along = c.Optional(c.Type(list))
-
-
-def settings_from(config: PluginConfig) -> Settings:
-    """The verdict parameters of the plugin configuration, read as the CLI reads them."""
-    given = {"confidence": config.confidence, "min_effect": config.min_effect, "noise": config.noise}
-    try:
-        return Settings.parse(given, "mkdocs.yml")
-    except BenchledgerError as err:
-        raise PluginError(f"benchledger: {err}") from None
-
-
-def history_from(config: PluginConfig, mkdocs: MkDocsConfig) -> HistorySettings:
-    """The history settings of the plugin configuration, read as the CLI reads them."""
-    given = {"history": config.history, "history_along": config.history_along}
-    try:
-        return HistorySettings.parse(given, "mkdocs.yml", site_url=mkdocs.site_url or None, site_name=mkdocs.site_name)
-    except BenchledgerError as err:
-        raise PluginError(f"benchledger: {err}") from None
-
-
-def build_epoch(ledger: Ledger) -> int:
-    """A build timestamp taken from the inputs (the newest run or report date), never the clock."""
-    dates = [run.meta.date for run in ledger.runs.values()]
-    dates += [r.meta.date for r in ledger.reports if r.meta.date is not None]
-    newest = max(dates, default=dt.date(1970, 1, 1))
-    return int(dt.datetime.combine(newest, dt.time(), dt.UTC).timestamp())
 
 
 class BenchledgerPlugin(BasePlugin[PluginConfig]):
@@ -425,115 +384,3 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         for path, recursive in source_watches(docs):
             server.watch(str(path), recursive=recursive)
         return server
-
-
-class KeptBytecode(jinja2.BytecodeCache):
-    """The theme's templates compiled once and kept (the build cache's `templates`), so a rebuild
-    does not compile them again. Jinja checks each against its template's source before using it."""
-
-    def __init__(self, store: dict[str, bytes]) -> None:
-        self.store = store
-
-    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        data = self.store.get(bucket.key)
-        if data is not None:
-            bucket.bytecode_from_string(data)
-
-    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
-        self.store[bucket.key] = bucket.bytecode_to_string()
-
-
-def themed(
-    env: jinja2.Environment, config: MkDocsConfig, nav: Navigation, doc_files: Sequence[File], page: Page
-) -> str:
-    """The page in the theme's template, as MkDocs' `_build_page` renders it: the page active,
-    its context, the plugins' `on_page_context` (with only known plugins, `built_pages.cacheable`:
-    the search plugin's, which may change the content it renders). Run in a forked worker
-    only, where what the search plugin indexes is dropped: MkDocs' own turn indexes the page.
-    What `on_post_page` then does is `BenchledgerPlugin.on_post_page`'s: it puts this in place."""
-    config._current_page = page
-    page.active = True
-    try:
-        context = get_context(nav, doc_files, config, page)
-        template = env.get_template(page.meta.get("template", "main.html"))
-        context = config.plugins.on_page_context(context, page=page, config=config, nav=nav)
-        return template.render(context)
-    finally:
-        page.active = False
-        config._current_page = None
-
-
-def add_search_entries(site: Path, entries: dict[str, SearchEntry], files: Files) -> None:
-    """The search plugin's index (search/search_index.json, when it wrote one) with one entry per
-    page in `entries` that MkDocs built, in the order of MkDocs' files."""
-    index = site / "search" / "search_index.json"
-    if not entries or not index.is_file():
-        return
-    data = json.loads(index.read_bytes())
-    docs = data.get("docs") if isinstance(data, dict) else None
-    if not isinstance(docs, list):
-        return
-    for file in files.documentation_pages():
-        entry = entries.get(file.src_uri)
-        if entry is not None:
-            docs.append({"location": file.url, "title": entry.title, "text": entry.text, "tags": [entry.tag]})
-    index.write_text(json.dumps(data, separators=(",", ":"), default=str), encoding="utf-8")
-
-
-def fast_watch(server: LiveReloadServer, folder: Path) -> Any:
-    """Watch `folder` as `server.watch` does (the same rebuild on any change), but through the
-    kernel's file events (watchdog's inotify observer, on Linux, for files created, written,
-    closed after writing, deleted or moved): the change is seen at once and nothing is polled.
-    The observer is returned, to be stopped as serve stops; where there is none (another
-    system, no inotify watch left), the folder is watched as MkDocs watches it."""
-    try:
-        from watchdog import events
-        from watchdog.observers.api import ObservedWatch
-        from watchdog.observers.inotify import InotifyObserver
-
-        writes = [
-            events.FileCreatedEvent, events.FileModifiedEvent, events.FileDeletedEvent, events.FileMovedEvent,
-            events.FileClosedEvent,
-        ]  # fmt: skip  # not a file opened or read: a build reads every run
-
-        class Written(InotifyObserver):
-            def schedule(  # type: ignore[override]  # every watch filtered: MkDocs' watch passes none
-                self, event_handler: events.FileSystemEventHandler, path: str | Path, *, recursive: bool = False
-            ) -> ObservedWatch:
-                return super().schedule(event_handler, path, recursive=recursive, event_filter=writes)
-
-        observer = Written()
-        observer.unschedule(observer.schedule(events.FileSystemEventHandler(), str(folder), recursive=True))  # it can
-    except (ImportError, OSError, TypeError):  # TypeError: a watchdog without event filters
-        server.watch(str(folder))
-        return None
-    polling, server.observer = server.observer, observer  # type: ignore[assignment]
-    try:
-        server.watch(str(folder))  # MkDocs' own handler, scheduled on this observer
-    finally:
-        server.observer = polling
-    observer.start()
-    return observer
-
-
-def source_watches(docs: Path) -> list[tuple[Path, bool]]:
-    """Folders to watch so that no generated path is watched: a folder holding no generated
-    path recursively; one that holds some, alone (its files), and its other folders in turn.
-    A folder created after `serve` starts is watched from the next start."""
-    owned = tuple(o.rstrip("/") for o in OWNED)
-    out: list[tuple[Path, bool]] = []
-
-    def visit(folder: Path) -> None:
-        rel = folder.relative_to(docs).as_posix() if folder != docs else ""
-        inside = [o for o in owned if rel == "" or o.startswith(rel + "/")]
-        if not inside:
-            out.append((folder, True))
-            return
-        out.append((folder, False))
-        for child in sorted(folder.iterdir()):
-            name = child.relative_to(docs).as_posix()
-            if child.is_dir() and not child.is_symlink() and name not in owned:
-                visit(child)
-
-    visit(docs)
-    return out
