@@ -1,7 +1,7 @@
 """The build cache: what one build can reuse from the last, in this process (`serve`
 keeps it across rebuilds) and across processes (`benchledger build` after a change).
 
-It holds twelve things, all but the chart templates keyed so that each is used only when it can be re-verified:
+It holds eleven things on disk, all but the chart templates keyed so that each is used only when it can be re-verified:
 
 - parsed runs, by the run folder's name and the sha256 of every file in it (the files
   are read and hashed on every build; only the YAML and CSV parsing is saved);
@@ -27,9 +27,9 @@ It holds twelve things, all but the chart templates keyed so that each is used o
   level: history reads every run's, and a rebuild after one change summarizes one run;
 - the theme's templates compiled (Jinja's bytecode, which Jinja checks against the source of
   its template before using it);
-- each claim's page and charts, by everything they are rendered from (`render.outputs.claim_key`),
-  and each History series' page and chart likewise (`render.history_pages.series_key`, kept
-  in `history`);
+- each History series' page and chart, by everything they are rendered from
+  (`render.history_pages.series_key`, kept in `history`), and, under `serve` only (in memory,
+  never saved), each claim's page and charts likewise (`render.outputs.claim_key`);
 - where each internal link of the built site led, by the site's files and folders
   (`site.links.broken_links`).
 
@@ -170,7 +170,7 @@ def _holds(path: str, sha: bytes) -> bool:
 
 PARTS = (
     "parsed", "rendered", "written", "trial_lines", "charts", "evaluations", "crawled", "pages", "history", "summaries",
-    "templates", "claim_pages", "links",
+    "templates", "links",
 )  # fmt: skip
 
 
@@ -190,7 +190,10 @@ class BuildCache:
     # run id -> ((its digest, the confidence level), its summary at that level)
     summaries: dict[str, tuple[tuple[str, float], RunSummary]] = field(default_factory=dict)
     templates: dict[str, bytes] = field(default_factory=dict)  # the theme's templates compiled (Jinja's bytecode)
-    claim_pages: ClaimPages = field(default_factory=dict)  # claim id -> (what its files were rendered from, its files)
+    # claim id -> (what its files were rendered from, its files): kept by `serve` between rebuilds, never saved
+    # (`render.outputs.claim_key` is a pickle, the same only within one process)
+    claim_pages: ClaimPages = field(default_factory=dict)
+    serving: bool = False  # held by `serve` across rebuilds: what is kept only in memory is worth keeping
     links: dict[str, object] = field(
         default_factory=dict
     )  # where each link of the site led (`site.links.broken_links`)

@@ -191,7 +191,12 @@ def render(judged: Judged, settings: Settings, cache: BuildCache, *, docs: Path 
         cache.remember(run.id, keys[run.id], rendered)
         out |= rendered
     out |= claim_outputs(
-        ledger, judged.evaluations, settings, judged.grids, templates=cache.charts, remembered=cache.claim_pages
+        ledger,
+        judged.evaluations,
+        settings,
+        judged.grids,
+        templates=cache.charts,
+        remembered=cache.claim_pages if cache.serving else None,
     )
     out |= attribution_outputs(ledger, judged.grids, judged.evaluations, settings, cache.charts)
     out |= ledger_outputs(ledger, judged.evaluations, cache.trial_lines)

@@ -99,6 +99,7 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         docs_dir = Path(config.docs_dir).resolve()
         self.settings = settings_from(self.config)
         self.cache = self.cache or BuildCache.for_publication(self.root)
+        self.cache.serving = self.serving
         custom = config.theme.custom_dir
         overlaps = layout_problems(self.root, docs_dir, Path(config.site_dir))
         overlaps += theme_problems(self.root, Path(custom) if custom else None)
