@@ -30,8 +30,8 @@ It holds eleven things on disk, all but the chart templates keyed so that each i
 - each History series' page and chart, by everything they are rendered from
   (`render.history_pages.series_key`, kept in `history`), and, under `serve` only (in memory,
   never saved), each claim's page and charts likewise (`render.outputs.claim_key`);
-- where each internal link of the built site led, by the site's files and folders
-  (`site.links.broken_links`).
+- under `serve` only, in memory: where each internal link of the built site led, by the
+  site's files and folders (`site.links.broken_links`).
 
 It is an object its owner passes to what uses it: the plugin holds one across `serve`
 rebuilds, a command loads one per build. Nothing here is module state.
@@ -170,7 +170,7 @@ def _holds(path: str, sha: bytes) -> bool:
 
 PARTS = (
     "parsed", "rendered", "written", "trial_lines", "charts", "evaluations", "crawled", "pages", "history", "summaries",
-    "templates", "links",
+    "templates",
 )  # fmt: skip
 
 

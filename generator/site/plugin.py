@@ -192,7 +192,7 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         root = urlsplit(config.site_url or "/").path or "/"
         crawled = self.cache.crawled if self.cache is not None else None
         with relaxed():
-            links = self.cache.links if self.cache is not None else None
+            links = self.cache.links if self.cache is not None and self.serving else None
             broken = broken_links(Path(config.site_dir), root, crawled, self.digests, links)
         for link in broken:
             log.warning("benchledger: %s", link)
