@@ -47,3 +47,15 @@ def test_a_rebuild_keeps_unchanged_files_and_replaces_one_changed_in_the_site(tm
     assert source.stat().st_ctime_ns == changed_before  # moved back with its folder: never linked again
     build(root, "--site-dir", str(tmp_path / "fresh"))
     assert tree(site) == tree(tmp_path / "fresh")
+
+
+def test_a_kept_folder_planted_as_a_link_is_removed_and_nothing_moves_through_it(tmp_path: Path) -> None:
+    root = copy_example(tmp_path / "pub")
+    build(root)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (root / "site" / ".benchledger-kept").symlink_to(outside, target_is_directory=True)
+    build(root)
+    assert list(outside.iterdir()) == []  # the site's folders were not set aside into it
+    assert not (root / "site" / ".benchledger-kept").exists()
+    assert (root / "site" / "runs" / "index.html").is_file()

@@ -195,6 +195,9 @@ def _same_file(kept: Path, source: str | None) -> bool:
 
 
 def drop(kept: Path) -> None:
-    """Remove the kept folder and whatever it still holds."""
-    if kept.is_dir() and not kept.is_symlink():
+    """Remove the kept folder and whatever it still holds; anything else of that name (a link,
+    which is never followed, or a file) is removed too, so nothing is set aside through it."""
+    if kept.is_symlink() or kept.is_file():
+        kept.unlink()
+    elif kept.is_dir():
         shutil.rmtree(kept, ignore_errors=True)
