@@ -15,7 +15,8 @@ from xml.sax.saxutils import escape, quoteattr
 
 from ..analysis.history import Change, Followed
 from ..ledger.records import Run
-from .history_pages import HISTORY, condition_text, dated_changes, moved_text, ratio_text, series_slug, title
+from .history_pages import HISTORY, dated_changes, series_slug
+from .history_words import condition_text, moved_text, ratio_text, title
 
 FEED = f"{HISTORY}/feed.xml"
 AUTHORITY = "benchledger"  # the tag: authority; a fixed name, so ids survive a move of the site

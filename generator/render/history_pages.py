@@ -23,13 +23,23 @@ from ..analysis.history import MIN_POINTS, Change, Followed
 from ..analysis.history_levels import levels
 from ..analysis.series import ALONG, Series, Split
 from ..analysis.summaries import RunSummary
-from ..analysis.wording import pct
-from ..format.conditions import condition_label, same_condition
+from ..format.conditions import same_condition
 from ..ledger.records import Run
 from . import blocks
 from . import text as t
 from .chart_templates import ChartTemplates
 from .history_charts import along_labels, order_of, series_chart, series_rows, status
+from .history_words import (
+    CHANGE_COLUMNS,
+    change_rows,
+    condition_text,
+    distinct,
+    figure,
+    latest_change,
+    ratio_text,
+    run_link,
+    title,
+)
 from .templating import generated_mark, render
 
 HISTORY = "history"
@@ -152,101 +162,6 @@ def _trials(f: Followed, context: Context) -> dict[int, list[tuple[str, float]]]
     return out
 
 
-# -- words shared by the pages ------------------------------------------------------------
-
-
-def title(series: Series) -> str:
-    return f"{series.benchmark}: {series.metric}"
-
-
-def condition_text(series: Series) -> str:
-    return condition_label(series.condition) if series.condition else "one condition"
-
-
-def distinct(series: Series) -> str:
-    """What sets the series apart from the others of its benchmark, metric and condition: its
-    value of each key that split them, and its machine."""
-    env = dict(series.environment)
-    keys = [s.key for s in series.splits]
-    shown = [f"{k}={t.recorded(env.get(k, 'null'))}" for k in dict.fromkeys(keys)]
-    machine = env.get("host.name")
-    return "; ".join(([f"host {machine}"] if machine else []) + shown)
-
-
-def figure(mean: float, low: float | None, high: float | None, n: int, unit: str | None, level: str) -> str:
-    """'36.1 tok/s [35.8, 36.4], n = 5' (a point's value); a reported figure says so."""
-    shown = f"{t.number(mean)} {unit}".rstrip() if unit else t.number(mean)
-    if n == 0:
-        return f"{shown} (reported, trials not reported)"
-    if low is None or high is None or low == high:
-        return f"{shown}, n = {n:,}"
-    return f"{shown} [{t.number(low)}, {t.number(high)}] ({level} CI), n = {n:,}"
-
-
-def ratio_text(c: Change) -> str:
-    """'−10.0% [−12.1%, −7.9%]': the change after / before as a percent, with its 95% interval."""
-    return t.minus(f"{pct(c.ratio)} [{pct(c.low)}, {pct(c.high)}]")
-
-
-def moved_text(c: Change) -> str:
-    """The keys that moved between the runs around a change: 'software.engine_version b6116 → b6117'."""
-    if not c.moved:
-        return "no recorded key differs"
-    return "; ".join(f"{m.key} {t.recorded(m.before)} → {t.recorded(m.after)}" for m in c.moved)
-
-
-def kind_text(c: Change) -> str:
-    return "step" if c.kind == "step" else "latest against the best earlier segment"
-
-
-def latest_change(f: Followed) -> Change | None:
-    """The change whose later run comes last in the series (a step before a latest-vs-best)."""
-    position = {run: i for i, p in enumerate(f.series.points) for run in p.runs}
-    ordered = sorted(f.changes, key=lambda c: (position[c.after], c.kind != "step"))
-    return ordered[-1] if ordered else None
-
-
-def _run_link(run: str, up: str) -> Markup:
-    return t.link(run, f"{up}runs/{t.path_url(run)}/")
-
-
-def _pair(c: Change, up: str) -> Markup:
-    """The two runs around a change, each linked, and the link to their compare page."""
-    compare = f"{up}compare/?a={t.attr(t.path_url(c.before))}&amp;b={t.attr(t.path_url(c.after))}"
-    return Markup(
-        f'{_run_link(c.before, up)} → {_run_link(c.after, up)}<br><span class="bl-sub">'
-        f'<a href="{compare}">compare these two runs</a></span>'
-    )
-
-
-CHANGE_COLUMNS = ("Runs", "Verdict", "After / before", "Keys that moved")
-
-
-def change_rows(changes: Sequence[Change], up: str) -> list[tuple[object, ...]]:
-    return [(_pair(c, up), verdict_cell(c), ratio_text(c), moved_cell(c)) for c in changes]
-
-
-def verdict_cell(c: Change) -> Markup:
-    """The verdict in bold, what it compared, and the history file that accepts it, if one does."""
-    cell = Markup(f"<strong>{t.text(c.verdict)}</strong><br>") + Markup(
-        f'<span class="bl-sub">{t.text(kind_text(c))}</span>'
-    )
-    if c.accepted is not None:
-        cell += Markup(f'<br><span class="bl-sub">{t.text(accepted_text(c))}</span>')
-    return cell
-
-
-def accepted_text(c: Change) -> str:
-    assert c.accepted is not None
-    return f"accepted by {c.accepted.file}: {c.accepted.text}"
-
-
-def moved_cell(c: Change) -> Markup:
-    """The keys that moved, then each annotation at the change's first run after."""
-    notes = "".join(f'<br><span class="bl-sub">{t.text(f"{n.text} ({n.file})")}</span>' for n in c.annotations)
-    return t.text(moved_text(c)) + Markup(notes)
-
-
 # -- the pages ----------------------------------------------------------------------------
 
 
@@ -280,7 +195,7 @@ def series_page(f: Followed, context: Context) -> str:
     shown = distinct_candidates(f)
     point_rows = [
         (
-            _run_link(p.runs[0], "../../") + (Markup(f" and {len(p.runs) - 1} more") if len(p.runs) > 1 else ""),
+            run_link(p.runs[0], "../../") + (Markup(f" and {len(p.runs) - 1} more") if len(p.runs) > 1 else ""),
             labels[i],
             figure(p.mean, p.low, p.high, p.n, unit, context.level),
             status(f, i, context.incomplete),
@@ -303,11 +218,11 @@ def series_page(f: Followed, context: Context) -> str:
         no_change=no_change,
         candidates=blocks.table(CHANGE_COLUMNS, change_rows(shown, "../../"), kind="changes") if shown else None,
         candidate_words="within noise, unsettled, or a stretch of a slow slope",
-        outliers=Markup(", ".join(_run_link(run, "../../") for run in f.outliers)) if f.outliers else None,
-        notes=[_run_link(n.run, "../../") + Markup(": ") + t.text(f"{n.text} ({n.file})") for n in f.annotations],
-        excluded=[_run_link(n.run, "../../") + Markup(": ") + t.text(f"{n.text} ({n.file})") for n in f.excluded],
+        outliers=Markup(", ".join(run_link(run, "../../") for run in f.outliers)) if f.outliers else None,
+        notes=[run_link(n.run, "../../") + Markup(": ") + t.text(f"{n.text} ({n.file})") for n in f.annotations],
+        excluded=[run_link(n.run, "../../") + Markup(": ") + t.text(f"{n.text} ({n.file})") for n in f.excluded],
         claims=[
-            _run_link(run, "../../")
+            run_link(run, "../../")
             + Markup(": ")
             + t.link(f"{ev.claim.id}", f"../../claims/{t.path_url(ev.claim.id)}/")
             + Markup(" ")
@@ -346,7 +261,7 @@ def split_line(split: Split) -> Markup:
     return (
         Markup("Split: ")
         + t.text(f"{split.key} {t.recorded(split.before)} → {t.recorded(split.after)} from run ")
-        + _run_link(split.run, "../../")
+        + run_link(split.run, "../../")
         + Markup(" (a series of its own on each side).")
     )
 
@@ -363,7 +278,7 @@ def index_page(followed: Sequence[Followed], context: Context) -> str:
             Markup(f"{t.text(title(f.series))}<br>") + Markup(f'<span class="bl-sub">{t.text(_sub(f.series))}</span>'),
             len(f.series.points),
             _latest(f, context),
-            Markup(", ".join(_run_link(run, "../") for p in f.series.points for run in p.runs)),
+            Markup(", ".join(run_link(run, "../") for p in f.series.points for run in p.runs)),
         )
         for f in short
     ]

@@ -103,7 +103,8 @@ def history_entries(followed: Iterable[Followed]) -> dict[str, SearchEntry]:
     """Each History series page's entry, keyed by the page's path under docs_dir: its title,
     condition, what sets it apart (machine, split keys), its points and each change with its
     verdict, ratio, runs and the keys that moved."""
-    from .history_pages import HISTORY, condition_text, distinct, has_page, moved_text, ratio_text, series_slug, title
+    from .history_pages import HISTORY, has_page, series_slug
+    from .history_words import condition_text, distinct, moved_text, ratio_text, title
 
     out = {}
     for f in followed:

@@ -168,17 +168,17 @@ class _RawBlocks(Preprocessor):  # type: ignore[misc]  # Markdown ships no types
         return raw_blocks(lines, self.md.is_block_level, self.store)
 
     def store(self, html: str) -> str:
-        placeholder: str = self.md.htmlStash.store(html)
-        self.stashed.add(placeholder)
-        return placeholder
+        key: str = self.md.htmlStash.store(html)  # the stash key that stands in the text for the block
+        self.stashed.add(key)
+        return key
 
 
 class _Stashed(BlockProcessor):  # type: ignore[misc]
-    """A block that is only the placeholder of a raw block `_RawBlocks` put aside becomes the
+    """A block that is only the stash key of a raw block `_RawBlocks` put aside becomes the
     paragraph Markdown would make of it, with text no inline pattern reads (an AtomicString,
-    as Markdown marks text it must leave alone): the placeholder matches none of them, and
-    Markdown's last step puts the raw block in place of that paragraph either way. At 1,000
-    runs, that is 30,000 placeholders that are not matched against every inline pattern."""
+    as Markdown marks text it must leave alone): the key matches none of them, and Markdown's
+    last step puts the raw block in place of that paragraph either way. At 1,000 runs, that is
+    30,000 stash keys that are not matched against every inline pattern."""
 
     def __init__(self, parser: BlockParser, stashed: set[str]) -> None:
         super().__init__(parser)
@@ -202,7 +202,7 @@ class PageConverter:
         self, config: MkDocsConfig, files: Files, remembered: Remembered | None = None, store: PageStore | None = None
     ) -> None:
         self.md = markdown.Markdown(extensions=config.markdown_extensions, extension_configs=config.mdx_configs or {})
-        stashed: set[str] = set()  # the placeholders of this page's raw blocks
+        stashed: set[str] = set()  # the stash keys of this page's raw blocks
         self.md.preprocessors.register(_RawBlocks(self.md, stashed), "benchledger_raw_blocks", 22)  # after fences
         self.md.parser.blockprocessors.register(_Stashed(self.md.parser, stashed), "benchledger_stashed", 200)
         self.remembered = remembered if remembered is not None else {}
