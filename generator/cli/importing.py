@@ -11,7 +11,8 @@ import typer
 from .common import fail, reported
 
 if TYPE_CHECKING:
-    from ..importers.common import Imported, OnMachine
+    from ..importers.common import Imported
+    from ..importers.machines import OnMachine
 
     Parts = list[tuple[OnMachine[tuple[str, bytes]], Imported]]
 
@@ -100,7 +101,8 @@ def import_results(
     A run is measured on one machine: files from different machines are refused, or with
     --split-by machine become one run per machine.
     """
-    from ..importers.common import Options, read_inputs, refuse_machines, write_run
+    from ..importers.common import Options, read_inputs, write_run
+    from ..importers.machines import refuse_machines
 
     _check(tool, repetitions, split_by)
     with reported():
@@ -147,7 +149,7 @@ def _parse(tool: str, inputs: list[tuple[str, bytes]], repetitions: int | None) 
     """The files read by the tool's importer, one run per machine they record (llama-bench's
     summaries need the repetitions; its tests each record their machine)."""
     from ..importers import guidellm, hyperfine, llama_bench, pytest_benchmark, vllm_bench
-    from ..importers.common import per_machine
+    from ..importers.machines import per_machine
 
     if tool == "llama-bench":
         return llama_bench.parse(inputs, repetitions)

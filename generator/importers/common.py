@@ -8,11 +8,10 @@ import hashlib
 import json
 import math
 import re
-from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, TypeGuard, TypeVar
+from typing import Any, TypeGuard
 
 import yaml
 
@@ -26,9 +25,9 @@ from ..ledger.publication import reserved_id
 from ..ledger.runs import LOCAL_PATH, parse_run, run_digest
 from ..ledger.yamlio import Lines, parse_yaml
 from ..runner.writer import RunWriter, check_target, files_words
+from .credentials import refuse_credentials
 
 MAX_INPUT_BYTES = 256 * 1024 * 1024
-T = TypeVar("T")
 
 
 @dataclass(kw_only=True)
@@ -130,80 +129,6 @@ def _distinct(name: str, taken: set[str]) -> str:
         found = f"{stem}-{n}{dot}{suffix}"
     taken.add(found)
     return found
-
-
-SECRET_WORDS = frozenset(
-    {"token", "secret", "password", "passwd", "pwd", "authorization", "bearer", "credential", "credentials", "cookie"}
-)
-SECRET_JOINED = ("apikey", "accesskey", "privatekey", "secretkey", "sessionkey")
-_WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
-# userinfo with a password, or a user name long enough to be a token (https://ghp_...@host);
-# ssh://git@host is neither. A scheme is tried only where a run of scheme characters begins
-# (the lookbehind), so a 100,000-letter value is scanned once, not once per letter: linear.
-_USERINFO = re.compile(
-    r"(?<![A-Za-z0-9+.-])[0-9+.-]*[A-Za-z][A-Za-z0-9+.-]*://(?:[^/?#\s@:]*:[^/?#\s@]+|[^/?#\s@:]{20,})@"
-)
-_BEARER = re.compile(r"\bbearer\s+[A-Za-z0-9._~+/=-]{12,}", re.I)
-_ASSIGNED = re.compile(r"^-{0,2}([A-Za-z0-9_.-]+)[=:]\s*(.+)$")
-_QUERY = re.compile(r"[?&]([^=&#\s]+)=([^&#\s]+)")
-
-
-def secret_name(name: str) -> bool:
-    """A key, header, flag or variable name that holds a credential: api_key, openai_api_key,
-    X-Api-Key, hf_token, bearer_token, client_secret, password, Authorization, --api-key...
-    (the name's last word, or api key and the like anywhere in it: `tokens`, `max_tokens`,
-    `tokenizer`, `time_to_first_token_ms` are not credentials)."""
-    words = [w.lower() for w in _WORDS.findall(name)]
-    joined = "".join(words)
-    return bool(words) and (words[-1] in SECRET_WORDS or any(s in joined for s in SECRET_JOINED))
-
-
-def redacted(value: str) -> bool:
-    text = value.strip().strip("\"'")
-    return not text.strip("*") or text in ("None", "null") or "redacted" in text.lower() or text.startswith("${")
-
-
-def secret_in_text(text: str) -> bool:
-    """A credential inside a string: userinfo in a URL, a bearer token, a secret query
-    parameter, or `NAME=value` / `Header: value` with a secret name."""
-    if _USERINFO.search(text) or _BEARER.search(text):
-        return True
-    if any(secret_name(k) and not redacted(v) for k, v in _QUERY.findall(text)):
-        return True
-    assigned = _ASSIGNED.match(text.strip())
-    return assigned is not None and secret_name(assigned.group(1)) and not redacted(assigned.group(2))
-
-
-def credential_paths(document: Any) -> list[str]:
-    """JSON paths of credentials in a parsed document, however deeply nested: a string under a
-    secret key (in nested objects and header maps), the item after a secret flag in an
-    argument list (`--api-key VALUE`), and any string holding one (secret_in_text)."""
-    found: list[str] = []
-    stack: list[tuple[Any, str, bool]] = [(document, "$", False)]  # node, its path, named secret
-    while stack:
-        node, path, named = stack.pop()
-        if isinstance(node, str):
-            if (named and not redacted(node)) or secret_in_text(node):
-                found.append(path)
-        elif isinstance(node, dict):
-            stack += [(value, f"{path}.{key}", named or secret_name(str(key))) for key, value in node.items()]
-        elif isinstance(node, list):
-            for i, value in enumerate(node):
-                flag = node[i - 1] if i > 0 else None
-                after_flag = isinstance(flag, str) and flag.startswith("-") and secret_name(flag)
-                stack.append((value, f"{path}[{i}]", named or after_flag))
-    return sorted(found)
-
-
-def refuse_credentials(name: str, document: Any) -> None:
-    """An input holding a credential is refused: its original is published under raw/."""
-    found = list(credential_paths(document))
-    if found:
-        message = (
-            "holds a credential; the original file is published under raw/, so remove or redact it "
-            '(e.g. "***") and import again'
-        )
-        raise BenchledgerError([Problem(file=name, field=where, message=message) for where in found])
 
 
 def load_json(name: str, data: bytes, what: str) -> Any:
@@ -368,120 +293,6 @@ def _refuse_unchecked(
         raise BenchledgerError(
             [Problem(file=p.file, line=p.line, field=p.field, message=p.message + note) for p in errors]
         )
-
-
-@dataclass(frozen=True, kw_only=True)
-class Machine:
-    """What a result file records of the machine it ran on: the host (name, CPU, OS) with its
-    accelerators; None or empty where the file records nothing. `naming` says whose names the
-    accelerators carry (llama-bench: the backend, since CUDA, ROCm and Vulkan describe one GPU
-    differently); names are compared only between files of one naming."""
-
-    name: str | None = None
-    cpu: str | None = None
-    os: str | None = None
-    accelerators: tuple[str, ...] = ()
-    naming: str | None = None
-
-    def described(self) -> str:
-        """'minibox (Linux 3.13.0-55-generic)', 'AMD EPYC 7763 with NVIDIA A100, NVIDIA A100'."""
-        host = " ".join(x for x in (self.name, f"({self.os})" if self.os else None) if x) or None
-        cpu = self.cpu if not host else (f"{host}, {self.cpu}" if self.cpu else host)
-        gpus = ", ".join(self.accelerators)
-        shown = " with ".join(x for x in (cpu, gpus) if x)
-        return shown[:200] or "a machine the file does not describe"
-
-
-def machine_of(manifest: dict[str, Any], naming: str | None = None) -> Machine:
-    """The machine a manifest's `host` and `accelerators` sections describe."""
-    found, listed = manifest.get("host"), manifest.get("accelerators")
-    host: dict[str, Any] = found if isinstance(found, dict) else {}
-    gpus: list[Any] = listed if isinstance(listed, list) else []
-    names = tuple(str(g["name"]) for g in gpus if isinstance(g, dict) and g.get("name"))
-
-    def text(key: str) -> str | None:
-        value = host.get(key)
-        return str(value).strip() or None if value is not None else None
-
-    return Machine(name=text("name"), cpu=text("cpu"), os=text("os"), accelerators=names, naming=naming)
-
-
-def same_machine(a: Machine, b: Machine) -> bool:
-    """One machine, unless a host field both record differs, or the accelerators of one are not
-    all among the other's (a run on GPU 0, GPU 1 or both is still that machine: the devices a
-    run chose are its condition, not another machine)."""
-    if any(x and y and x != y for x, y in ((a.name, b.name), (a.cpu, b.cpu), (a.os, b.os))):
-        return False
-    if not (a.accelerators and b.accelerators) or a.naming != b.naming:
-        return True
-    few, many = sorted((Counter(a.accelerators), Counter(b.accelerators)), key=lambda c: c.total())
-    return not few - many
-
-
-def _merged(a: Machine, b: Machine) -> Machine:
-    gpus = max((a.accelerators, b.accelerators), key=len)
-    return Machine(
-        name=a.name or b.name, cpu=a.cpu or b.cpu, os=a.os or b.os, accelerators=gpus, naming=a.naming or b.naming
-    )
-
-
-@dataclass(kw_only=True)
-class OnMachine(Generic[T]):
-    """The items (files, tests) measured on one machine, and where they are (for messages)."""
-
-    machine: Machine
-    items: list[T]
-    where: list[str]
-
-
-def by_machine(items: Iterable[tuple[T, Machine, str]]) -> list[OnMachine[T]]:
-    """Items grouped by the machine they ran on, in order of first appearance; `where` names
-    each group's places (file names, or 'file lines 1-40'), each once."""
-    groups: list[OnMachine[T]] = []
-    for item, machine, where in items:
-        group = next((g for g in groups if same_machine(g.machine, machine)), None)
-        if group is None:
-            groups.append(OnMachine(machine=machine, items=[item], where=[where]))
-            continue
-        group.machine = _merged(group.machine, machine)
-        group.items.append(item)
-        if where not in group.where:
-            group.where.append(where)
-    return groups
-
-
-def refuse_machines(groups: Sequence[OnMachine[Any]]) -> None:
-    """Machines never merge: inputs from two machines are refused in one line naming both."""
-    if len(groups) < 2:
-        return
-    a, b = groups[0], groups[1]
-    more = f" and {len(groups) - 2} more" if len(groups) > 2 else ""
-    message = (
-        f"comes from another machine than {_places(a.where)}: {b.machine.described()}, not "
-        f"{a.machine.described()}{more}; a run is measured on one machine, so import each machine's results as "
-        "its own run, or give --split-by machine to write one run per machine"
-    )
-    raise BenchledgerError(Problem(file=_places(b.where), message=message))
-
-
-def _places(where: list[str]) -> str:
-    return ", ".join(where[:3]) + (f" (+{len(where) - 3} more)" if len(where) > 3 else "")
-
-
-def per_machine(
-    files: Sequence[tuple[str, bytes]],
-    parse: Callable[[Sequence[tuple[str, bytes]]], Imported],
-    machine: Callable[[Imported], Machine] | None = None,
-) -> list[tuple[OnMachine[tuple[str, bytes]], Imported]]:
-    """The files grouped by the machine each records (its manifest's host and accelerators, or
-    what the importer's `machine` reads), each group read into one run: the one rule every
-    importer that takes several files follows."""
-    recorded = machine or (lambda imported: machine_of(imported.manifest))
-    if len(files) == 1:
-        imported = parse(files)
-        return [(OnMachine(machine=recorded(imported), items=list(files), where=[files[0][0]]), imported)]
-    groups = by_machine((f, recorded(parse([f])), f[0]) for f in files)
-    return [(g, parse(g.items)) for g in groups]
 
 
 _STEP = re.compile(r"\.([^.\[]+)|\[(\d+)\]")

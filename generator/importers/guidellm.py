@@ -28,7 +28,9 @@ from urllib.parse import urlsplit
 
 from ..errors import BenchledgerError, Problem
 from ..ledger.yamlio import parse_yaml
-from .common import Imported, Machine, finite, load_json, located, refuse_credentials
+from .common import Imported, finite, load_json, located
+from .credentials import refuse_credentials
+from .machines import Machine
 
 SUMMARIES: dict[str, tuple[str, str, tuple[str, ...]]] = {  # guidellm metric -> unit, better, statistics
     "requests_per_second": ("req/s", "higher", ("mean",)),

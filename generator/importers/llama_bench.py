@@ -43,8 +43,9 @@ from typing import Any
 from ..errors import BenchledgerError, Problem
 from ..format.models import NAME_PATTERN
 from ..format.paths import file_name, is_local_path
-from .common import Imported, Machine, OnMachine, by_machine, finite
+from .common import Imported, finite
 from .llama_bench_text import Block, find
+from .machines import Machine, OnMachine, by_machine
 
 TEST = ("n_prompt", "n_gen", "n_depth")
 RESULT = ("avg_ns", "stddev_ns", "avg_ts", "stddev_ts", "samples_ns", "samples_ts", "test_time", "test", "t/s")

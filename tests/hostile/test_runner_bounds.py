@@ -21,7 +21,7 @@ from test_runner_hostile import check, run
 from typer.testing import CliRunner
 
 from generator.cli import app
-from generator.importers.common import credential_paths, secret_in_text
+from generator.importers.credentials import credential_paths, secret_in_text
 from generator.runner.fetch import NoAnswer, get_async
 
 CAP = 4 * 1024 * 1024
