@@ -29,6 +29,8 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
+from multiprocessing.reduction import ForkingPickler
+from types import MappingProxyType
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -37,6 +39,18 @@ JOBS = "BENCHLEDGER_JOBS"
 MOST = 8
 log = logging.getLogger("mkdocs.plugins.benchledger")  # shown by `build --verbose`
 _job: tuple[Callable[[Any], Any], Sequence[Any]] | None = None  # set before the fork, read by the workers
+
+
+def _proxy(mapping: MappingProxyType[Any, Any]) -> tuple[Callable[..., Any], tuple[dict[Any, Any]]]:
+    """How a read-only mapping travels from a worker: as the mapping it shows, read-only again."""
+    return read_only, (dict(mapping),)
+
+
+def read_only(mapping: dict[Any, Any]) -> MappingProxyType[Any, Any]:
+    return MappingProxyType(mapping)
+
+
+ForkingPickler.register(MappingProxyType, _proxy)  # a report's lines, inside claim evaluations
 
 
 class InWorker(logging.Handler):

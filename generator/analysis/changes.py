@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 import numpy as np
-from scipy import stats as sstats
+from scipy import special  # the t quantile is special.stdtrit, which scipy.stats' t.ppf calls (0.3 s less to import)
 
 ChangeVerdict = Literal["worse", "better", "within noise", "unsettled"]
 CHANGE_VERDICTS: tuple[ChangeVerdict, ...] = get_args(ChangeVerdict)
@@ -89,8 +89,8 @@ def judge_segments(
     ya, yb = y[before.start : before.stop], y[after.start : after.stop]
     difference = float(np.dot(wb, yb) / wb.sum() - np.dot(wa, ya) / wa.sum())
     se = math.sqrt(1 / float(wa.sum()) + 1 / float(wb.sum()))
-    two_sided = float(sstats.t.ppf(1 - (1 - confidence) / 2, max(df, 1)))
-    one_sided = float(sstats.t.ppf(confidence, max(df, 1)))
+    two_sided = float(special.stdtrit(max(df, 1), 1 - (1 - confidence) / 2))
+    one_sided = float(special.stdtrit(max(df, 1), confidence))
     ci = (math.exp(difference - two_sided * se), math.exp(difference + two_sided * se))
     tost = (math.exp(difference - one_sided * se), math.exp(difference + one_sided * se))
     ratio = math.exp(difference)

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy import stats as sstats
+from scipy import special  # the t quantile is special.stdtrit, which scipy.stats' t.ppf calls (0.3 s less to import)
 
 from ..format.history import Acceptance, Annotation, Exclusion
 from ..ledger.records import HistoryNotes, Run
@@ -149,8 +149,8 @@ def judge_point(
     difference = math.log(point.mean) - level
     se = math.sqrt(1 / float(w.sum()) + between + point.own)
     df = max(len(segment) - 1, 1)
-    two_sided = float(sstats.t.ppf(1 - (1 - confidence) / 2, df))
-    one_sided = float(sstats.t.ppf(confidence, df))
+    two_sided = float(special.stdtrit(df, 1 - (1 - confidence) / 2))
+    one_sided = float(special.stdtrit(df, confidence))
     ci = (math.exp(difference - two_sided * se), math.exp(difference + two_sided * se))
     tost = (math.exp(difference - one_sided * se), math.exp(difference + one_sided * se))
     ratio = math.exp(difference)

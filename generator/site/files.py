@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import BenchledgerError, Problem
+from ..forked import forked_map
 from ..ledger.publication import SITE_MARKER, SITE_MARKER_TEXT
 from ..render.outputs import OWNED
 from ..render.templating import GENERATED_PREFIX
@@ -155,21 +156,32 @@ def write(
     current = set(outputs) | kept
     if not previous >= current:
         _save_list(docs, previous | current)  # before writing: an interruption leaves only listed files
-    folders: set[Path] = set()  # made (or found) in this write: one mkdir per folder, not per file
-    for rel, target in targets.items():
+    folders: set[Path] = set()  # made (or found) by this process: one mkdir per folder, not per file
+
+    def one(item: tuple[str, Path]) -> tuple[bool, Stamp | None]:
+        """Write one output unless it is unchanged: (written, its stamp now)."""
+        rel, target = item
         data = outputs[rel]
         sha = hashlib.sha256(data).digest()
-        if rel not in absent and _unchanged(target, rel, data, sha, stamps):
-            report.unchanged += 1
-            continue
+        known = {rel: stamps[rel]} if rel in stamps else {}  # `_unchanged` restamps a file read back
+        if rel not in absent and _unchanged(target, rel, data, sha, known):
+            return False, known.get(rel)
         if target.parent not in folders:
             target.parent.mkdir(parents=True, exist_ok=True)
             folders.add(target.parent)
         tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
         tmp.write_bytes(data)
         tmp.replace(target)
-        _remember(target, rel, sha, stamps)
-        report.written.append(rel)
+        return True, stamp(target, sha)
+
+    items = list(targets.items())
+    for (rel, _), (wrote, now) in zip(items, forked_map(one, items, least=512, what="files written"), strict=True):
+        if now is not None:
+            stamps[rel] = now
+        if wrote:
+            report.written.append(rel)
+        else:
+            report.unchanged += 1
     for rel in sorted(previous - current):
         target = inside(rel)
         if _ours(target, True):
