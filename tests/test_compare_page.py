@@ -117,3 +117,19 @@ def test_the_page_documents_its_deep_link_with_the_two_newest_runs(tmp_path: Pat
     assert "A link to this page can name both runs: `compare/?a=RUN_A&b=RUN_B`" in page
     assert f'<a href="?a={a}&amp;b={b}" class="bl-compare-example">the two newest runs</a>' in page
     assert '<form class="bl-compare-form" method="get" action="./">' in page  # without a script, a GET to the same link
+
+
+def test_past_500_runs_the_pickers_are_filled_from_the_run_list(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Up to INLINE_RUNS runs both pickers list every run in the page; past it the page lists
+    none and asks compare.js to fill them from runs.json (tests/test_browser.py checks it does,
+    at 1,000 runs), so the page stays small: at 10,000 runs the options weighed 2.4 MB."""
+    from generator.render import compare_page
+
+    root = write_tree(tmp_path, publication(measured_run(A), measured_run(B)))
+    page = generate(root)["compare/index.md"].decode()
+    assert page.count(f'<option value="{B.replace("-", "&#45;")}">') == 2 and "data-bl-fill" not in page
+    monkeypatch.setattr(compare_page, "INLINE_RUNS", 1)
+    page = generate(root)["compare/index.md"].decode()
+    assert '<option value="">pick a run</option>' in page and page.count("<option") == 2
+    assert 'data-bl-runs="runs.json" data-bl-fill="yes"' in page
+    assert len(json.loads(generate(root)["compare/runs.json"])["runs"]) == 2

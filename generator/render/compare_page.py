@@ -22,6 +22,9 @@ from .templating import generated_mark, render
 
 COMPARE = "compare"
 RUN_DATA = "compare.json"  # beside each run's page
+INLINE_RUNS = 500  # up to this many runs the pickers' options are in the page; past it (about 250 bytes
+# a run in both pickers) compare.js fills them from runs.json, which lists every run anyway, so the
+# page stays small (at 10,000 runs, 2.4 MB of options otherwise)
 
 
 def _json(data: Any) -> bytes:
@@ -51,14 +54,16 @@ def compare_outputs(ledger: Ledger, confidence: float) -> dict[str, bytes]:
         example=" ".join(r.id for r in reversed(example)) if len(example) == 2 else None,
         link=deep_link(*(r.id for r in reversed(example))) if len(example) == 2 else None,
         count=len(runs),
-        options=run_options(runs),
+        options=run_options(runs if len(runs) <= INLINE_RUNS else []),
+        fill=len(runs) > INLINE_RUNS,
     )
     return {f"{COMPARE}/index.md": page.encode(), f"{COMPARE}/runs.json": _json(listing)}
 
 
 def run_options(runs: list[Run]) -> Markup:
     """The <option>s of both run pickers, newest first: each run's title and id as text, its id
-    as the value (escaped: a title is the publisher's text), after an empty choice."""
+    as the value (escaped: a title is the publisher's text), after an empty choice. compare.js
+    writes the same options from runs.json when the page has none (past INLINE_RUNS runs)."""
     options = ['<option value="">pick a run</option>']
     options += [f'<option value="{t.attr(r.id)}">{t.text(r.meta.title)} ({t.text(r.id)})</option>' for r in runs]
     return Markup("\n".join(options))

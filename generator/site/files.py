@@ -16,6 +16,7 @@ skips dot-files, so the list is never published.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -106,7 +107,12 @@ def read_list(docs: Path, inside: Confined) -> set[str]:
         raise BenchledgerError(Problem(file=where, message=f"is not a regular file; {fix}"))
     if not path.exists():
         return set()
-    if path.stat().st_size > MAX_LIST_BYTES:
+    with contextlib.suppress(OSError):
+        known = _saved.get(str(path))
+        if known is not None and known[0] == _list_stamp(path):
+            return set(known[1])  # the list this process wrote or read, untouched since (`serve`'s rebuilds)
+    before = _list_stamp(path)
+    if before[0] > MAX_LIST_BYTES:
         raise BenchledgerError(Problem(file=where, message=f"is larger than {MAX_LIST_BYTES:,} bytes; {fix}"))
     try:
         entries = json.loads(path.read_bytes())
@@ -119,14 +125,31 @@ def read_list(docs: Path, inside: Confined) -> set[str]:
             inside.folder(entry)
         except ValueError as err:
             raise BenchledgerError(Problem(file=where, message=f"entry {err}; {fix}")) from None
+    with contextlib.suppress(OSError):
+        if _list_stamp(path) == before:  # what was read is what the file holds
+            _saved[str(path)] = (before, frozenset(entries))
     return set(entries)
 
 
 def _save_list(docs: Path, entries: Iterable[str]) -> None:
     path = docs / LIST_FILE
     tmp = path.with_name(f"{LIST_FILE}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(sorted(entries), indent=0) + "\n")
+    listed = sorted(entries)
+    tmp.write_text(json.dumps(listed, indent=0) + "\n")
     tmp.replace(path)
+    with contextlib.suppress(OSError):
+        _saved[str(path)] = (_list_stamp(path), frozenset(listed))
+
+
+# The list each docs folder was last given (or found to hold) by this process, by the stamp of the file then: a
+# rebuild in the same process (`serve`) finds the file untouched and does not read and check
+# 15,000 entries again. Any change to the file (its size, times or inode) reads it again.
+_saved: dict[str, tuple[tuple[int, int, int, int], frozenset[str]]] = {}
+
+
+def _list_stamp(path: Path) -> tuple[int, int, int, int]:
+    info = os.lstat(path)
+    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
 
 
 def stamp(path: Path | str, sha: bytes) -> Stamp | None:

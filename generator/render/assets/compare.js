@@ -181,6 +181,7 @@
     fetchJson(root.getAttribute("data-bl-runs")).then(function (listing) {
       var known = Object.create(null);  /* a run id may be "constructor" */
       listing.runs.forEach(function (r) { known[r[0]] = true; });
+      if (root.getAttribute("data-bl-fill") === "yes") { fill(form, listing.runs); }
       function picked(name) { return form.elements[name].value.trim(); }
       function unknown(ids) {
         return ids.filter(function (id) { return id && (!RUN_ID.test(id) || !known[id]); });
@@ -225,6 +226,21 @@
     }).catch(function (error) {
       root.setAttribute("data-bl-ready", "failed");
       status.textContent = "The run list could not be loaded (" + error.message + "); use benchledger diff A B.";
+    });
+  }
+  function fill(form, runs) {
+    /* Past 500 runs the page holds no options (it would weigh megabytes): each picker gets one
+       per run from runs.json, newest first, as the page would have them: "title (id)", the id
+       as the value. Text only, never markup: a title is the publisher's text. */
+    ["a", "b"].forEach(function (name) {
+      var select = form.elements[name], options = document.createDocumentFragment();
+      runs.forEach(function (r) {
+        var option = document.createElement("option");
+        option.value = r[0];
+        option.textContent = r[1] + " (" + r[0] + ")";
+        options.appendChild(option);
+      });
+      select.appendChild(options);
     });
   }
   function start() {
