@@ -256,14 +256,27 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
                 self.unchanged[name] = self.digests[file.dest_uri] = built
             else:
                 todo.append((file.page, key))
-        for name, digest in self.contents.items():  # what the theme and the search plugin read
-            if name not in self.unchanged or name not in self.search:
+        contents = self.contents
+        for name, digest in contents.items():  # what the search plugin reads, in this process
+            if name not in self.search:
                 self.page(files, name).content = converter.html(digest)
+
+        def content(page: Page) -> Page:
+            """The page with the HTML the theme puts in it, read from the page store where it is
+            themed (a worker: 11,000 pages are not all held here at 10,000 runs)."""
+            name = page.file.src_uri
+            if name in contents and name in self.search:
+                page.content = converter.html(contents[name])
+            return page
+
         pages = [page for page, _ in todo]
         if pages:  # compiled here, before a fork, not by every worker
             env.get_template("main.html")
         made = partial(themed, env, config, self.nav, files.documentation_pages())
-        done = forked(lambda page: converter.store.put(made(page)), pages, what="pages in the theme")
+        done = forked(lambda page: converter.store.put(made(content(page))), pages, what="pages in the theme")
+        if done is None:  # MkDocs renders them in its turn
+            for page in pages:
+                content(page)
         outputs: list[str | None] = list(done) if done is not None else [None] * len(todo)
         for (page, key), output in zip(todo, outputs, strict=True):
             if output is None:  # MkDocs renders it, in its turn
