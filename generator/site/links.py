@@ -205,9 +205,12 @@ def broken_links(
         for link in dict.fromkeys(page.links):
             # a link with no path (#x, ?q, " #x") is to the page itself: resolved per page, not per folder
             key = (folder if urlsplit(link).path else name, link)
-            if key not in resolved:
-                resolved[key] = _target(is_folder, name, link, root)
-            found = resolved[key]
+            if key in resolved:
+                found = resolved[key]
+            else:
+                found = _target(is_folder, name, link, root)
+                if remembered is not None:  # kept for the next build of this process (serve); a
+                    resolved[key] = found  # build alone would hold 600,000 of them at 10,000 runs
             if found is None:
                 continue
             target, fragment = found
