@@ -41,8 +41,9 @@ log = logging.getLogger("mkdocs.plugins.benchledger")  # shown by `build --verbo
 _job: tuple[Callable[[Any], Any], Sequence[Any]] | None = None  # set before the fork, read by the workers
 
 
-def _proxy(mapping: MappingProxyType[Any, Any]) -> tuple[Callable[..., Any], tuple[dict[Any, Any]]]:
-    """How a read-only mapping travels from a worker: as the mapping it shows, read-only again."""
+def reduce_read_only(mapping: MappingProxyType[Any, Any]) -> tuple[Callable[..., Any], tuple[dict[Any, Any]]]:
+    """How a read-only mapping is pickled (from a worker, into the build cache): as the mapping it
+    shows, read-only again when loaded."""
     return read_only, (dict(mapping),)
 
 
@@ -50,7 +51,7 @@ def read_only(mapping: dict[Any, Any]) -> MappingProxyType[Any, Any]:
     return MappingProxyType(mapping)
 
 
-ForkingPickler.register(MappingProxyType, _proxy)  # a report's lines, inside claim evaluations
+ForkingPickler.register(MappingProxyType, reduce_read_only)  # a report's lines, inside claim evaluations
 
 
 class InWorker(logging.Handler):

@@ -64,7 +64,7 @@ import shutil
 import stat
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -73,6 +73,7 @@ from typing import TYPE_CHECKING, Any
 from ..analysis.claims import Remembered
 from ..analysis.receipts import RunReceipts
 from ..analysis.summaries import RunSummary
+from ..forked import reduce_read_only
 from ..ledger.runs import ParsedRuns
 from ..render.chart_templates import ChartTemplates
 from ..render.ledger_files import Fragments
@@ -134,15 +135,6 @@ def _distrusted(path: Path) -> tuple[Path, str] | None:
         return path.parent, why
     why = untrusted(path, folder=False) if path.exists() or path.is_symlink() else None
     return (path, why) if why is not None else None
-
-
-def _read_only(proxy: MappingProxyType[Any, Any]) -> tuple[Callable[..., Any], tuple[dict[Any, Any]]]:
-    """How a read-only mapping is pickled: as the mapping it shows, read-only again when loaded."""
-    return read_only, (dict(proxy),)
-
-
-def read_only(mapping: dict[Any, Any]) -> MappingProxyType[Any, Any]:
-    return MappingProxyType(mapping)
 
 
 @functools.cache
@@ -290,7 +282,7 @@ class BuildCache:
             with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as fh:
                 parts = [self.charts.known if name == "charts" else getattr(self, name) for name in PARTS]
                 pickler = pickle.Pickler(fh, protocol=5)
-                pickler.dispatch_table = {MappingProxyType: _read_only}  # a report's lines, inside evaluations
+                pickler.dispatch_table = {MappingProxyType: reduce_read_only}  # a report's lines, inside evaluations
                 pickler.dump((code_version(), *parts))
             tmp.replace(self.path)
             self.store.keep_only(self.kept_pages())
