@@ -273,7 +273,13 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         if pages:  # compiled here, before a fork, not by every worker
             env.get_template("main.html")
         made = partial(themed, env, config, self.nav, files.documentation_pages())
-        done = forked(lambda page: converter.store.put(made(content(page))), pages, what="pages in the theme")
+        def theme(page: Page) -> str:
+            digest = converter.store.put(made(content(page)))
+            if page.file.src_uri in self.search:
+                page.content = ""  # read for this page alone: a worker does not keep 5,000 of them
+            return digest
+
+        done = forked(theme, pages, what="pages in the theme")
         if done is None:  # MkDocs renders them in its turn
             for page in pages:
                 content(page)
