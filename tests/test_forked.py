@@ -90,6 +90,26 @@ def test_an_error_in_a_worker_is_raised_as_one_process_raises_it_with_no_record_
     ]
 
 
+def test_a_read_only_mapping_comes_back_from_a_worker_read_only() -> None:
+    """A claim's evaluation holds its report, whose lines are a read-only mapping: such a result
+    is computed by the workers (before, it could not be pickled, so 100 claims were judged a
+    second time in one process), and arrives read-only, equal to what one process computes."""
+    done = python(
+        """
+        import os
+        from types import MappingProxyType
+        from generator.forked import forked_map
+        parent = os.getpid()
+        done = forked_map(lambda k: (MappingProxyType({"line": k}), os.getpid() != parent), list(range(40)), least=8)
+        print(all(type(m) is MappingProxyType and m["line"] == k for k, (m, _) in enumerate(done)))
+        print(all(worker for _, worker in done))
+        """,
+        BENCHLEDGER_JOBS="2",
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["True", "True"]
+
+
 def _build(root: Path, jobs: str, *extra: str) -> str:
     done = subprocess.run(
         [sys.executable, "-m", "generator.cli", "build", "--verbose", "--repo", str(root), *extra],
@@ -111,7 +131,7 @@ def test_a_forked_build_and_its_rebuild_equal_one_process_builds_byte_for_byte(t
     make_publication(root, 70)  # 70 runs, 7 claims, history: enough for every map to fork
     (root / "mkdocs.yml").write_text(MKDOCS.format(plugin=", benchledger"))
     log = _build(root, "2")
-    for what in ("runs rendered", "pages read and converted", "pages in the theme", "pages crawled"):
+    for what in ("runs rendered", "files written", "pages read and converted", "pages in the theme", "pages crawled"):
         assert f" {what} by 2 forked workers" in log, what
     forked = _tree(root / "site")
     _build(root, "1", "--no-cache")

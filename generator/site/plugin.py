@@ -183,26 +183,29 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         """The search index gets the entries of run, claim and grid pages; every internal link of
         the built site is crawled; each broken one is a warning, so `build --strict` fails naming
-        the page and the target."""
-        gc.unfreeze()
-        self.restore_epoch()
-        if self.kept is not None:
-            drop(self.kept)
-        add_search_entries(Path(config.site_dir), self.search, self.files)
-        root = urlsplit(config.site_url or "/").path or "/"
-        crawled = self.cache.crawled if self.cache is not None else None
-        with relaxed():
-            links = self.cache.links if self.cache is not None and self.serving else None
-            broken = broken_links(Path(config.site_dir), root, crawled, self.digests, links)
-        for link in broken:
-            log.warning("benchledger: %s", link)
-        self.built_whole = True
-        if self.converter is not None and not self.dirty:
-            self.converter.forget_others()
-        if self.cache is not None:
-            restamp(Path(config.docs_dir).resolve(), self.files, self.cache.written)
-            if not self.serving:
-                self.cache.save()  # once per build, with the pages just crawled
+        the page and the target. What `on_config` froze stays frozen until the end: a full
+        collection here would walk the whole ledger and cache (0.2 s at 1,000 runs) to free nothing."""
+        try:
+            self.restore_epoch()
+            if self.kept is not None:
+                drop(self.kept)
+            add_search_entries(Path(config.site_dir), self.search, self.files)
+            root = urlsplit(config.site_url or "/").path or "/"
+            crawled = self.cache.crawled if self.cache is not None else None
+            with relaxed():
+                links = self.cache.links if self.cache is not None and self.serving else None
+                broken = broken_links(Path(config.site_dir), root, crawled, self.digests, links)
+            for link in broken:
+                log.warning("benchledger: %s", link)
+            self.built_whole = True
+            if self.converter is not None and not self.dirty:
+                self.converter.forget_others()
+            if self.cache is not None:
+                restamp(Path(config.docs_dir).resolve(), self.files, self.cache.written)
+                if not self.serving:
+                    self.cache.save()  # once per build, with the pages just crawled
+        finally:
+            gc.unfreeze()
 
     def on_build_error(self, *, error: Exception) -> None:
         """The cache is not saved: a generation cut short may have remembered pages it never wrote."""
