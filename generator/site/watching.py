@@ -10,7 +10,8 @@ from mkdocs.livereload import LiveReloadServer
 
 from ..render.outputs import OWNED
 
-QUIET_S = 0.05  # serve rebuilds once no file event came for this long (MkDocs: 0.1 s)
+QUIET_S = 0.02  # serve rebuilds once no file event came for this long (MkDocs: 0.1 s); a save
+# (truncate, write, close, or a rename into place) sends its events within a millisecond
 
 
 def fast_watch(server: LiveReloadServer, folder: Path) -> Any:
