@@ -4,7 +4,8 @@ Creates synthetic publications of 10, 100 and 1,000 runs (5 trials x 3
 conditions x 3 metrics) in a temporary folder and prints, in one run:
 
 - `benchledger build` time (check + generate + MkDocs build),
-- plain `mkdocs build` time of the same already-generated pages (plugin off),
+- plain `mkdocs build` time of the same already-generated pages (plugin off), into a site folder
+  of its own (each builder keeps its own output between builds, as a user's does),
 - their ratio, for the first build (a new copy of the publication and an empty build cache
   each time; target at 1,000 runs <= 0.6: the plugin converts its generated pages itself, the
   search plugin skips them and their files are linked, not copied, while plain MkDocs converts,
@@ -218,8 +219,7 @@ def second_build(builds: Builds) -> tuple[float, float, int, float]:
         [sys.executable, "-c", SECOND, str(root)], capture_output=True, text=True, check=True, env=builds.env
     )
     regenerate, imports, rendered = done.stdout.split()
-    (root / "mkdocs.yml").write_text(MKDOCS.format(plugin=""))
-    plain = timed([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(root / "mkdocs.yml")], root).wall
+    plain = builds.plain().wall
     return float(regenerate), float(imports), int(rendered), plain
 
 
@@ -263,8 +263,13 @@ class Builds:
         return timed([sys.executable, "-m", "generator.cli", "build", "--repo", str(self.root)], self.root, self.env)
 
     def plain(self) -> Timing:
-        (self.root / "mkdocs.yml").write_text(MKDOCS.format(plugin=""))  # same pages, same extensions, plugin off
-        return timed([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(self.root / "mkdocs.yml")], self.root)
+        """Plain MkDocs of the same pages, with the same extensions, into a site folder of its own
+        (site-plain/): each builder keeps its own output between builds, as a user's has it. Built
+        into benchledger's, it would leave copies where benchledger keeps links, and the next
+        benchledger build would pay to undo them, which no user's build does."""
+        (self.root / "mkdocs.yml").write_text(MKDOCS.format(plugin=""))
+        command = [sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(self.root / "mkdocs.yml")]
+        return timed([*command, "-d", str(self.root / "site-plain")], self.root)
 
 
 def first_builds(runs: int, tmp: Path, repeat: int) -> list[tuple[Builds, tuple[Timing, Timing]]]:

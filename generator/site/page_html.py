@@ -234,9 +234,12 @@ class PageConverter:
             if done is not None:
                 self.fresh[file.src_uri] = done
 
-    def _known(self, file: File, text: str) -> Converted | None:
+    def _known(self, file: File, text: str, key: str | None = None) -> Converted | None:
+        """The page's remembered HTML, when it was converted from this text (`key`, if known)
+        and the page store still has it."""
         known = self.remembered.get(file.src_uri)
-        return known[1] if known is not None and known[0] == self.key(text, file) and self._kept(known[1]) else None
+        key = key if key is not None else self.key(text, file)
+        return known[1] if known is not None and known[0] == key and self._kept(known[1]) else None
 
     def _kept(self, converted: Converted) -> bool:
         return self.store.has(converted.html)
@@ -255,9 +258,9 @@ class PageConverter:
         name = page.file.src_uri
         key = self.key(text, page.file)
         self.seen.add(name)
-        known = self.remembered.get(name)
-        if known is not None and known[0] == key and self._kept(known[1]):
-            return known[1]
+        known = self._known(page.file, text, key)
+        if known is not None:
+            return known
         fresh = self.fresh.pop(name, None)
         if fresh is not None and fresh[0] == key:
             converted, warned = fresh[1], fresh[2]
