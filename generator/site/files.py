@@ -192,6 +192,10 @@ def write(
         if target.parent not in folders:
             target.parent.mkdir(parents=True, exist_ok=True)
             folders.add(target.parent)
+        if rel in absent and not rel.endswith(".md"):
+            made = _created(target, data, sha)
+            if made is not None:
+                return True, made
         tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
         tmp.write_bytes(data)
         tmp.replace(target)
@@ -252,6 +256,23 @@ def _targets(
     if conflicts:
         raise BenchledgerError(conflicts)
     return targets, absent
+
+
+def _created(target: Path, data: bytes, sha: bytes) -> Stamp | None:
+    """A file where nothing was (a first build's 13,000 chart specs and downloads), written in
+    place: one file made, not a temporary one renamed over it. Nothing of that name may appear
+    meanwhile, not even a link (O_EXCL, O_NOFOLLOW): then None, and the caller replaces it as
+    usual. An interrupted write leaves a listed file whose bytes differ from its stamp, which the
+    next build writes again; pages are never written so (a cut one could lose its generated mark)."""
+    try:
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+    except FileExistsError:
+        return None
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        info = os.fstat(fd)
+    return (sha, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
 
 
 def _remember(path: Path, rel: str, sha: bytes, stamps: Stamps) -> None:
