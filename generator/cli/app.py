@@ -7,8 +7,6 @@ mkdocs) are imported inside the commands so that `benchledger --help` stays fast
 
 from __future__ import annotations
 
-import atexit
-import gc
 import sys
 
 import typer
@@ -42,10 +40,6 @@ app.command()(review)
 
 
 def main() -> None:
-    # When the command is done the process ends: the interpreter's last collection would walk
-    # every object a build made (0.17 s at 1,000 runs) only for the process to exit. Frozen,
-    # they are left to the exit (objects are still finalized as modules are cleared).
-    atexit.register(gc.freeze)
     try:
         check_epoch()
         app()

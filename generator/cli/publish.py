@@ -3,6 +3,7 @@ builders they hand the publication to: `site_builders`)."""
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import gc
 import os
@@ -234,7 +235,8 @@ def _build(repo: Path, strict: bool, site_dir: Path | None, builder: str, verbos
         fail(f"--builder {builder!r}: expected one of {', '.join(BUILDERS)}")
     config_file = find_config(repo)
     # The ledger and the build cache `_check` reads live until the build ends: frozen, no
-    # collection walks them again (at 1,000 runs, a full collection costs 0.15 s); thawed after.
+    # collection walks them again (at 1,000 runs, a full collection costs 0.15 s); thawed once
+    # the plugin's crawl is done (its `on_post_build`), or here.
     try:
         cache, checked = _check(repo, quiet=True, allow_stale=not strict, freeze=True)
         _built(
@@ -297,6 +299,10 @@ def _built(
             mkdocs_build(config)
     except MkDocsException as err:
         fail(str(err))
+    # Built, every file written and closed: the process ends after this command, and the
+    # interpreter's last collection would walk everything the build made (0.17 s at 1,000 runs)
+    # only to exit. Frozen at exit, it is left to the exit.
+    atexit.register(gc.freeze)
     typer.echo(f"Site written to {config.site_dir}")
 
 

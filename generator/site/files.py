@@ -107,15 +107,14 @@ def read_list(docs: Path, inside: Confined) -> set[str]:
         raise BenchledgerError(Problem(file=where, message=f"is not a regular file; {fix}"))
     if not path.exists():
         return set()
-    with contextlib.suppress(OSError):
-        known = _saved.get(str(path))
-        if known is not None and known[0] == _list_stamp(path):
-            return set(known[1])  # the list this process wrote or read, untouched since (`serve`'s rebuilds)
-    before = _list_stamp(path)
-    if before[0] > MAX_LIST_BYTES:
+    if path.stat().st_size > MAX_LIST_BYTES:
         raise BenchledgerError(Problem(file=where, message=f"is larger than {MAX_LIST_BYTES:,} bytes; {fix}"))
+    data = path.read_bytes()
+    known = _saved.get(str(path))
+    if known is not None and known[0] == data:
+        return set(known[1])  # the very bytes this process wrote or checked (`serve`'s rebuilds)
     try:
-        entries = json.loads(path.read_bytes())
+        entries = json.loads(data)
     except (ValueError, RecursionError):
         raise BenchledgerError(Problem(file=where, message=f"is not JSON; {fix}")) from None
     if not isinstance(entries, list) or not all(isinstance(e, str) for e in entries):
@@ -125,9 +124,7 @@ def read_list(docs: Path, inside: Confined) -> set[str]:
             inside.folder(entry)
         except ValueError as err:
             raise BenchledgerError(Problem(file=where, message=f"entry {err}; {fix}")) from None
-    with contextlib.suppress(OSError):
-        if _list_stamp(path) == before:  # what was read is what the file holds
-            _saved[str(path)] = (before, frozenset(entries))
+    _saved[str(path)] = (data, frozenset(entries))
     return set(entries)
 
 
@@ -135,21 +132,16 @@ def _save_list(docs: Path, entries: Iterable[str]) -> None:
     path = docs / LIST_FILE
     tmp = path.with_name(f"{LIST_FILE}.{os.getpid()}.tmp")
     listed = sorted(entries)
-    tmp.write_text(json.dumps(listed, indent=0) + "\n")
+    data = (json.dumps(listed, indent=0) + "\n").encode()
+    tmp.write_bytes(data)
     tmp.replace(path)
-    with contextlib.suppress(OSError):
-        _saved[str(path)] = (_list_stamp(path), frozenset(listed))
+    _saved[str(path)] = (data, frozenset(listed))
 
 
-# The list each docs folder was last given (or found to hold) by this process, by the stamp of the file then: a
-# rebuild in the same process (`serve`) finds the file untouched and does not read and check
-# 15,000 entries again. Any change to the file (its size, times or inode) reads it again.
-_saved: dict[str, tuple[tuple[int, int, int, int], frozenset[str]]] = {}
-
-
-def _list_stamp(path: Path) -> tuple[int, int, int, int]:
-    info = os.lstat(path)
-    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
+# The list each docs folder was last given (or found to hold) by this process, by its bytes: a
+# rebuild in the same process (`serve`) that reads the very same bytes does not parse and check
+# 15,000 entries again. Every write and removal still goes through `Confined`.
+_saved: dict[str, tuple[bytes, frozenset[str]]] = {}
 
 
 def stamp(path: Path | str, sha: bytes) -> Stamp | None:
@@ -202,15 +194,22 @@ def write(
         return True, stamp(target, sha)
 
     items = list(targets.items())
+    before = {rel: stamps[rel] for rel, _ in items if rel in stamps}
     for (rel, _), (wrote, now) in zip(items, forked_map(one, items, least=512, what="files written"), strict=True):
         if now is not None:
             stamps[rel] = now
-        if wrote:
+        # a file a failed map's worker wrote is found unchanged when the map runs again here:
+        # it is a new file, or one with a new inode (nothing is rewritten in place)
+        known = before.get(rel)
+        if wrote or rel in absent or (now is not None and known is not None and known[4] != now[4]):
             report.written.append(rel)
         else:
             report.unchanged += 1
     for rel in sorted(previous - current):
-        target = inside(rel)
+        try:
+            target = inside(rel)
+        except ValueError as err:  # a listed folder became a link leading outside docs_dir
+            raise BenchledgerError(Problem(file=f"{docs.name}/{LIST_FILE}", message=f"entry {err}")) from None
         if _ours(target, True):
             target.unlink()
             report.removed.append(rel)
@@ -262,16 +261,22 @@ def _created(target: Path, data: bytes, sha: bytes) -> Stamp | None:
     """A file where nothing was (a first build's 13,000 chart specs and downloads), written in
     place: one file made, not a temporary one renamed over it. Nothing of that name may appear
     meanwhile, not even a link (O_EXCL, O_NOFOLLOW): then None, and the caller replaces it as
-    usual. An interrupted write leaves a listed file whose bytes differ from its stamp, which the
-    next build writes again; pages are never written so (a cut one could lose its generated mark)."""
+    usual. A write that fails or is interrupted removes the file; one killed outright leaves a
+    listed file whose bytes differ from its stamp, which the next build writes again. Pages are
+    never written so (a cut one could lose its generated mark, and be refused as a person's)."""
     try:
         fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
     except FileExistsError:
         return None
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(data)
-        fh.flush()
-        info = os.fstat(fd)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            info = os.fstat(fd)
+    except BaseException:  # an error, Ctrl-C: no file cut short is left behind
+        with contextlib.suppress(OSError):
+            target.unlink()
+        raise
     return (sha, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
 
 

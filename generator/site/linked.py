@@ -193,11 +193,18 @@ class _Listings:
         self.known: dict[str, Listing | None] = {}
 
     def of(self, folder: str) -> Listing | None:
+        """The folder's listing; None when it cannot be read, or when its files do not lie on the
+        folder's own device (overlayfs reports each layer's for a file, its own for a folder:
+        an inode there names a file only with the file's device, so nothing is moved back)."""
         if folder not in self.known:
             try:
-                with os.scandir(folder) as entries:
-                    inodes = {e.name: e.inode() if e.is_file(follow_symlinks=False) else None for e in entries}
-                self.known[folder] = (os.stat(folder).st_dev, inodes)
+                with os.scandir(folder) as listing:
+                    entries = [(e, e.is_file(follow_symlinks=False)) for e in listing]
+                device = os.stat(folder).st_dev
+                first = next((e for e, regular in entries if regular), None)
+                same = first is None or first.stat(follow_symlinks=False).st_dev == device
+                inodes = {e.name: e.inode() if regular else None for e, regular in entries}
+                self.known[folder] = (device, inodes) if same else None
             except OSError:
                 self.known[folder] = None
         return self.known[folder]

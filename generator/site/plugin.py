@@ -276,6 +276,7 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         if pages:  # compiled here, before a fork, not by every worker
             env.get_template("main.html")
         made = partial(themed, env, config, self.nav, files.documentation_pages())
+
         def theme(page: Page) -> str:
             digest = converter.store.put(made(content(page)))
             if page.file.src_uri in self.search:

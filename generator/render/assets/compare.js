@@ -228,6 +228,11 @@
       status.textContent = "The run list could not be loaded (" + error.message + "); use benchledger diff A B.";
     });
   }
+  function shown(title) {
+    /* A title as the page writes one (render.text.text): tabs and line breaks as spaces, other
+       control characters dropped. */
+    return String(title).replace(/[\t\r\n]/g, " ").replace(/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/g, "");
+  }
   function fill(form, runs) {
     /* Past 500 runs the page holds no options (it would weigh megabytes): each picker gets one
        per run from runs.json, newest first, as the page would have them: "title (id)", the id
@@ -237,7 +242,7 @@
       runs.forEach(function (r) {
         var option = document.createElement("option");
         option.value = r[0];
-        option.textContent = r[1] + " (" + r[0] + ")";
+        option.textContent = shown(r[1]) + " (" + r[0] + ")";
         options.appendChild(option);
       });
       select.appendChild(options);
