@@ -119,7 +119,9 @@ def test_the_page_documents_its_deep_link_with_the_two_newest_runs(tmp_path: Pat
     assert '<form class="bl-compare-form" method="get" action="./">' in page  # without a script, a GET to the same link
 
 
-def test_past_500_runs_the_pickers_are_filled_from_the_run_list(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_past_500_runs_the_pickers_are_filled_from_the_run_list(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     """Up to INLINE_RUNS runs both pickers list every run in the page; past it the page lists
     none and asks compare.js to fill them from runs.json (tests/test_browser.py checks it does,
     at 1,000 runs), so the page stays small: at 10,000 runs the options weighed 2.4 MB."""
