@@ -5,6 +5,9 @@ the build ends (the ledger, its summaries, the pages). With the default threshol
 collection runs every 700 allocations and every hundredth of them walks every live object: at
 1,000 runs, a tenth of generation's time. Almost none of it is garbage in a cycle, so while
 benchledger works the young threshold is raised; MkDocs' own build runs with the user's.
+What lives for the whole build is frozen (`gc.freeze`) instead: `build` freezes what `check`
+read (`cli.publish._check`), the plugin what it generated (`on_config`), and both are thawed
+when the plugin's crawl and cache are done (`on_post_build`).
 """
 
 from __future__ import annotations
