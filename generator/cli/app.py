@@ -12,7 +12,7 @@ import sys
 import typer
 
 from ..errors import BenchledgerError
-from . import authoring, publish
+from . import authoring, export, publish
 from .common import check_epoch, shown
 from .compare import compare
 from .diff import diff
@@ -30,7 +30,7 @@ app = typer.Typer(
 )
 
 
-for group in (publish.app, authoring.app):
+for group in (publish.app, export.app, authoring.app):
     app.registered_commands += group.registered_commands
 app.add_typer(run_app, name="run")
 app.command()(compare)
