@@ -38,16 +38,13 @@ from ..ledger.publication import (
 )
 from ..ledger.records import RUNS_DIR
 from ..render.assets import JAVASCRIPT, STYLESHEETS
-from ..render.attribution_pages import grids_panel
-from ..render.glance import glance, marker_line, place
-from ..render.report_panels import insert_panel, limits_panel, report_panel
 from ..render.search_entries import search_entries
-from ..render.sweeps import insert_sweeps
 from ..render.templating import GENERATED_PREFIX
 from .built_pages import TEMPLATE, cacheable, page_key, site_key
 from .cache import BuildCache
 from .collector import relaxed
 from .files import mark_site
+from .hand_written import hand_written
 from .linked import KEPT, drop, link_generated, restamp, restorable, set_aside
 from .links import broken_links
 from .navigation import auto_nav
@@ -124,11 +121,8 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
             )
         except BenchledgerError as err:
             raise PluginError("benchledger found problems:\n" + str(err)) from None
-        ledger, self.evaluations = generated.ledger, generated.evaluations
+        ledger, self.generated = generated.ledger, generated
         self.written = set(generated.written.written)  # the files this generation wrote
-        self.grids = generated.grids
-        self.receipts = generated.receipts
-        self.sweeps = generated.sweeps
         followed = generated.history.series if generated.history is not None else ()
         self.search = search_entries(ledger, generated.evaluations, generated.grids, followed)
         log.info("benchledger: %s", generated.summary())
@@ -146,7 +140,6 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         if config.theme.name == "material" and config.theme.get("font") is not False:
             log.info("benchledger: theme.font set to false so no page loads Google Fonts")
             config.theme["font"] = False
-        self.ledger = ledger
         self.docs_rel = docs_dir.relative_to(self.root).as_posix()
         if not config.nav:  # reports appear as they are added, newest first; a written nav is kept
             config.nav = auto_nav(ledger, docs_dir, self.docs_rel)
@@ -343,23 +336,7 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
             return self.convert(markdown, page, config, files)
         if isinstance(title, str):
             page.meta["title"] = html.escape(title)
-        marker = marker_line(markdown)
-        if marker is not None:
-            up = "../" * page.file.src_uri.count("/")
-            panel = glance(self.ledger, self.evaluations, self.receipts, self.grids, up)
-            markdown = place(markdown, marker, panel)
-        path = f"{self.docs_rel}/{page.file.src_uri}"
-        report = next((r for r in self.ledger.reports if r.path == path), None)
-        if report is None:
-            return markdown
-        if report.path in self.sweeps:
-            up = "../" * page.url.count("/")  # from the page's URL: the charts' data-bl-spec is not rewritten
-            markdown = insert_sweeps(markdown, self.sweeps[report.path], self.settings.confidence, up)
-        evaluations = [self.evaluations[claim.id] for claim in report.meta.claims]
-        grids = [g for g in self.grids if g.report == report.slug]
-        up = "../" * (report.slug.count("/") + 1)
-        panels = report_panel(evaluations, report.slug) + grids_panel(grids, up) + limits_panel(report.meta.limits)
-        return insert_panel(markdown, panels)
+        return hand_written(markdown, page, self.generated, self.settings, self.docs_rel)
 
     def convert(self, markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
         """A generated page is converted here, once (or found converted by `on_nav`), and reaches
