@@ -95,17 +95,16 @@ _NOTHING: dict[str, Any] = dict(
 def _review(repo: Path, start: str, head: str | None, guarded: tuple[tuple[str, str], ...]) -> Review:
     """Both sides read and judged (the head's signatures with the base's allowed_signers), and
     what differs between them."""
-    from ..analysis.review import (
+    from ..analysis.review import judge, under
+    from ..analysis.review import review as diff_sides
+    from ..analysis.review_config import (
         code_folders,
         history_settings,
         hook_paths,
-        judge,
         settings_changes,
         signer_changes,
-        under,
         workflow_summary,
     )
-    from ..analysis.review import review as diff_sides
     from ..ledger.snapshot import file_at, guarded_changes, snapshot
     from ..render.verdict_text import effect
 
