@@ -6,18 +6,16 @@ server: one trial (`trial_unit: session`). The traffic it was given (`request_ra
 `max_concurrency`, and any other recorded argument or `--metadata KEY=VALUE` that differs
 between files) is the condition; passes with the same condition are trials 1, 2, 3 in the
 order given. Each pass's throughputs and its mean, median and percentile latencies become
-that trial's metrics. With `--save-detailed` the file also holds every request (`ttfts`,
-`itls`, `latencies`, `output_lens`, `errors`): those become requests.csv. Backend, model and
-tokenizer go to the manifest, with every other recorded setting (a `vllm bench sweep` server
-setting such as `max_num_seqs` too; `run_number` is the trial). Every figure the tool measured
+that trial's metrics. With `--save-detailed` the file also holds every request: those become
+requests.csv (`vllm_bench_requests`). Backend, model and tokenizer go to the manifest, with
+every other recorded setting (`vllm bench sweep`'s `max_num_seqs` too; `run_number` is the trial). Every figure the tool measured
 is a metric with its unit and direction, never a setting: completed and failed requests (an
 older writer's unfinished prompts counted as failed), the duration, token counts, vLLM's
 speculative-decoding counts, and a fork's own latencies (`*_ms`, `*_s`), throughputs and
 outcome counters (`conversations_completed`, `conversations_failed`). The older
 benchmark_serving.py names end-to-end latency `mean_latency_ms`, `median_latency_ms`,
 `p99_latency_ms` (before vLLM renamed it `e2el`): they are read as `mean_e2el_ms`,
-`median_e2el_ms`, `p99_e2el_ms`. A request that returned no token (vLLM writes TTFT 0) is an
-error, never a measured zero. Request standard deviations, input lengths and generated texts
+`median_e2el_ms`, `p99_e2el_ms`. Request standard deviations, input lengths and generated texts
 are not metrics; they stay in the original file under raw/. A pass in which no request
 completed is refused (vLLM writes 0 for what it could not measure), and so are passes that
 report different figures (different `--percentile-metrics`), naming the difference.
@@ -36,6 +34,7 @@ from typing import Any
 from ..errors import BenchledgerError, Problem
 from ..format.models import NAME_PATTERN
 from .common import Imported, finite, load_json
+from .vllm_bench_requests import PER_REQUEST, failure_notes, request_rows
 
 THROUGHPUTS = {
     "request_throughput": "req/s",
@@ -84,9 +83,6 @@ RECORDED = (
     "version",
 )
 KNOWN_TEXT = {"date", "ramp_up_strategy", *RECORDED, *TRAFFIC}
-PER_REQUEST = ("input_lens", "output_lens", "ttfts", "itls", "latencies", "start_times", "errors")
-MAX_ERROR = 500
-NO_TOKEN = "no token returned"  # a request vLLM kept with TTFT 0 or no output: an error, never a measured zero
 # What vLLM's writer computes: never a setting, whatever its type.
 OUTCOME = re.compile(
     r"^(?:(?:mean|median|std|p\d+(?:\.\d+)?)_(?:ttft|tpot|itl|e2el|latency)_ms|spec_decode_\w+|duration|completed|failed|"
@@ -113,10 +109,10 @@ def parse(files: Sequence[tuple[str, bytes]]) -> Imported:
         at = {c: _condition(record.get(c)) for c in conditions}
         trial = counts[tuple(at.values())] = counts.get(tuple(at.values()), 0) + 1
         rows.append({"trial": trial, **at, **{m: _summary(name, path, record, m) for m in metrics}})
-        found = _requests(name, path, record, trial, at)
+        found = request_rows(name, path, record, trial, at)
         requests += found
-        label = f"Trial {trial} at {_shown(at)}"
-        notes += _failure_notes(label, _where(name, path), record, found, unfinished[(name, path)])
+        label = f"Trial {trial} at {', '.join(f'{k}={v}' for k, v in at.items())}"
+        notes += failure_notes(label, _where(name, path), record, found, unfinished[(name, path)])
     if not requests and passes:
         notes.append("The files hold no per-request data (vLLM writes it with --save-detailed).")
     first = passes[0][1]
@@ -260,30 +256,6 @@ def _where(name: str, path: str) -> str:
     return name if path == "$" else f"{name} {path}"
 
 
-def _failure_notes(
-    trial: str, where: str, record: dict[str, Any], requests: list[dict[str, Any]], unfinished: int
-) -> list[str]:
-    """What the pass did not complete: failed requests, unfinished prompts, requests with no token."""
-    out = []
-    failed, completed = record.get("failed"), record.get("completed")
-    if unfinished and finite(completed):
-        done = int(completed)
-        out.append(
-            f"{trial}: {unfinished:,} of {unfinished + done:,} prompts not completed ({where}); the file records "
-            f"no failures, so they are counted as failed, and its figures describe the {done:,} that completed."
-        )
-    elif finite(failed) and failed > 0:
-        of = f" of {failed + completed:g}" if finite(completed) else ""
-        out.append(f"{trial}: {failed:g}{of} requests failed ({where}).")
-    empty = sum(1 for r in requests if str(r["error"]).startswith(NO_TOKEN))
-    if empty:
-        out.append(
-            f"{trial}: {empty} request{'s' if empty > 1 else ''} returned no token ({where}); vLLM writes TTFT 0 "
-            "for such a request, so requests.csv keeps it as an error, out of the latency statistics."
-        )
-    return out
-
-
 def _figure_notes(passes: list[tuple[tuple[str, str], dict[str, Any]]], metrics: dict[str, Any]) -> list[str]:
     """Figures that could not be kept: a number that is not finite (Infinity, NaN), or one that only
     some passes report; each is named, never dropped silently."""
@@ -379,56 +351,6 @@ def _summary(name: str, path: str, record: dict[str, Any], metric: str) -> float
             Problem(file=name, field=f"{path}.{key}", message=f"{str(value)[:40]!r} is not a number >= 0")
         )
     return float(value)
-
-
-def _requests(name: str, path: str, record: dict[str, Any], trial: int, at: dict[str, str]) -> list[dict[str, Any]]:
-    """requests.csv rows from the per-request lists `--save-detailed` keeps."""
-    lists = {k: record[k] for k in PER_REQUEST if k in record}
-    if "ttfts" not in lists:
-        return []
-    count = len(lists["ttfts"]) if isinstance(lists["ttfts"], list) else -1
-    for key, values in lists.items():
-        if not isinstance(values, list) or len(values) != count:
-            raise BenchledgerError(
-                Problem(file=name, field=f"{path}.{key}", message=f"expected a list of {count} per-request values")
-            )
-    starts = [s for s in lists.get("start_times", []) if finite(s)]
-    origin = min(starts, default=0.0)
-    return [{"trial": trial, **at} | _request(name, path, lists, i, origin) for i in range(count)]
-
-
-def _request(name: str, path: str, lists: dict[str, list[Any]], i: int, origin: float) -> dict[str, Any]:
-    def number(key: str) -> float | None:
-        if key not in lists or lists[key][i] is None:
-            return None
-        value = lists[key][i]
-        if not finite(value) or value < 0:
-            raise BenchledgerError(Problem(file=name, field=f"{path}.{key}[{i}]", message="expected a number >= 0"))
-        return float(value)
-
-    error = lists.get("errors", [""] * (i + 1))[i]
-    error = " ".join(str(error).split())[:MAX_ERROR] if error else ""
-    itls = lists.get("itls", [None] * (i + 1))[i]
-    if itls is not None and (not isinstance(itls, list) or not all(finite(t) and t >= 0 for t in itls)):
-        raise BenchledgerError(Problem(file=name, field=f"{path}.itls[{i}]", message="expected a list of seconds >= 0"))
-    ttft, latency, start = number("ttfts"), number("latencies"), number("start_times")
-    tokens = number("output_lens")
-    if not error and (ttft == 0 or tokens == 0):
-        error = f"{NO_TOKEN} (vLLM wrote {'TTFT 0 s' if ttft == 0 else 'output length 0'})"
-    if latency is None and ttft is not None and itls is not None and not error:
-        latency = ttft + math.fsum(itls)  # what vLLM's own timeline plot uses when latencies are absent
-    return {
-        "request": i + 1,
-        "start_s": None if start is None else round(start - origin, 6),
-        "ttft_s": None if error else ttft,
-        "latency_s": None if error else latency,
-        "output_tokens": tokens,
-        "error": error,
-    }
-
-
-def _shown(at: dict[str, str]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in at.items())
 
 
 def _condition(value: Any) -> str:
