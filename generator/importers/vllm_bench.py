@@ -4,22 +4,23 @@ older `benchmarks/benchmark_serving.py --save-result`, the same shape).
 One file (or one line of an `--append-result` file) is one benchmark pass against a running
 server: one trial (`trial_unit: session`). The traffic it was given (`request_rate`,
 `max_concurrency`, and any other recorded argument or `--metadata KEY=VALUE` that differs
-between files) is the condition; passes with the same condition are trials 1, 2, 3 in the
-order given. Each pass's throughputs and its mean, median and percentile latencies become
-that trial's metrics. With `--save-detailed` the file also holds every request: those become
+between files) is the condition; passes with the same condition are trials 1, 2, 3 in the order
+given. Each pass's throughputs and its mean, median and percentile latencies become that
+trial's metrics. With `--save-detailed` the file also holds every request: those become
 requests.csv (`vllm_bench_requests`). Backend, model and tokenizer go to the manifest, with
-every other recorded setting (`vllm bench sweep`'s `max_num_seqs` too; `run_number` is the trial). Every figure the tool measured
-is a metric with its unit and direction, never a setting: completed and failed requests (an
-older writer's unfinished prompts counted as failed), the duration, token counts, vLLM's
-speculative-decoding counts, and a fork's own latencies (`*_ms`, `*_s`), throughputs and
-outcome counters (`conversations_completed`, `conversations_failed`). The older
-benchmark_serving.py names end-to-end latency `mean_latency_ms`, `median_latency_ms`,
-`p99_latency_ms` (before vLLM renamed it `e2el`): they are read as `mean_e2el_ms`,
-`median_e2el_ms`, `p99_e2el_ms`. Request standard deviations, input lengths and generated texts
-are not metrics; they stay in the original file under raw/. A pass in which no request
-completed is refused (vLLM writes 0 for what it could not measure), and so are passes that
-report different figures (different `--percentile-metrics`), naming the difference.
-Keys and units follow vLLM's own writer (vllm/benchmarks/serve.py, tests/fixtures/vllm-bench/).
+every other recorded setting (`vllm bench sweep`'s `max_num_seqs` too; `run_number` is the
+trial). Every figure the tool measured is a metric with its unit and direction, never a
+setting: completed and failed requests (an older writer's unfinished prompts counted as
+failed), the duration, token counts, vLLM's speculative-decoding counts, and a fork's own
+latencies (`*_ms`, `*_s`), throughputs and outcome counters (`conversations_completed`,
+`conversations_failed`). The older benchmark_serving.py names end-to-end latency
+`mean_latency_ms`, `median_latency_ms`, `p99_latency_ms` (before vLLM renamed it `e2el`): they
+are read as `mean_e2el_ms`, `median_e2el_ms`, `p99_e2el_ms`. Request standard deviations, input
+lengths and generated texts are not metrics; they stay in the original file under raw/. A pass
+in which no request completed is refused (vLLM writes 0 for what it could not measure), and so
+are passes that report different figures (different `--percentile-metrics`), naming the
+difference. Keys and units follow vLLM's own writer (vllm/benchmarks/serve.py,
+tests/fixtures/vllm-bench/).
 """
 
 from __future__ import annotations
