@@ -426,10 +426,16 @@ def test_run_page_headline_cards_fit_the_column(browser: Any, server: str, width
     watched.page.close()
 
 
-def test_the_runs_index_pages_through_1000_runs(browser: Any, tmp_path: Path) -> None:
+def test_the_runs_index_pages_through_1000_runs(browser: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     sys.path.insert(0, str(Path(__file__).parents[1] / "bench"))
     from build_scale import MKDOCS as SCALE_MKDOCS
     from build_scale import make_publication
+
+    from generator.render import claims_index, report_panels
+
+    # its 100 claims (99 inconclusive, 1 within noise) paged at 40, its one report's panel cut at 30
+    monkeypatch.setattr(claims_index, "PER_PAGE", 40)
+    monkeypatch.setattr(report_panels, "PANEL_ROWS", 30)
 
     root = tmp_path / "big"
     make_publication(root, 1000)
@@ -468,6 +474,30 @@ def test_the_runs_index_pages_through_1000_runs(browser: Any, tmp_path: Path) ->
             oldest,
             newest,
         )
+        # Past a page of claims: every claim once over the index's pages, each verdict on its own
+        # pages, and the one-page index's #verdict= address taken to that verdict's page.
+        seen: list[str] = []
+        watched.page.goto(f"{url}/claims/")
+        for number in (1, 2, 3):
+            text = watched.page.inner_text("article")
+            assert f"Claims {40 * number - 39}–{min(40 * number, 100)} of 100" in text
+            assert "Show: all (100) · inconclusive (99) · within noise (1)" in text
+            seen += watched.page.eval_on_selector_all("article tbody tr td a", "a => a.map(x => x.href)")
+            if number < 3:
+                watched.page.click("article p a:has-text('next')")
+                watched.page.wait_for_url(f"**/claims/_pages/{number + 1}/")
+        assert len(seen) == len(set(seen)) == 100
+        watched.page.goto(f"{url}/claims/#verdict=within-noise")
+        watched.page.wait_for_url("**/claims/_pages/within-noise/")
+        shown = watched.page.eval_on_selector_all("article tbody tr .bl-verdict", "v => v.map(x => x.textContent)")
+        assert shown == ["within noise"]
+        watched.page.click("article p a:has-text('inconclusive (99)')")
+        watched.page.wait_for_url("**/claims/_pages/inconclusive/")
+        assert "Claims 1–40 of 99 · page 1 · 2 · 3 · next" in watched.page.inner_text("article")
+        watched.page.goto(f"{url}/reports/scale/")
+        text = watched.page.inner_text("article")
+        assert "This report makes 100 claims: 99 inconclusive, 1 within noise. The panel lists the first 30;" in text
+        assert watched.page.eval_on_selector_all(".bl-stack--panel tbody tr", "rows => rows.length") == 30
         assert watched.errors == []
         assert watched.hosts <= {url.split("/")[2]}, watched.hosts
         watched.page.close()

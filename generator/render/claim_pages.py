@@ -1,4 +1,4 @@
-"""Pages about claims: the claims ledger and a page per claim chain (how a verdict reads is
+"""A page per claim chain (the claims index is claims_index.py; how a verdict reads is
 verdict_text.py; a report's claims panel is report_panels.py). Renderers return strings."""
 
 from __future__ import annotations
@@ -19,36 +19,9 @@ from . import blocks, rate_text
 from . import text as t
 from .finding_text import check_text, corrected_line, finding_text, unrecorded_lines
 from .templating import generated_mark, render
-from .verdict_text import credit_lines, effect, flag_pills, interval_text, proportions, sides_n, verdict_badges
+from .verdict_text import credit_lines, flag_pills, interval_text, proportions, sides_n, verdict_badges
 
 CLAIMS = "claims"
-
-
-def claims_index(evaluations: Mapping[str, Evaluation], grids_panel: str = "") -> str:
-    """Every claim, newest first, with its verdict badge, effect and flags."""
-    ordered = sorted(evaluations.values(), key=lambda e: (str(e.claim.date or ""), e.claim.id), reverse=True)
-    rows = [  # date, claim (linked by its built URL: the table is raw HTML), verdict, effect, claimed, flags
-        (
-            ev.claim.date or "–",
-            t.link(ev.claim.statement, f"{t.path_url(ev.claim.id)}/"),
-            verdict_badges(ev),
-            effect(ev),
-            t.claimed(ev.claim.claimed),
-            flag_pills(ev.flags) or "–",
-        )
-        for ev in ordered
-    ]
-    counts: dict[str, int] = {}
-    for ev in ordered:
-        counts[ev.headline] = counts.get(ev.headline, 0) + 1
-    return render(
-        "claims_index.md.j2",
-        mark=Markup(generated_mark("the reports' front matter")),
-        rows=rows,
-        table=blocks.table,
-        counts=sorted(counts.items()),
-        grids=Markup(grids_panel),
-    )
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from ..analysis.claims import Evaluation
 from ..analysis.grid_records import Grid
 from ..analysis.receipts import RunReceipts
 from ..ledger.records import Ledger
+from . import claims_index
 from . import text as t
 from .finding_text import finding_text
 from .verdict_text import badge, interval_text, sides_n, verdict_badges
@@ -67,14 +68,20 @@ def glance(
     if total:
         counts = headline_counts(evaluations)
         parts = [found(evaluations, counts, len(ledger.reports), len(ledger.runs))]
-        cells = " ".join(
-            f"[{badge(v)} {n}]({up}claims/index.md#verdict={v.replace(' ', '-')})" for v, n in counts.items() if n
-        )
+        cells = " ".join(f"[{badge(v)} {n}]({up}claims/{_filtered(v, total)})" for v, n in counts.items() if n)
         parts.append(cells)
     parts += _by_report(ledger, evaluations, up)
     parts += _runs(ledger, receipts, up)
     parts += _grids(grids, up)
     return "\n\n" + "\n\n".join(parts) + "\n\n"
+
+
+def _filtered(verdict: str, total: int) -> str:
+    """Where the claims of one verdict are listed: the index filtered by its buttons, or, once the
+    index is paged (`claims_index.PER_PAGE`), that verdict's own pages."""
+    if total > claims_index.PER_PAGE:
+        return claims_index.index_path(verdict)
+    return f"index.md#verdict={verdict.replace(' ', '-')}"
 
 
 # The order a reader is told what the claims came to: what holds, what does not, what cannot tell.

@@ -18,7 +18,7 @@ from ..analysis.stats import CONFIDENCE
 from ..analysis.summaries import MetricAt, RateAt, RunSummary, label_of, summarize_run
 from ..format.published import published_name
 from ..ledger.records import Ledger, Run
-from . import attribution_pages, claim_pages, methods_page, run_page, runs_index, sweeps, verdict_text
+from . import attribution_pages, claim_pages, claims_index, methods_page, run_page, runs_index, sweeps, verdict_text
 from . import charts as ch
 from . import text as t
 from .chart_templates import ChartTemplates
@@ -207,10 +207,8 @@ def claim_outputs(
     `claim_key`, so a claim whose inputs are unchanged is not rendered again)."""
     templates = templates if templates is not None else ChartTemplates()
     panel = attribution_pages.grids_panel(grids, "../")
-    out = {
-        f"{CLAIMS}/index.md": claim_pages.claims_index(evaluations, panel).encode(),
-        METHODS: methods_page.methods_page(settings).encode(),
-    }
+    out = {f"{CLAIMS}/{path}": page.encode() for path, page in claims_index.claims_index(evaluations, panel).items()}
+    out[METHODS] = methods_page.methods_page(settings).encode()
     if remembered is not None:
         for gone in set(remembered) - set(evaluations):
             del remembered[gone]

@@ -9,13 +9,29 @@ from ..analysis.claims import Evaluation
 from . import text as t
 from .verdict_text import effect, flags, verdict_badges
 
+PANEL_ROWS = 200  # claims a report's panel lists; past it the panel counts them all and lists the first
 
-def report_panel(evaluations: Sequence[Evaluation], slug: str = "") -> str:
+
+def report_panel(evaluations: Sequence[Evaluation], slug: str = "", most: int | None = None) -> str:
     """The claims panel of a report page: statement, verdict and effect of each claim. Links
-    climb out of the report's own folder (reports/ or a sub-folder of it)."""
+    climb out of the report's own folder (reports/ or a sub-folder of it). A report of more than
+    `most` claims lists its first `most`, after a line that counts every claim by verdict and says
+    where the rest are: the page stays readable and small, and no verdict goes uncounted."""
     if not evaluations:
         return ""
+    most = PANEL_ROWS if most is None else most
     up = "../" * (slug.count("/") + 1)
+    more = ""
+    if len(evaluations) > most:
+        counts: dict[str, int] = {}
+        for ev in evaluations:
+            counts[ev.headline] = counts.get(ev.headline, 0) + 1
+        tally = ", ".join(f"{n:,} {verdict}" for verdict, n in sorted(counts.items()))
+        more = (
+            f"This report makes {len(evaluations):,} claims: {t.text(tally)}. The panel lists the first "
+            f"{most:,}; every claim has its own page, and [the claims index]({up}claims/index.md) lists them all.\n\n"
+        )
+        evaluations = evaluations[:most]
     rows = "".join(
         f"| [{t.text(ev.claim.statement)}]({up}claims/{ev.claim.id}/index.md) | {verdict_badges(ev)} | "
         f"{t.text(effect(ev))} | {t.text(flags(ev))} |\n"
@@ -23,7 +39,8 @@ def report_panel(evaluations: Sequence[Evaluation], slug: str = "") -> str:
     )
     return (
         f"\n\n**Claims in this report** ([how verdicts are computed]({up}methods.md))\n\n"
-        '<div class="bl-stack bl-stack--panel" markdown="1">\n\n'
+        + more
+        + '<div class="bl-stack bl-stack--panel" markdown="1">\n\n'
         "| Claim | Verdict | Effect | Flags |\n| --- | --- | --- | --- |\n" + rows + "\n</div>\n"
     )
 

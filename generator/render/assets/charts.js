@@ -98,7 +98,16 @@
       });
     }
   }
-  function ready() { draw(); filters(); redrawOnToggle(); }
+  function pagedFilter() {
+    /* A paged claims index lists each verdict on pages of its own (.bl-filter-links); an address
+       made for the one-page index's buttons (#verdict=within-noise) goes to that verdict's page. */
+    var bar = document.querySelector(".bl-filter-links");
+    var found = /^#verdict=([a-z-]+)$/.exec(window.location.hash);
+    if (!bar || !found) { return; }
+    var link = bar.querySelector('a[data-bl-verdict="' + found[1].replace(/-/g, " ") + '"]');
+    if (link) { window.location.replace(link.href); }
+  }
+  function ready() { draw(); filters(); pagedFilter(); redrawOnToggle(); }
   if (typeof window.document$ !== "undefined" && window.document$.subscribe) {
     window.document$.subscribe(ready);
   } else if (document.readyState === "loading") {
