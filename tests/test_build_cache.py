@@ -254,3 +254,48 @@ def test_a_build_that_fails_after_rendering_saves_no_cache(
     monkeypatch.undo()
     assert generate(two_runs, cache=cache).endswith("1 of 2 runs rendered")
     assert "140.1" in (two_runs / "site_src" / "runs" / FIRST / "index.md").read_text()
+
+
+def test_serve_renders_again_only_the_claims_whose_inputs_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`serve` keeps each claim's files by what they are rendered from (`outputs.claim_key`). The
+    key is made of values alone: a rebuild with nothing changed renders no claim (it rendered
+    all 15 of the example's before, when the claims' records pickled differently), and one whose
+    candidate run changed renders that run's claims only."""
+    from builders import copy_example
+    from generator.analysis.comparison import Settings
+    from generator.render import outputs
+    from generator.site.cache import BuildCache
+    from generator.site.pipeline import generate_site
+
+    root = copy_example(tmp_path / "pub")
+    rendered: list[str] = []
+    real = outputs._claim_files
+    monkeypatch.setattr(outputs, "_claim_files", lambda claim_id, *a: rendered.append(claim_id) or real(claim_id, *a))
+    cache = BuildCache(serving=True)
+    first = generate_site(root, root / "site_src", Settings(), cache, save=False)
+    assert len(rendered) == len(first.evaluations) == 15
+    rendered.clear()
+    generate_site(root, root / "site_src", Settings(), cache, save=False)
+    assert rendered == []
+    run = "2026-11-29-testbed-nmax2"
+    results = root / "runs" / run / "results.csv"
+    results.write_text(results.read_text().replace("\n1,1,820.133,", "\n1,1,820.134,", 1))  # one trial's value
+    from generator.analysis.claims import chain
+
+    ledger, evaluations = first.ledger, first.evaluations
+    sides = {c for c, ev in evaluations.items() if run in (ev.claim.baseline, ev.claim.candidate)}
+    grids = {g.attribution.id for g in first.grids if run in g.attribution.runs}
+    # a claim's page shows its whole correction chain and the grids that hold its runs
+    changed = {c for c in evaluations if sides & set(chain(c, ledger)) or any(g in grids for g in _grid_ids(c, first))}
+    assert sides and changed != set(evaluations)
+    rendered.clear()
+    generate_site(root, root / "site_src", Settings(), cache, save=False)
+    assert sorted(rendered) == sorted(changed)
+
+
+def _grid_ids(claim_id: str, generated: Any) -> list[str]:
+    from generator.render.attribution_pages import related
+
+    return [g.attribution.id for g in related(generated.evaluations[claim_id], generated.grids)]

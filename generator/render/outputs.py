@@ -4,11 +4,13 @@ reads or writes a file."""
 from __future__ import annotations
 
 import hashlib
+import io
 import pickle
 from collections.abc import Mapping, Sequence
 from dataclasses import fields, replace
 
 from markupsafe import Markup
+from pydantic import BaseModel
 
 from ..analysis.claims import Evaluation, chain
 from ..analysis.comparison import Settings
@@ -232,15 +234,31 @@ ClaimPages = dict[str, tuple[str, dict[str, bytes]]]  # claim id -> (what its fi
 def claim_key(links: Sequence[Evaluation], grids: Sequence[Grid], settings: Settings, ledger: Ledger) -> str:
     """Everything a claim's page and charts are rendered from: the evaluations of its chain (each
     report by its slug and digest), the grids that hold its runs, the verdict settings and the
-    digests of its runs (a sha256 of their pickle: equal keys, equal inputs)."""
+    digests of its runs (a sha256 of their pickle: equal keys, equal inputs). The pickle keeps
+    no memo, and a claim is pickled as its JSON, so the key depends on values alone, not on
+    which of them are the same object or on the order pydantic noted the fields set: `serve`
+    renders a claim again only when something it shows changed."""
     related = [g for ev in links for g in attribution_pages.related(ev, grids)]
     claim = links[0].claim
     runs = [(r, ledger.runs[r].digest if r in ledger.runs else None) for r in (claim.baseline, claim.candidate) if r]
     chain_ = [
-        ([(f.name, getattr(ev, f.name)) for f in fields(ev) if f.name != "report"], ev.report.slug, ev.report.digest)
+        (
+            [(f.name, _valued(getattr(ev, f.name))) for f in fields(ev) if f.name != "report"],
+            ev.report.slug,
+            ev.report.digest,
+        )
         for ev in links
     ]
-    return hashlib.sha256(pickle.dumps((chain_, related, settings, runs), protocol=5)).hexdigest()
+    held = io.BytesIO()
+    pickler = pickle.Pickler(held, protocol=5)
+    pickler.fast = True  # no memo: equal values, equal bytes, however they are shared
+    pickler.dump((chain_, related, settings, runs))
+    return hashlib.sha256(held.getvalue()).hexdigest()
+
+
+def _valued(value: object) -> object:
+    """A front-matter record (pydantic) as its JSON; any other value as it is."""
+    return value.model_dump_json() if isinstance(value, BaseModel) else value
 
 
 def _claim_files(
