@@ -81,3 +81,38 @@ def test_the_slowdown_is_found_at_the_build_that_made_it_with_what_moved(followe
 
 def test_a_series_of_three_points_is_followed_and_shorter_ones_are_not(followed: list) -> None:
     assert followed[1].between is not None and followed[1].changes == ()
+
+
+def test_serve_reads_again_only_the_runs_whose_digest_or_summary_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What history reads of each run (`build_series`' `known`, kept by `serve`) is reused while
+    the run's digest, the along-keys and its summary object are the ones it was read with; the
+    series followed are equal to those followed from scratch."""
+    from generator.analysis import series
+
+    runs = [nightly(day, build=6109 + day, driver="580.95", level=40.0 if day < 4 else 36.0) for day in range(1, 7)]
+    ledger = audit(write_tree(tmp_path, publication(*runs)), stale_is_error=False).ledger
+    summaries = {run.id: summarize_run(run) for run in ledger.runs.values()}
+    read: list[str] = []
+    real = series._rows
+    monkeypatch.setattr(series, "_rows", lambda run, *a: read.append(run.id) or real(run, *a))
+    fresh = history(ledger.runs.values(), summaries, min_effect=0.01, confidence=0.95)
+    known: dict = {}
+    assert history(ledger.runs.values(), summaries, min_effect=0.01, confidence=0.95, known=known) == fresh
+    read.clear()
+    assert history(ledger.runs.values(), summaries, min_effect=0.01, confidence=0.95, known=known) == fresh
+    assert read == []
+    summaries["2026-10-03-nightly"] = summarize_run(ledger.runs["2026-10-03-nightly"])  # a new summary object
+    assert history(ledger.runs.values(), summaries, min_effect=0.01, confidence=0.95, known=known) == fresh
+    assert read == ["2026-10-03-nightly"]
+    read.clear()
+    along = ("software.engine_version", "software.build_number", "accelerators.0.driver")
+    again = history(ledger.runs.values(), summaries, min_effect=0.01, confidence=0.95, along=along, known=known)
+    assert len(read) == 6 and again == history(
+        ledger.runs.values(), summaries, min_effect=0.01, confidence=0.95, along=along
+    )
+    del summaries["2026-10-06-nightly"]
+    fewer = [run for run in ledger.runs.values() if run.id != "2026-10-06-nightly"]
+    history(fewer, summaries, min_effect=0.01, confidence=0.95, along=along, known=known)
+    assert "2026-10-06-nightly" not in known and len(known) == 5

@@ -24,7 +24,7 @@ from ..format.history import Acceptance, Annotation, Exclusion
 from ..ledger.records import HistoryNotes, Run
 from ..ledger.yamlio import line_for
 from . import changes, segmentation
-from .series import ALONG, Apart, Pairs, Series, build_series, flat_environment, log_points
+from .series import ALONG, Apart, KnownRows, Pairs, Series, build_series, flat_environment, log_points
 from .summaries import RunSummary
 
 MIN_POINTS = 3
@@ -190,14 +190,15 @@ def history(
     confidence: float,
     along: Sequence[str] = ALONG,
     notes: Iterable[HistoryNotes] = (),
+    known: KnownRows | None = None,
 ) -> list[Followed]:
     """Every series of the publication followed, with what the history files (`notes`: the
-    ledger's `history`) say of it."""
+    ledger's `history`) say of it (`known`: what `build_series` read of each run before)."""
     by_id = {run.id: run for run in runs}
     entries = entries_of(notes)
     return [
         follow(s, by_id, min_effect=min_effect, confidence=confidence, notes=entries)
-        for s in build_series(by_id.values(), summaries, along=along, apart=excluder(entries))
+        for s in build_series(by_id.values(), summaries, along=along, apart=excluder(entries), known=known)
     ]
 
 

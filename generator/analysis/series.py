@@ -20,7 +20,7 @@ import datetime as dt
 import itertools
 import math
 from collections import defaultdict
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 
 from ..format.keys import as_yaml, flatten
@@ -237,28 +237,63 @@ def _apart_ids(apart: Apart | None, key: tuple[str, str, Pairs, Pairs], entries:
 Apart = Callable[[str, str, Pairs, str], bool]  # (benchmark, metric, condition, run id): excluded there
 
 
+# What build_series reads of one run: where it sits along its series, its environment less the
+# along-keys, and its entries, each with its series' (benchmark, metric, condition) and the
+# metric's better direction.
+RunRows = tuple[_Place, Pairs, tuple[tuple[tuple[str, str, Pairs], _Entry, str | None], ...]]
+# run id -> (its digest, the along-keys, the summary read, what was read): `serve` keeps it across
+# rebuilds, so a save reads again only the runs it changed
+KnownRows = MutableMapping[str, tuple[str, tuple[str, ...], RunSummary, RunRows]]
+
+
+def _rows(run: Run, summary: RunSummary, along: Sequence[str]) -> RunRows:
+    flat = flat_environment(run)
+    moved = tuple(f"{k}={v}" for k, v in flat.items() if is_along(k, along))
+    place = _Place(build_number(run), str(run.meta.date), captured_at(run), moved)
+    environment = tuple((k, v) for k, v in flat.items() if not is_along(k, along))
+    found = []
+    for at in run.results.condition_values():
+        condition = tuple(zip(run.results.conditions, at, strict=True))
+        for metric, spec in run.meta.metrics.items():
+            entry = _entry(run, summary, metric, at)
+            if entry is not None:
+                found.append(((run.meta.benchmark, metric, condition), entry, spec.better))
+    return place, environment, tuple(found)
+
+
 def build_series(
     runs: Iterable[Run],
     summaries: Mapping[str, RunSummary],
     *,
     along: Sequence[str] = ALONG,
     apart: Apart | None = None,
+    known: KnownRows | None = None,
 ) -> list[Series]:
     """Every series of the publication, however short, in a stable order. `apart` says which
-    runs a history file excludes from which series."""
+    runs a history file excludes from which series. `known` (the build cache's, under `serve`)
+    keeps what was read of each run, by its digest, the along-keys and its summary (the very
+    object, which the build cache keeps while the run's digest and the confidence level hold)."""
     grouped: dict[tuple[str, str, Pairs, Pairs], list[_Entry]] = defaultdict(list)
     better: dict[str, str | None] = {}
     places: dict[str, _Place] = {}
-    for run in sorted(runs, key=lambda r: (str(r.meta.date), r.id)):
-        places[run.id] = _Place.of(run, along)
-        environment = tuple(environment_of(run, along).items())
-        for at in run.results.condition_values():
-            condition = tuple(zip(run.results.conditions, at, strict=True))
-            for metric, spec in run.meta.metrics.items():
-                entry = _entry(run, summaries[run.id], metric, at)
-                if entry is not None:
-                    grouped[(run.meta.benchmark, metric, condition, environment)].append(entry)
-                    better[metric] = spec.better
+    wanted = tuple(along)
+    ordered = sorted(runs, key=lambda r: (str(r.meta.date), r.id))
+    for run in ordered:
+        summary = summaries[run.id]
+        held = known.get(run.id) if known is not None else None
+        if held is not None and held[0] == run.digest and held[1] == wanted and held[2] is summary:
+            rows = held[3]
+        else:
+            rows = _rows(run, summary, along)
+            if known is not None:
+                known[run.id] = (run.digest, wanted, summary, rows)
+        places[run.id], environment, found = rows
+        for (benchmark, metric, condition), entry, direction in found:
+            grouped[(benchmark, metric, condition, environment)].append(entry)
+            better[metric] = direction
+    if known is not None:
+        for gone in set(known) - {run.id for run in ordered}:
+            del known[gone]
     would_be: dict[tuple[str, str, Pairs, Pairs], list[tuple[Pairs, tuple[str, str]]]] = defaultdict(list)
     for (benchmark, metric, condition, environment), entries in grouped.items():
         first = min((str(e.run.meta.date), e.run.id) for e in entries)

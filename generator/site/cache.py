@@ -72,6 +72,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..analysis.claims import Remembered
 from ..analysis.receipts import RunReceipts
+from ..analysis.series import KnownRows
 from ..analysis.summaries import RunSummary
 from ..forked import reduce_read_only
 from ..ledger.runs import ParsedRuns
@@ -185,6 +186,8 @@ class BuildCache:
     # claim id -> (what its files were rendered from, its files): kept by `serve` between rebuilds, never saved
     # (`render.outputs.claim_key` is a pickle, the same only within one process)
     claim_pages: ClaimPages = field(default_factory=dict)
+    # what history read of each run (`analysis.series.build_series`): kept by `serve`, never saved
+    series_rows: KnownRows = field(default_factory=dict)
     serving: bool = False  # held by `serve` across rebuilds: what is kept only in memory is worth keeping
     links: dict[str, object] = field(
         default_factory=dict

@@ -155,6 +155,7 @@ def follow(
             confidence=settings.confidence,
             along=chosen.along_keys,
             notes=ledger.history,
+            known=cache.series_rows if cache is not None and cache.serving else None,
         )
     )
     if cache is not None:
