@@ -15,7 +15,7 @@ from ..ledger.history import history_problems
 from ..ledger.load import load
 from ..ledger.records import DOCS_DIR, Ledger
 from ..ledger.references import check_references
-from ..ledger.runs import ParsedRuns
+from ..ledger.runs import ParsedRuns, SeenRuns
 from .grid_checks import grid_problems
 from .receipts import Clock, RunReceipts, ledger_receipts, receipt_problems
 from .signatures import parse_allowed_signers
@@ -38,12 +38,14 @@ def audit(
     stale_is_error: bool = True,
     cache: ParsedRuns | None = None,
     signers_from: Ledger | None = None,
+    seen: SeenRuns | None = None,
 ) -> Audit:
     """Load the publication and collect every problem with it. Stale receipts are errors
     unless `stale_is_error` is False (then warnings: the site marks them). With `signers_from`,
     signatures are judged with that ledger's allowed_signers instead of the publication's own
-    (review: a pull request cannot list its own keys); its own file's lines are still checked."""
-    ledger = load(root, docs_dir, cache)
+    (review: a pull request cannot list its own keys); its own file's lines are still checked.
+    `seen`: `serve`'s memory of run folders read before (`ledger.runs.load_run`)."""
+    ledger = load(root, docs_dir, cache, seen)
     if signers_from is None:
         receipts, signer_problems = ledger_receipts(ledger, Clock.now())
     else:

@@ -17,18 +17,21 @@ from .history import load_history
 from .publication import docs_problems, layout_problems, report_name_problems
 from .records import DOCS_DIR, REPORTS_DIR, RUNS_DIR, Ledger, Report, Run
 from .reports import load_report
-from .runs import ParsedRuns, decode, load_run, measurement_keys, undeclared_metrics
+from .runs import ParsedRuns, SeenRuns, decode, load_run, measurement_keys, undeclared_metrics
 
 
-def load(root: Path | str, docs_dir: str = DOCS_DIR, cache: ParsedRuns | None = None) -> Ledger:
+def load(
+    root: Path | str, docs_dir: str = DOCS_DIR, cache: ParsedRuns | None = None, seen: SeenRuns | None = None
+) -> Ledger:
     """Read every run under runs/, every report under <docs_dir>/reports/, allowed_signers and
     history/*.yaml.
 
     With a cache (a mapping the caller owns), runs whose files did not change are reused,
-    and entries that no run folder holds any more are dropped."""
+    and entries that no run folder holds any more are dropped. With `seen` (`serve`'s), a run
+    folder whose files' signatures are unchanged is not read again (`runs.load_run`)."""
     root = Path(root).resolve()
     problems: list[Problem] = []
-    runs, failed = _runs(root, problems, cache)
+    runs, failed = _runs(root, problems, cache, seen)
     layout = layout_problems(root, root / docs_dir)
     problems += layout or docs_problems(root, root / docs_dir)
     reports = [] if layout else _reports(root / docs_dir / REPORTS_DIR, root, problems)
@@ -45,7 +48,9 @@ def load(root: Path | str, docs_dir: str = DOCS_DIR, cache: ParsedRuns | None = 
     )
 
 
-def _runs(root: Path, problems: list[Problem], cache: ParsedRuns | None) -> tuple[dict[str, Run], set[str]]:
+def _runs(
+    root: Path, problems: list[Problem], cache: ParsedRuns | None, seen: SeenRuns | None = None
+) -> tuple[dict[str, Run], set[str]]:
     runs: dict[str, Run] = {}
     failed: set[str] = set()
     folder = root / RUNS_DIR
@@ -66,7 +71,7 @@ def _runs(root: Path, problems: list[Problem], cache: ParsedRuns | None) -> tupl
         elif (entry / MARK).is_file():
             problems.append(Problem(file=rel, message=leftover(entry.name.rpartition(".partial-")[0] or entry.name)))
         elif entry.is_dir():
-            run, found = load_run(entry, cache)
+            run, found = load_run(entry, cache, seen)
             problems.extend(found)
             if run is not None:
                 runs[run.id] = run
@@ -79,6 +84,9 @@ def _runs(root: Path, problems: list[Problem], cache: ParsedRuns | None) -> tupl
     if cache is not None:
         for gone in set(cache) - {(run.id, run.digest) for run in runs.values()}:
             del cache[gone]
+    if seen is not None:
+        for folder_name in set(seen) - set(runs):
+            del seen[folder_name]
     return runs, failed
 
 

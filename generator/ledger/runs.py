@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+import time
 from collections.abc import Callable, Mapping, MutableMapping
 from pathlib import Path
 from types import MappingProxyType
@@ -38,8 +39,11 @@ def decode(data: bytes, rel: str) -> str:
         ) from None
 
 
-def _walk(folder: Path, rel: str, problems: list[Problem], inner: str = "") -> list[str]:
-    """Every regular file under a run folder, run-relative, in sorted order; symlinks are problems."""
+def _walk(
+    folder: Path, rel: str, problems: list[Problem], inner: str = "", stats: list[Signature] | None = None
+) -> list[str]:
+    """Every regular file under a run folder, run-relative, in sorted order; symlinks are problems.
+    `stats` gets each file's `Signature`, in the order the folders are walked."""
     files = []
     with os.scandir(folder / inner if inner else folder) as scan:
         entries = sorted(scan, key=lambda e: e.name)
@@ -54,8 +58,11 @@ def _walk(folder: Path, rel: str, problems: list[Problem], inner: str = "") -> l
             problems.append(Problem(file=f"{rel}/{name}", message=message))
         elif stat.S_ISREG(mode):
             files.append(name)
+            if stats is not None:
+                info = entry.stat(follow_symlinks=False)
+                stats.append((name, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev))
         elif stat.S_ISDIR(mode):
-            files += _walk(folder, rel, problems, f"{name}/")
+            files += _walk(folder, rel, problems, f"{name}/", stats)
         else:
             problems.append(Problem(file=f"{rel}/{name}", message="is not a regular file; remove it"))
     return sorted(files)
@@ -69,20 +76,47 @@ def run_digest(blobs: Mapping[str, bytes]) -> str:
     return digest.hexdigest()
 
 
-def load_run(folder: Path, cache: ParsedRuns | None = None) -> tuple[Run | None, list[Problem]]:
+Signature = tuple[str, int, int, int, int, int]  # a file's run-relative name, size, mtime, ctime, inode, device
+# folder name -> (its files' signatures, when they were read (ns), the run and its problems)
+SeenRuns = MutableMapping[str, tuple[tuple[Signature, ...], int, "Run", list[Problem]]]
+# A file changed within this long before it was read may change again with the same signature (a
+# file system's timestamps can be as coarse as 2 s: FAT): its folder is read again next time.
+RACY_NS = 3_000_000_000
+
+
+def load_run(
+    folder: Path, cache: ParsedRuns | None = None, seen: SeenRuns | None = None
+) -> tuple[Run | None, list[Problem]]:
     """Read one run folder and parse it. With a cache, a folder whose name and file bytes
-    (every file is read and hashed each time) parsed cleanly before is not parsed again."""
+    (every file is read and hashed each time) parsed cleanly before is not parsed again.
+    With `seen` (`serve`'s, across rebuilds), a folder is not read at all while every file's
+    signature (name, size, mtime, change time, inode, device: a write changes the change time,
+    which no one can set) is the one it was read with, and every change time was over RACY_NS
+    older than that read, as git trusts its index."""
     rid, rel = folder.name, f"{RUNS_DIR}/{folder.name}"
     walked: list[Problem] = []
-    files = _walk(folder, rel, walked)
+    read_at = time.time_ns()  # before the walk: a write after it changes a signature
+    stats: list[Signature] | None = [] if seen is not None else None
+    files = _walk(folder, rel, walked, stats=stats)
+    signature = tuple(stats or ())
+    held = seen.get(rid) if seen is not None else None
+    if held is not None and not walked and held[0] == signature and all(s[3] < held[1] - RACY_NS for s in signature):
+        return held[2], list(held[3])
     blobs = {f: (folder / f).read_bytes() for f in files}
     digest = run_digest(blobs)
     known = cache.get((rid, digest)) if cache is not None and not walked else None
     if known is not None:
-        return _assembled(rid, blobs, digest, known), []
-    run, problems = parse_run(folder, blobs, walked, digest)
-    if cache is not None and run is not None:
-        cache[(rid, digest)] = (run.meta, run.manifest, run.results, run.requests, run.receipts)
+        run: Run | None = _assembled(rid, blobs, digest, known)
+        problems: list[Problem] = []
+    else:
+        run, problems = parse_run(folder, blobs, walked, digest)
+        if cache is not None and run is not None:
+            cache[(rid, digest)] = (run.meta, run.manifest, run.results, run.requests, run.receipts)
+    if seen is not None:
+        if run is not None and not walked:
+            seen[rid] = (signature, read_at, run, list(problems))
+        else:
+            seen.pop(rid, None)
     return run, problems
 
 

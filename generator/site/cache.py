@@ -75,7 +75,7 @@ from ..analysis.receipts import RunReceipts
 from ..analysis.series import KnownRows
 from ..analysis.summaries import RunSummary
 from ..forked import reduce_read_only
-from ..ledger.runs import ParsedRuns
+from ..ledger.runs import ParsedRuns, SeenRuns
 from ..render.chart_templates import ChartTemplates
 from ..render.ledger_files import Fragments
 from ..render.outputs import ClaimPages
@@ -188,6 +188,9 @@ class BuildCache:
     claim_pages: ClaimPages = field(default_factory=dict)
     # what history read of each run (`analysis.series.build_series`): kept by `serve`, never saved
     series_rows: KnownRows = field(default_factory=dict)
+    # each run folder's files' signatures when last read, and what they made (`ledger.runs.load_run`):
+    # kept by `serve`, never saved
+    seen_runs: SeenRuns = field(default_factory=dict)
     serving: bool = False  # held by `serve` across rebuilds: what is kept only in memory is worth keeping
     links: dict[str, object] = field(
         default_factory=dict

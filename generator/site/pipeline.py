@@ -79,7 +79,8 @@ def generate_site(
             checked_audit = checked.audit
         else:
             rel = docs_dir.relative_to(root).as_posix()
-            checked_audit = audit(root, rel, stale_is_error=False, cache=cache.parsed)
+            seen = cache.seen_runs if cache.serving else None
+            checked_audit = audit(root, rel, stale_is_error=False, cache=cache.parsed, seen=seen)
         generated = _generated(checked_audit, docs_dir, settings, cache, history or HistorySettings())
     if save:
         cache.save()

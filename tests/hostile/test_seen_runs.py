@@ -1,0 +1,97 @@
+"""`serve` does not read a run folder again while its files' signatures are the ones it read
+them with (`ledger.runs.load_run`'s `seen`). An edit that keeps a file's size and puts its
+modification time back (`touch -d`), a file added or removed, a write within the racy window
+after a read: each makes the folder read again, and the ledger is the one a fresh load gives."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from generator.ledger import runs as runs_module
+from generator.ledger.load import load
+from helpers import measured_run, publication, write_tree
+
+RUN = "2026-09-01-measured"
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The run folders read (their files hashed), in order."""
+    read: list[str] = []
+    real = runs_module.run_digest
+    monkeypatch.setattr(runs_module, "run_digest", lambda blobs: read.append("read") or real(blobs))
+    return read
+
+
+def _root(tmp_path: Path) -> Path:
+    return write_tree(tmp_path / "pub", publication(measured_run(RUN)))
+
+
+def test_an_unchanged_folder_is_not_read_again_once_out_of_the_racy_window(
+    tmp_path: Path, reads: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root, seen = _root(tmp_path), {}
+    first = load(root, seen=seen)
+    assert reads == ["read"] and RUN in seen
+    again = load(root, seen=seen)  # its files were written just now: read again, as git does
+    assert reads == ["read", "read"] and again.runs[RUN] == first.runs[RUN]
+    monkeypatch.setattr(runs_module, "RACY_NS", 0)  # as if the files were written long before
+    load(root, seen=seen)
+    reads.clear()
+    kept = load(root, seen=seen)
+    assert reads == [] and kept.runs[RUN] is not None and kept.runs[RUN] == load(root).runs[RUN]
+
+
+def test_an_edit_that_keeps_size_and_modification_time_is_read(
+    tmp_path: Path, reads: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(runs_module, "RACY_NS", 0)
+    root, seen = _root(tmp_path), {}
+    load(root, seen=seen)
+    results = root / "runs" / RUN / "results.csv"
+    before = results.stat()
+    text = results.read_text()
+    first_value = text.splitlines()[1].split(",")[2]
+    changed = first_value[:-1] + ("1" if first_value[-1] != "1" else "2")  # same length, another value
+    edited = text.replace(first_value, changed, 1)
+    assert len(edited) == len(text) and edited != text
+    results.write_text(edited)
+    os.utime(results, ns=(before.st_atime_ns, before.st_mtime_ns))  # touch -d: the old mtime back
+    reads.clear()
+    ledger = load(root, seen=seen)
+    assert reads == ["read"]
+    assert ledger.runs[RUN] == load(root).runs[RUN] and ledger.runs[RUN].digest != ""
+
+
+def test_a_file_added_or_removed_makes_the_folder_read_again(
+    tmp_path: Path, reads: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(runs_module, "RACY_NS", 0)
+    root, seen = _root(tmp_path), {}
+    first = load(root, seen=seen)
+    extra = root / "runs" / RUN / "notes.txt"
+    extra.write_text("warm machine\n")
+    reads.clear()
+    added = load(root, seen=seen)
+    assert reads == ["read"] and added.runs[RUN].digest != first.runs[RUN].digest
+    extra.unlink()
+    reads.clear()
+    removed = load(root, seen=seen)
+    assert reads == ["read"] and removed.runs[RUN].digest == first.runs[RUN].digest
+
+
+def test_a_folder_that_stops_loading_or_goes_is_forgotten(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(runs_module, "RACY_NS", 0)
+    root, seen = _root(tmp_path), {}
+    load(root, seen=seen)
+    (root / "runs" / RUN / "run.yaml").write_text("not: [valid\n")
+    broken = load(root, seen=seen)
+    assert RUN not in broken.runs and RUN not in seen and broken.problems
+    (root / "runs" / RUN / "run.yaml").unlink()
+    for name in os.listdir(root / "runs" / RUN):
+        (root / "runs" / RUN / name).unlink()
+    (root / "runs" / RUN).rmdir()
+    assert load(root, seen=seen).runs == {} and seen == {}
