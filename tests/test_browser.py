@@ -491,12 +491,15 @@ def test_the_runs_index_pages_through_1000_runs(browser: Any, tmp_path: Path, mo
         watched.page.wait_for_url("**/claims/_pages/within-noise/")
         shown = watched.page.eval_on_selector_all("article tbody tr .bl-verdict", "v => v.map(x => x.textContent)")
         assert shown == ["within noise"]
+        watched.page.goto(f"{url}/claims/")
+        watched.page.evaluate("() => { window.location.hash = '#verdict=within-noise'; }")  # on the page itself
+        watched.page.wait_for_url("**/claims/_pages/within-noise/")
         watched.page.click("article p a:has-text('inconclusive (99)')")
         watched.page.wait_for_url("**/claims/_pages/inconclusive/")
         assert "Claims 1–40 of 99 · page 1 · 2 · 3 · next" in watched.page.inner_text("article")
         watched.page.goto(f"{url}/reports/scale/")
         text = watched.page.inner_text("article")
-        assert "This report makes 100 claims: 99 inconclusive, 1 within noise. The panel lists the first 30;" in text
+        assert "This report makes 100 claims: 1 within noise, 99 inconclusive. The panel lists 30 of them," in text
         assert watched.page.eval_on_selector_all(".bl-stack--panel tbody tr", "rows => rows.length") == 30
         assert watched.errors == []
         assert watched.hosts <= {url.split("/")[2]}, watched.hosts

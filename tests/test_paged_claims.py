@@ -90,13 +90,14 @@ def test_past_a_page_every_claim_is_listed_once_and_each_verdict_on_pages_of_its
     # the same counts on every page, the page's own choice in bold, every other a link
     second = pages["claims/_pages/2.md"].decode()
     assert (
-        '<p class="bl-filter-links">Show: <strong>all &#40;15&#41;</strong> · '
+        '<p class="bl-filter-links">Show: <strong aria-current="page">all &#40;15&#41;</strong> · '
         '<a href="../../_pages/contradicted/" data-bl-verdict="contradicted">contradicted &#40;2&#41;</a> · '
     ) in second
     nothing = pages["claims/_pages/no-trial-data-2.md"].decode()
     assert "# Claims: no trial data, page 2 of 2\n" in nothing.replace("&#58;", ":")
     assert '<a href="../../" data-bl-verdict="all">all &#40;15&#41;</a>' in nothing
-    assert "<strong>no trial data &#40;6&#41;</strong>" in nothing
+    assert '<strong aria-current="page">no trial data &#40;6&#41;</strong>' in nothing
+    assert "Only the 6 claims whose verdict is **no trial data**, of 15 claims in this\npublication's" in nothing
     assert "Claims 5–6 of 6 · page [1](../_pages/no-trial-data.md) · **2**\n" in nothing
     assert (
         "Claims 5–8 of 15 · page [1](../index.md) · **2** · [3](../_pages/3.md) · [4](../_pages/4.md) · "
@@ -146,8 +147,13 @@ def test_a_report_of_more_claims_than_its_panel_lists_counts_every_one() -> None
     assert "This report makes" not in full and full.count("](../claims/") == 6
     cut = report_panel(mine, report.slug, most=4)
     assert (
-        "This report makes 6 claims: 1 contradicted, 1 inconclusive, 1 overstated, 3 supported. The panel "
-        "lists the first 4; every claim has its own page, and [the claims index](../claims/index.md) lists them all."
+        "This report makes 6 claims: 1 contradicted, 1 overstated, 1 inconclusive, 3 supported. The panel lists 4 "
+        "of them, those that do not hold first, each verdict in the report's order. Every claim has its own page, "
+        "and [the claims index](../claims/index.md) lists them all, by verdict too."
     ) in cut
     listed = re.findall(r"\]\(\.\./claims/([^/]+)/index\.md\)", cut)
-    assert listed == [c.id for c in report.meta.claims[:4]]
+    order = ["contradicted", "overstated", "inconclusive", "supported"]
+    expected = sorted(mine, key=lambda ev: order.index(ev.headline))[:4]  # stable: the report's order within
+    assert listed == [ev.claim.id for ev in expected]
+    assert [ev.headline for ev in expected] == ["contradicted", "overstated", "inconclusive", "supported"]
+    assert expected[3].claim.id == next(ev.claim.id for ev in mine if ev.headline == "supported")

@@ -64,6 +64,9 @@ def claims_index(
                 rows=[_index_row(ev, site_up) for ev in chunk],
                 table=blocks.table,
                 grids=Markup(grids_panel) if path == "index.md" else "",
+                verdict=verdict,
+                shown=len(shown),
+                total=len(ordered),
             )
     return out
 
@@ -98,7 +101,7 @@ def _filter_links(counts: Mapping[str, int], total: int, verdict: str | None, up
     def choice(name: str, count: int, path: str) -> str:
         label = f"{name} ({count:,})"
         if (name == "all" and verdict is None) or name == verdict:
-            return f"<strong>{t.text(label)}</strong>"
+            return f'<strong aria-current="page">{t.text(label)}</strong>'
         url = up + path.removesuffix("index.md").removesuffix(".md") + ("/" if path != "index.md" else "")
         return f'<a href="{url or "./"}" data-bl-verdict="{t.attr(name)}">{t.text(label)}</a>'
 

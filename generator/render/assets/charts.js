@@ -101,6 +101,10 @@
   function pagedFilter() {
     /* A paged claims index lists each verdict on pages of its own (.bl-filter-links); an address
        made for the one-page index's buttons (#verdict=within-noise) goes to that verdict's page. */
+    if (!window.blPagedWatching) {  /* once per window: a hash changed on the page goes too */
+      window.blPagedWatching = true;
+      window.addEventListener("hashchange", pagedFilter);
+    }
     var bar = document.querySelector(".bl-filter-links");
     var found = /^#verdict=([a-z-]+)$/.exec(window.location.hash);
     if (!bar || !found) { return; }
