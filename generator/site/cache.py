@@ -31,7 +31,9 @@ It holds eleven things on disk, all but the chart templates keyed so that each i
   (`render.history_pages.series_key`, kept in `history`), and, under `serve` only (in memory,
   never saved), each claim's page and charts likewise (`render.outputs.claim_key`);
 - under `serve` only, in memory: where each internal link of the built site led, by the
-  site's files and folders (`site.links.broken_links`).
+  site's files and folders (`site.links.broken_links`); what history read of each run, by its
+  digest, the along-keys and its summary (`analysis.series.build_series`); and each run folder's
+  files' signatures when it was last read, and the run they made (`ledger.runs.load_run`).
 
 It is an object its owner passes to what uses it: the plugin holds one across `serve`
 rebuilds, a command loads one per build. Nothing here is module state.
@@ -39,7 +41,9 @@ rebuilds, a command loads one per build. Nothing here is module state.
 On disk it is one file per publication in the user's cache folder ($BENCHLEDGER_BUILD_CACHE,
 else `builds/` under $BENCHLEDGER_CACHE, $XDG_CACHE_HOME/benchledger or ~/.cache/benchledger),
 named `benchledger-build-<hash of the publication's absolute path>.pickle`: never in the
-repository, so a cloned repository cannot bring one. It is a pickle, and loading a pickle runs
+repository, so a cloned repository cannot bring one. It holds one pickle of the code's version,
+then one per part, each with its own memo (one memo of every object would add 100 MB to the
+peak of a 10,000-run build); the parts are read only when the version is this code's. Loading a pickle runs
 code, so it is read (and written) only when the folder is the user's own and writable by
 nobody else, and the file too (not a link, owned by the user, not group- or world-writable);
 otherwise the build runs without a cache and says why. Old cache files (not built for 30 days) are removed, and only
@@ -64,7 +68,7 @@ import shutil
 import stat
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -229,7 +233,7 @@ class BuildCache:
                 self.written[rel] = now
         return True
 
-    def kept(self, outputs: dict[str, bytes]) -> set[str]:
+    def kept(self, outputs: Collection[str]) -> set[str]:
         """The files of runs whose pages were reused, not rendered, in this generation."""
         return {rel for _, files in self.rendered.values() for rel in files if rel not in outputs}
 
@@ -267,8 +271,9 @@ class BuildCache:
             return cls()
         try:
             with path.open("rb") as fh, paused():
-                version, *parts = pickle.load(fh)  # our own file
-            if version == code_version() and len(parts) == len(PARTS) and all(isinstance(p, dict) for p in parts):
+                version = pickle.load(fh)  # our own file: the code's version, then each part (`save`)
+                parts = [pickle.load(fh) for _ in PARTS] if version == code_version() else []
+            if len(parts) == len(PARTS) and all(isinstance(p, dict) for p in parts):
                 saved = dict(zip(PARTS, parts, strict=True))
                 templates = ChartTemplates(saved.pop("charts"))
                 return cls(**saved, charts=templates, path=path)
@@ -289,7 +294,9 @@ class BuildCache:
                 parts = [self.charts.known if name == "charts" else getattr(self, name) for name in PARTS]
                 pickler = pickle.Pickler(fh, protocol=5)
                 pickler.dispatch_table = {MappingProxyType: reduce_read_only}  # a report's lines, inside evaluations
-                pickler.dump((code_version(), *parts))
+                for part in (code_version(), *parts):  # one at a time: the pickler's memo of every object
+                    pickler.dump(part)  # held lasts one part (at 10,000 runs, 100 MB less at the peak of a
+                    pickler.clear_memo()  # build), and each pickle.load reads one part with a memo of its own
             tmp.replace(self.path)
             self.store.keep_only(self.kept_pages())
             for old in self.path.parent.iterdir():

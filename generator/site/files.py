@@ -162,63 +162,95 @@ def write(
     """Bring docs_dir in line with `outputs`, refusing to touch anything a person wrote.
     `stamps` remembers what was written, so an unchanged file is not read back next time;
     `kept` names generated files the caller verified (by their stamps) to be current."""
-    stamps = {} if stamps is None else stamps
-    docs = Path(docs_dir).resolve()
-    inside = Confined(docs)
-    previous = read_list(docs, inside)
-    targets, absent = _targets(docs, outputs, inside, previous, stamps)
-    report = WriteReport(unchanged=len(kept := set(kept) - set(outputs)))
-    current = set(outputs) | kept
-    if not previous >= current:
-        _save_list(docs, previous | current)  # before writing: an interruption leaves only listed files
-    folders: set[Path] = set()  # made (or found) by this process: one mkdir per folder, not per file
+    writer = Writer(docs_dir, stamps)
+    kept = set(kept)
+    writer.add(outputs, listed=kept)
+    return writer.finish(kept)
 
-    def one(item: tuple[str, Path]) -> tuple[bool, Stamp | None]:
-        """Write one output unless it is unchanged: (written, its stamp now)."""
-        rel, target = item
-        data = outputs[rel]
-        sha = hashlib.sha256(data).digest()
-        known = {rel: stamps[rel]} if rel in stamps else {}  # `_unchanged` restamps a file read back
-        if rel not in absent and _unchanged(target, rel, data, sha, known):
-            return False, known.get(rel)
-        if target.parent not in folders:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            folders.add(target.parent)
-        if rel in absent and not rel.endswith(".md"):
-            made = _created(target, data, sha)
-            if made is not None:
-                return True, made
-        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-        tmp.write_bytes(data)
-        tmp.replace(target)
-        return True, stamp(target, sha)
 
-    items = list(targets.items())
-    before = {rel: stamps[rel] for rel, _ in items if rel in stamps}
-    for (rel, _), (wrote, now) in zip(items, forked_map(one, items, least=512, what="files written"), strict=True):
-        if now is not None:
-            stamps[rel] = now
-        # a file a failed map's worker wrote is found unchanged when the map runs again here:
-        # it is a new file, or one with a new inode (nothing is rewritten in place)
-        known = before.get(rel)
-        if wrote or rel in absent or (now is not None and known is not None and known[4] != now[4]):
-            report.written.append(rel)
-        else:
-            report.unchanged += 1
-    for rel in sorted(previous - current):
-        try:
-            target = inside(rel)
-        except ValueError as err:  # a listed folder became a link leading outside docs_dir
-            raise BenchledgerError(Problem(file=f"{docs.name}/{LIST_FILE}", message=f"entry {err}")) from None
-        if _ours(target, True):
-            target.unlink()
-            report.removed.append(rel)
-            _prune(target.parent, docs)
-    if previous != current or not (docs / LIST_FILE).is_file():
-        _save_list(docs, current)
-    for gone in set(stamps) - current:
-        del stamps[gone]
-    return report
+class Writer:
+    """`write` in batches: `add` writes one batch of outputs (a generation of 10,000 runs hands
+    its runs' files over 1,000 runs at a time, so it never holds them all), `finish` removes what
+    the last generation wrote and this one did not. Each batch is checked whole before any of
+    its files is written, and the list names every file of a batch before the batch is written,
+    so an interruption leaves only listed files."""
+
+    def __init__(self, docs_dir: Path | str, stamps: Stamps | None = None) -> None:
+        self.stamps: Stamps = {} if stamps is None else stamps
+        self.docs = Path(docs_dir).resolve()
+        self.inside = Confined(self.docs)
+        self.previous = read_list(self.docs, self.inside)
+        self.listed = set(self.previous)  # what the list on disk names now
+        self.current: set[str] = set()  # every output added
+        self.report = WriteReport()
+        self.folders: set[Path] = set()  # made (or found) by this process: one mkdir per folder, not per file
+
+    def add(self, outputs: Mapping[str, bytes], *, listed: Iterable[str] = ()) -> None:
+        """Write one batch (paths not added before) unless unchanged; `listed`: other paths to
+        name in the list from now on (the files a `write` keeps)."""
+        stamps, docs = self.stamps, self.docs
+        targets, absent = _targets(docs, outputs, self.inside, self.previous, stamps)
+        self.current |= set(outputs)
+        wanted = self.current | set(listed)
+        if not self.listed >= wanted:
+            self.listed |= wanted
+            _save_list(docs, self.listed)  # before writing: an interruption leaves only listed files
+        folders = self.folders
+
+        def one(item: tuple[str, Path]) -> tuple[bool, Stamp | None]:
+            """Write one output unless it is unchanged: (written, its stamp now)."""
+            rel, target = item
+            data = outputs[rel]
+            sha = hashlib.sha256(data).digest()
+            known = {rel: stamps[rel]} if rel in stamps else {}  # `_unchanged` restamps a file read back
+            if rel not in absent and _unchanged(target, rel, data, sha, known):
+                return False, known.get(rel)
+            if target.parent not in folders:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                folders.add(target.parent)
+            if rel in absent and not rel.endswith(".md"):
+                made = _created(target, data, sha)
+                if made is not None:
+                    return True, made
+            tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+            tmp.write_bytes(data)
+            tmp.replace(target)
+            return True, stamp(target, sha)
+
+        items = list(targets.items())
+        before = {rel: stamps[rel] for rel, _ in items if rel in stamps}
+        for (rel, _), (wrote, now) in zip(items, forked_map(one, items, least=512, what="files written"), strict=True):
+            if now is not None:
+                stamps[rel] = now
+            # a file a failed map's worker wrote is found unchanged when the map runs again here:
+            # it is a new file, or one with a new inode (nothing is rewritten in place)
+            known = before.get(rel)
+            if wrote or rel in absent or (now is not None and known is not None and known[4] != now[4]):
+                self.report.written.append(rel)
+            else:
+                self.report.unchanged += 1
+
+    def finish(self, kept: Iterable[str] = ()) -> WriteReport:
+        """Remove the files the last generation wrote that this one did not add or keep (`kept`:
+        generated files the caller verified, by their stamps, to be current), and list the rest."""
+        docs, report = self.docs, self.report
+        kept = set(kept) - self.current
+        report.unchanged += len(kept)
+        current = self.current | kept
+        for rel in sorted(self.previous - current):
+            try:
+                target = self.inside(rel)
+            except ValueError as err:  # a listed folder became a link leading outside docs_dir
+                raise BenchledgerError(Problem(file=f"{docs.name}/{LIST_FILE}", message=f"entry {err}")) from None
+            if _ours(target, True):
+                target.unlink()
+                report.removed.append(rel)
+                _prune(target.parent, docs)
+        if self.listed != current or not (docs / LIST_FILE).is_file():
+            _save_list(docs, current)
+        for gone in set(self.stamps) - current:
+            del self.stamps[gone]
+        return report
 
 
 def _targets(

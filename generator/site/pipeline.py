@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import islice
@@ -31,7 +31,7 @@ from ..render.sweeps import ReportSweep, report_sweep_outputs, report_sweeps
 from ..render.text import level as t_level
 from .cache import BuildCache
 from .collector import relaxed
-from .files import WriteReport, write
+from .files import Writer, WriteReport, write
 from .vega import vega_bundle
 
 if TYPE_CHECKING:
@@ -102,10 +102,22 @@ def _generated(
     summaries = run_summaries(checked.ledger, settings.confidence, cache)
     followed = follow(checked.ledger, settings, history_settings, cache)
     judged = Judged(checked.ledger, checked.receipts, evaluations, grids, sweeps, followed, history_settings, summaries)
-    outputs = render(judged, settings, cache, docs=docs_dir.resolve())
+    batches: list[Writer] = []  # past RUNS_AT_ONCE runs to render, their files are written as they come
+
+    def sink(batch: dict[str, bytes]) -> None:
+        if not batches:
+            batches.append(Writer(docs_dir, cache.written))
+        batches[0].add(batch)
+
+    outputs = render(judged, settings, cache, docs=docs_dir.resolve(), sink=sink)
     cache.prune(set(checked.ledger.runs))
-    kept = cache.kept(outputs)
-    written = write(docs_dir, outputs, cache.written, kept)
+    if batches:
+        batches[0].add(outputs)
+        kept = cache.kept(batches[0].current)
+        written = batches[0].finish(kept)
+    else:
+        kept = cache.kept(outputs)
+        written = write(docs_dir, outputs, cache.written, kept)
     reused = sum(1 for run_id in checked.ledger.runs if f"{RUNS_DIR}/{run_id}/index.md" in kept)
     return Generated(checked.ledger, evaluations, written, grids, checked.receipts, reused, sweeps, followed)
 
@@ -179,19 +191,40 @@ class Judged:
     summaries: Mapping[str, RunSummary] | None = None  # every run's, at the build's confidence level
 
 
-def render(judged: Judged, settings: Settings, cache: BuildCache, *, docs: Path | None = None) -> dict[str, bytes]:
+RUNS_AT_ONCE = 1000  # past this many runs to render, their files are written 1,000 runs at a time
+
+
+def render(
+    judged: Judged,
+    settings: Settings,
+    cache: BuildCache,
+    *,
+    docs: Path | None = None,
+    sink: Callable[[dict[str, bytes]], None] | None = None,
+) -> dict[str, bytes]:
     """Every generated file of the publication, keyed by its path under docs_dir, but the pages
     of runs whose files in `docs` the cache verified as current (`cache.kept()`); without
-    `docs`, every run is rendered."""
+    `docs`, every run is rendered. With `sink` (`files.Writer.add`) and more than RUNS_AT_ONCE
+    runs to render, the runs' files go to it RUNS_AT_ONCE runs at a time instead, so a build of
+    10,000 runs never holds them all (a file of a later batch that a person wrote is then
+    refused after the earlier batches were written: listed, so the next build takes them back)."""
     ledger, receipts, confidence = judged.ledger, judged.receipts, settings.confidence
     out = asset_outputs(vega_bundle())
     out |= index_outputs(ledger, receipts)
     keys = {run.id: (run.digest, receipts.get(run.id), confidence) for run in ledger.runs.values()}
     todo = [run for run in ledger.runs.values() if docs is None or not cache.current(run.id, keys[run.id], docs)]
     summaries = judged.summaries or {}
-    for run, rendered in zip(todo, render_runs(todo, receipts, confidence, summaries, cache.charts), strict=True):
-        cache.remember(run.id, keys[run.id], rendered)
-        out |= rendered
+    streamed = sink is not None and len(todo) > RUNS_AT_ONCE
+    step = RUNS_AT_ONCE if streamed else max(len(todo), 1)
+    for start in range(0, len(todo), step):
+        chunk, batch = todo[start : start + step], dict[str, bytes]()
+        for run, rendered in zip(chunk, render_runs(chunk, receipts, confidence, summaries, cache.charts), strict=True):
+            cache.remember(run.id, keys[run.id], rendered)
+            batch |= rendered
+        if streamed and sink is not None:
+            sink(batch)
+        else:
+            out |= batch
     out |= claim_outputs(
         ledger,
         judged.evaluations,
