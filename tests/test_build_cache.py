@@ -301,3 +301,34 @@ def _grid_ids(claim_id: str, generated: Any) -> list[str]:
     from generator.render.attribution_pages import related
 
     return [g.attribution.id for g in related(generated.evaluations[claim_id], generated.grids)]
+
+
+@pytest.mark.parametrize("at_once", [1000, 1])
+def test_a_build_that_fails_before_writing_leaves_no_run_taken_for_current(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, at_once: int
+) -> None:
+    """A run is remembered as rendered before its files are written; when the write fails (a
+    person's file in the way), the cache goes back to what it said, so the next build of the
+    same process (`serve`) renders the run again instead of keeping its old page."""
+    from builders import copy_example
+    from generator.analysis.comparison import Settings
+    from generator.errors import BenchledgerError
+    from generator.site import pipeline
+    from generator.site.cache import BuildCache
+    from generator.site.pipeline import generate_site
+
+    monkeypatch.setattr(pipeline, "RUNS_AT_ONCE", at_once)
+    root = copy_example(tmp_path / "pub")
+    cache = BuildCache(serving=True)
+    generate_site(root, root / "site_src", Settings(), cache, save=False)
+    run = "2026-11-29-testbed-nmax2"
+    meta = root / "runs" / run / "run.yaml"
+    meta.write_text(meta.read_text().replace("title: ", "title: Retitled ", 1))
+    methods = root / "site_src" / "methods.md"
+    methods.unlink()
+    methods.write_text("# My methods\n")
+    with pytest.raises(BenchledgerError):
+        generate_site(root, root / "site_src", Settings(), cache, save=False)
+    methods.unlink()
+    generate_site(root, root / "site_src", Settings(), cache, save=False)
+    assert "Retitled" in (root / "site_src" / "runs" / run / "index.md").read_text()

@@ -40,7 +40,7 @@ def test_runs_written_in_batches_equal_runs_written_at_once(tmp_path: Path, monk
     monkeypatch.setattr(pipeline, "RUNS_AT_ONCE", 5)
     streamed = generate_site(batched, batched / "site_src", Settings(), BuildCache(), save=False)
     runs = len(once.ledger.runs)
-    assert runs == 18 and batches == [5, 5, 5, 3, 1]  # four batches of runs, then the rest (the runs index)
+    assert runs == 18 and batches == [1, 5, 5, 5, 3]  # the other files first (the runs index), then the runs
     assert _tree(batched / "site_src") == _tree(whole / "site_src")
     assert streamed.summary() == once.summary()
     assert len(streamed.written.written) == len(once.written.written) and streamed.written.removed == []
@@ -68,3 +68,16 @@ def test_a_later_batch_that_meets_a_person_s_file_stops_and_leaves_only_listed_f
     mine.unlink()
     again = generate_site(root, root / "site_src", Settings(), BuildCache(), save=False)
     assert again.written.removed == [] and (root / "site_src" / "runs" / last / "index.md").is_file()
+
+
+def test_a_person_s_file_among_the_other_files_stops_it_before_any_run_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from generator.errors import BenchledgerError
+
+    root = copy_example(tmp_path / "pub")
+    (root / "site_src" / "methods.md").write_text("# My methods\n")
+    monkeypatch.setattr(pipeline, "RUNS_AT_ONCE", 5)
+    with pytest.raises(BenchledgerError, match=r"site_src/methods\.md"):
+        generate_site(root, root / "site_src", Settings(), BuildCache(), save=False)
+    assert not (root / "site_src" / "runs").exists()  # no run's file was written

@@ -17,7 +17,7 @@ from .history import load_history
 from .publication import docs_problems, layout_problems, report_name_problems
 from .records import DOCS_DIR, REPORTS_DIR, RUNS_DIR, Ledger, Report, Run
 from .reports import load_report
-from .runs import ParsedRuns, SeenRuns, decode, load_run, measurement_keys, undeclared_metrics
+from .runs import ParsedRuns, SeenRuns, decode, keeps_change_times, load_run, measurement_keys, undeclared_metrics
 
 
 def load(
@@ -58,6 +58,9 @@ def _runs(
         problems.append(Problem(file=RUNS_DIR, message="is a symlink; make runs/ a real folder"))
         return runs, failed
     entries = sorted(folder.iterdir()) if folder.is_dir() else []
+    if seen is not None and not keeps_change_times(folder):
+        seen.clear()
+        seen = None  # every folder is read: this file system's times cannot prove a file unchanged
     for entry in entries:
         rel = f"{RUNS_DIR}/{entry.name}"
         if entry.name.startswith("."):

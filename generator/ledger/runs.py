@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+import sys
 import time
 from collections.abc import Callable, Mapping, MutableMapping
 from pathlib import Path
@@ -62,6 +63,9 @@ def _walk(
                 info = entry.stat(follow_symlinks=False)
                 stats.append((name, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev))
         elif stat.S_ISDIR(mode):
+            if stats is not None:  # a folder's times change as entries are added, removed or renamed
+                info = entry.stat(follow_symlinks=False)
+                stats.append((f"{name}/", 0, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev))
             files += _walk(folder, rel, problems, f"{name}/", stats)
         else:
             problems.append(Problem(file=f"{rel}/{name}", message="is not a regular file; remove it"))
@@ -76,7 +80,9 @@ def run_digest(blobs: Mapping[str, bytes]) -> str:
     return digest.hexdigest()
 
 
-Signature = tuple[str, int, int, int, int, int]  # a file's run-relative name, size, mtime, ctime, inode, device
+# a file's run-relative name, size, mtime, ctime, inode and device; a folder's likewise, its name
+# ending in "/" and its size 0 (the run folder's own is "./")
+Signature = tuple[str, int, int, int, int, int]
 # folder name -> (its files' signatures, when they were read (ns), the run and its problems)
 SeenRuns = MutableMapping[str, tuple[tuple[Signature, ...], int, "Run", list[Problem]]]
 # A file changed within this long before it was read may change again with the same signature (a
@@ -90,13 +96,18 @@ def load_run(
     """Read one run folder and parse it. With a cache, a folder whose name and file bytes
     (every file is read and hashed each time) parsed cleanly before is not parsed again.
     With `seen` (`serve`'s, across rebuilds), a folder is not read at all while every file's
-    signature (name, size, mtime, change time, inode, device: a write changes the change time,
-    which no one can set) is the one it was read with, and every change time was over RACY_NS
-    older than that read, as git trusts its index."""
+    and folder's signature (name, size, mtime, change time, inode, device: a write changes the
+    change time, which no one can set; an entry added, removed or renamed changes its folder's)
+    is the one it was read with, and every change time was over RACY_NS older than that read,
+    as git trusts its index. `ledger.load` passes `seen` only where the file system keeps
+    change times (`keeps_change_times`)."""
     rid, rel = folder.name, f"{RUNS_DIR}/{folder.name}"
     walked: list[Problem] = []
     read_at = time.time_ns()  # before the walk: a write after it changes a signature
-    stats: list[Signature] | None = [] if seen is not None else None
+    stats: list[Signature] | None = None
+    if seen is not None:
+        info = os.lstat(folder)
+        stats = [("./", 0, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev)]
     files = _walk(folder, rel, walked, stats=stats)
     signature = tuple(stats or ())
     held = seen.get(rid) if seen is not None else None
@@ -364,3 +375,32 @@ def _receipts(blobs: Mapping[str, bytes], rel: str, problems: list[Problem]) -> 
         sig = name + ".sig"
         out.append(Receipt(name, data, sig if sig in blobs else None))
     return tuple(out)
+
+
+# File systems that keep a file's change time apart from its modification time, so `touch -d`
+# cannot put back what a write changed. Not FUSE (sshfs mirrors mtime), not NFS (attributes are
+# cached up to a minute), not FAT (no change time at all).
+CHANGE_TIMES = frozenset({"ext2", "ext3", "ext4", "xfs", "btrfs", "tmpfs", "overlay", "zfs", "f2fs", "bcachefs"})
+
+
+def keeps_change_times(folder: Path, mountinfo: Path = Path("/proc/self/mountinfo")) -> bool:
+    """Does the file system holding `folder` keep change times (`CHANGE_TIMES`)? On Linux, from the
+    longest mount point over it in `mountinfo`; on macOS, yes (APFS and HFS+ do); on any other
+    system, or if the mounts cannot be read, no."""
+    if sys.platform == "darwin":
+        return True
+    try:
+        mounts = mountinfo.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    real, best, kind = os.path.realpath(folder), "", ""
+    for line in mounts.splitlines():
+        fields, _, rest = line.partition(" - ")
+        parts = fields.split()
+        if len(parts) < 5 or not rest:
+            continue
+        point = parts[4].replace("\\040", " ")
+        inside = real == point or real.startswith(point.rstrip("/") + "/")
+        if inside and len(point) > len(best):
+            best, kind = point, rest.split()[0]
+    return kind in CHANGE_TIMES

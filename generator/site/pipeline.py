@@ -109,15 +109,23 @@ def _generated(
             batches.append(Writer(docs_dir, cache.written))
         batches[0].add(batch)
 
-    outputs = render(judged, settings, cache, docs=docs_dir.resolve(), sink=sink)
-    cache.prune(set(checked.ledger.runs))
-    if batches:
-        batches[0].add(outputs)
-        kept = cache.kept(batches[0].current)
-        written = batches[0].finish(kept)
-    else:
-        kept = cache.kept(outputs)
-        written = write(docs_dir, outputs, cache.written, kept)
+    # The runs rendered are remembered as current before their files are written: a build that
+    # fails before they are must not leave the cache saying so (the next build would keep the old
+    # pages, whose stamps still match), so it goes back to what it said before.
+    rendered_before = dict(cache.rendered)
+    try:
+        outputs = render(judged, settings, cache, docs=docs_dir.resolve(), sink=sink)
+        cache.prune(set(checked.ledger.runs))
+        if batches:  # every file went to the sink: `render` returned none
+            kept = cache.kept(batches[0].current)
+            written = batches[0].finish(kept)
+        else:
+            kept = cache.kept(outputs)
+            written = write(docs_dir, outputs, cache.written, kept)
+    except BaseException:
+        cache.rendered.clear()
+        cache.rendered.update(rendered_before)
+        raise
     reused = sum(1 for run_id in checked.ledger.runs if f"{RUNS_DIR}/{run_id}/index.md" in kept)
     return Generated(checked.ledger, evaluations, written, grids, checked.receipts, reused, sweeps, followed)
 
@@ -205,9 +213,10 @@ def render(
     """Every generated file of the publication, keyed by its path under docs_dir, but the pages
     of runs whose files in `docs` the cache verified as current (`cache.kept()`); without
     `docs`, every run is rendered. With `sink` (`files.Writer.add`) and more than RUNS_AT_ONCE
-    runs to render, the runs' files go to it RUNS_AT_ONCE runs at a time instead, so a build of
-    10,000 runs never holds them all (a file of a later batch that a person wrote is then
-    refused after the earlier batches were written: listed, so the next build takes them back)."""
+    runs to render, every file goes to it instead, and nothing is returned: first the files
+    that are not a run's, then the runs' files RUNS_AT_ONCE runs at a time, so a build of
+    10,000 runs never holds them all (a run's file that a person wrote is then refused after
+    the earlier batches were written: listed, so the next build takes them back)."""
     ledger, receipts, confidence = judged.ledger, judged.receipts, settings.confidence
     out = asset_outputs(vega_bundle())
     out |= index_outputs(ledger, receipts)
@@ -215,16 +224,16 @@ def render(
     todo = [run for run in ledger.runs.values() if docs is None or not cache.current(run.id, keys[run.id], docs)]
     summaries = judged.summaries or {}
     streamed = sink is not None and len(todo) > RUNS_AT_ONCE
-    step = RUNS_AT_ONCE if streamed else max(len(todo), 1)
-    for start in range(0, len(todo), step):
-        chunk, batch = todo[start : start + step], dict[str, bytes]()
+
+    def runs_rendered(chunk: list[Run]) -> dict[str, bytes]:
+        batch: dict[str, bytes] = {}
         for run, rendered in zip(chunk, render_runs(chunk, receipts, confidence, summaries, cache.charts), strict=True):
             cache.remember(run.id, keys[run.id], rendered)
             batch |= rendered
-        if streamed and sink is not None:
-            sink(batch)
-        else:
-            out |= batch
+        return batch
+
+    if not streamed:
+        out |= runs_rendered(todo)
     out |= claim_outputs(
         ledger,
         judged.evaluations,
@@ -239,7 +248,12 @@ def render(
     out |= report_sweep_outputs(ledger, judged.sweeps, confidence, cache.charts)
     if judged.history is not None:
         out |= history_outputs(judged, judged.history, confidence, cache)
-    return out
+    if not streamed or sink is None:
+        return out
+    sink(out)  # first the publication's other files: a person's file among them stops it before any run's
+    for start in range(0, len(todo), RUNS_AT_ONCE):
+        sink(runs_rendered(todo[start : start + RUNS_AT_ONCE]))
+    return {}
 
 
 def history_outputs(judged: Judged, found: History, confidence: float, cache: BuildCache) -> dict[str, bytes]:

@@ -19,7 +19,11 @@ RUN = "2026-09-01-measured"
 
 @pytest.fixture
 def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The run folders read (their files hashed), in order."""
+    """The run folders read (their files hashed), in order; on any file system (this machine's
+    is taken to keep change times: `keeps_change_times` is tested on its own below)."""
+    from generator.ledger import load as load_module
+
+    monkeypatch.setattr(load_module, "keeps_change_times", lambda folder: True)
     read: list[str] = []
     real = runs_module.run_digest
     monkeypatch.setattr(runs_module, "run_digest", lambda blobs: read.append("read") or real(blobs))
@@ -83,7 +87,9 @@ def test_a_file_added_or_removed_makes_the_folder_read_again(
     assert reads == ["read"] and removed.runs[RUN].digest == first.runs[RUN].digest
 
 
-def test_a_folder_that_stops_loading_or_goes_is_forgotten(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_folder_that_stops_loading_or_goes_is_forgotten(
+    tmp_path: Path, reads: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(runs_module, "RACY_NS", 0)
     root, seen = _root(tmp_path), {}
     load(root, seen=seen)
@@ -95,3 +101,38 @@ def test_a_folder_that_stops_loading_or_goes_is_forgotten(tmp_path: Path, monkey
         (root / "runs" / RUN / name).unlink()
     (root / "runs" / RUN).rmdir()
     assert load(root, seen=seen).runs == {} and seen == {}
+
+
+def test_an_empty_folder_added_makes_the_run_read_and_refused(
+    tmp_path: Path, reads: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An entry that holds no file (a folder named requests.csv, which `check` refuses) changes
+    the run folder's own times: the folder is read again and refused as a fresh load refuses it."""
+    monkeypatch.setattr(runs_module, "RACY_NS", 0)
+    root, seen = _root(tmp_path), {}
+    (root / "runs" / RUN / "requests.csv").unlink()  # a run without per-request rows
+    assert RUN in load(root, seen=seen).runs
+    (root / "runs" / RUN / "requests.csv").mkdir()
+    reads.clear()
+    served, fresh = load(root, seen=seen), load(root)
+    assert reads[0] == "read" and RUN not in served.runs and RUN not in fresh.runs
+    assert served.problems == fresh.problems and any("requests.csv" in p.file for p in served.problems)
+
+
+def test_where_change_times_cannot_prove_a_file_unchanged_every_folder_is_read(tmp_path: Path) -> None:
+    """sshfs mirrors mtime into the change time and NFS caches attributes: only file systems that
+    keep change times (ext4, xfs, btrfs, tmpfs, overlay, ...) skip unchanged folders."""
+    from generator.ledger.runs import keeps_change_times
+
+    info = tmp_path / "mountinfo"
+    info.write_text(
+        "22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/vda1 rw\n"
+        "40 22 0:45 / /home/me/remote rw,nosuid shared:20 - fuse.sshfs me@host:/pub rw\n"
+        "41 22 0:46 / /mnt/nfs rw shared:21 - nfs4 server:/export rw\n"
+        "42 22 0:47 / /mnt/my\\040disk rw shared:22 - xfs /dev/sdb1 rw\n"
+    )
+    assert keeps_change_times(Path("/srv/pub/runs"), info)
+    assert not keeps_change_times(Path("/home/me/remote/pub/runs"), info)
+    assert not keeps_change_times(Path("/mnt/nfs/pub/runs"), info)
+    assert keeps_change_times(Path("/mnt/my disk/runs"), info)
+    assert not keeps_change_times(Path("/srv/pub/runs"), tmp_path / "no-such-file")
