@@ -67,41 +67,41 @@ def test_past_a_page_every_claim_is_listed_once_and_each_verdict_on_pages_of_its
     }
     made = sorted(k for k in pages if k.startswith("claims/_pages/"))
     assert made == [
-        "claims/_pages/2.md",
-        "claims/_pages/3.md",
-        "claims/_pages/4.md",
-        "claims/_pages/contradicted.md",
-        "claims/_pages/inconclusive.md",
-        "claims/_pages/misattributed.md",
-        "claims/_pages/no-trial-data-2.md",
-        "claims/_pages/no-trial-data.md",
-        "claims/_pages/overstated.md",
-        "claims/_pages/supported.md",
+        "claims/_pages/2/index.md",
+        "claims/_pages/3/index.md",
+        "claims/_pages/4/index.md",
+        "claims/_pages/contradicted/index.md",
+        "claims/_pages/inconclusive/index.md",
+        "claims/_pages/misattributed/index.md",
+        "claims/_pages/no-trial-data-2/index.md",
+        "claims/_pages/no-trial-data/index.md",
+        "claims/_pages/overstated/index.md",
+        "claims/_pages/supported/index.md",
     ]
-    every = ["claims/index.md", "claims/_pages/2.md", "claims/_pages/3.md", "claims/_pages/4.md"]
+    every = ["claims/index.md", "claims/_pages/2/index.md", "claims/_pages/3/index.md", "claims/_pages/4/index.md"]
     listed = [row for path in every for row in _rows(pages[path])]
     assert [len(_rows(pages[path])) for path in every] == [4, 4, 4, 3]
     assert sorted(listed) == sorted(verdicts.items())  # each claim once, under the verdict it has
     for verdict, n in counts.items():
         slug = verdict.replace(" ", "-")
-        own = [f"claims/_pages/{slug}.md"] + ([f"claims/_pages/{slug}-2.md"] if n > 4 else [])
+        own = [f"claims/_pages/{slug}/index.md"] + ([f"claims/_pages/{slug}-2/index.md"] if n > 4 else [])
         rows = [row for path in own for row in _rows(pages[path])]
         assert sorted(rows) == sorted((c, v) for c, v in verdicts.items() if v == verdict)
     # the same counts on every page, the page's own choice in bold, every other a link
-    second = pages["claims/_pages/2.md"].decode()
+    second = pages["claims/_pages/2/index.md"].decode()
     assert (
         '<p class="bl-filter-links">Show: <strong aria-current="page">all &#40;15&#41;</strong> · '
         '<a href="../../_pages/contradicted/" data-bl-verdict="contradicted">contradicted &#40;2&#41;</a> · '
     ) in second
-    nothing = pages["claims/_pages/no-trial-data-2.md"].decode()
+    nothing = pages["claims/_pages/no-trial-data-2/index.md"].decode()
     assert "# Claims: no trial data, page 2 of 2\n" in nothing.replace("&#58;", ":")
     assert '<a href="../../" data-bl-verdict="all">all &#40;15&#41;</a>' in nothing
     assert '<strong aria-current="page">no trial data &#40;6&#41;</strong>' in nothing
     assert "Only the 6 claims whose verdict is **no trial data**, of 15 claims in this\npublication's" in nothing
-    assert "Claims 5–6 of 6 · page [1](../_pages/no-trial-data.md) · **2**\n" in nothing
+    assert "Claims 5–6 of 6 · page [1](../../_pages/no-trial-data/index.md) · **2**\n" in nothing
     assert (
-        "Claims 5–8 of 15 · page [1](../index.md) · **2** · [3](../_pages/3.md) · [4](../_pages/4.md) · "
-        "[next](../_pages/3.md)\n"
+        "Claims 5–8 of 15 · page [1](../../index.md) · **2** · [3](../../_pages/3/index.md) · "
+        "[4](../../_pages/4/index.md) · [next](../../_pages/3/index.md)\n"
     ) in second
     assert 'data-bl-verdict="all">all' not in pages["claims/index.md"].decode()  # bold there, not a link
 
@@ -122,13 +122,13 @@ def test_the_front_page_links_each_verdict_to_its_pages_once_the_index_is_paged(
     monkeypatch.setattr(claims_index, "PER_PAGE", 14)
     paged = glance(checked.ledger, evaluations, {}, grids, "")
     assert "#verdict=" not in paged
-    assert re.findall(r"\]\((claims/_pages/[a-z-]+\.md)\)", paged) == [
-        "claims/_pages/supported.md",
-        "claims/_pages/contradicted.md",
-        "claims/_pages/overstated.md",
-        "claims/_pages/misattributed.md",
-        "claims/_pages/inconclusive.md",
-        "claims/_pages/no-trial-data.md",
+    assert re.findall(r"\]\((claims/_pages/[a-z-]+/index\.md)\)", paged) == [
+        "claims/_pages/supported/index.md",
+        "claims/_pages/contradicted/index.md",
+        "claims/_pages/overstated/index.md",
+        "claims/_pages/misattributed/index.md",
+        "claims/_pages/inconclusive/index.md",
+        "claims/_pages/no-trial-data/index.md",
     ]
 
 

@@ -1,7 +1,8 @@
 """The claims index: every claim, newest first, with its verdict, effect and flags. Up to
 PER_PAGE claims it is one page (claims/index.md) filtered by verdict in the reader's browser;
-past that it is paged (claims/_pages/2.md, ...), and each verdict has pages of its own
-(claims/_pages/<verdict>.md, then <verdict>-2.md, ...)."""
+past that it is paged (claims/_pages/2/index.md, ...), and each verdict has pages of its own
+(claims/_pages/<verdict>/index.md, then <verdict>-2/index.md, ...). Each page is an index.md, so
+its source and its URL share a folder: raw HTML links read alike under MkDocs and Zensical."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from .templating import generated_mark, render
 from .verdict_text import effect, flag_pills, verdict_badges
 
 PER_PAGE = 250  # claims per index page: past it the index and each verdict's claims are paged
-PAGES = "_pages"  # claims/_pages/<n>.md and claims/_pages/<verdict>[-<n>].md: no claim id starts with "_"
+PAGES = "_pages"  # claims/_pages/<n>/ and claims/_pages/<verdict>[-<n>]/: no claim id starts with "_"
 
 
 def claims_index(
@@ -24,8 +25,8 @@ def claims_index(
 ) -> dict[str, str]:
     """Every claim, newest first, with its verdict badge, effect and flags; keys are paths under
     claims/. Up to `per_page` claims it is one page (claims/index.md) whose buttons filter its rows
-    by verdict. Past that, claims/index.md and claims/_pages/<n>.md hold `per_page` claims each,
-    and each verdict has pages of its own (claims/_pages/<verdict>.md, then -2.md, ...): a filter
+    by verdict. Past that, claims/index.md and claims/_pages/<n>/index.md hold `per_page` claims
+    each, and each verdict has pages of its own (claims/_pages/<verdict>/, then -2/, ...): a filter
     on one page would count and show that page's rows only."""
     per_page = PER_PAGE if per_page is None else per_page
     ordered = sorted(evaluations.values(), key=lambda e: (str(e.claim.date or ""), e.claim.id), reverse=True)
@@ -50,8 +51,9 @@ def claims_index(
         chunks = [shown[i : i + per_page] for i in range(0, len(shown), per_page)]
         for number, chunk in enumerate(chunks, start=1):
             path = index_path(verdict, number)
-            up = "" if path == "index.md" else "../"  # from the page's source, for Markdown links
-            site_up = "" if path == "index.md" else "../../"  # from its URL (claims/_pages/<x>/), for raw HTML
+            # from the page to claims/: its source (claims/_pages/<x>/index.md) and its URL are in the
+            # same folder, so Markdown and raw HTML links climb alike under every builder
+            up = "" if path == "index.md" else "../../"
             first, last = (number - 1) * per_page + 1, (number - 1) * per_page + len(chunk)
             which = "Claims" if verdict is None else f"Claims: {verdict}"
             out[path] = render(
@@ -59,9 +61,9 @@ def claims_index(
                 mark=mark,
                 heading=which if len(chunks) == 1 else f"{which}, page {number} of {len(chunks)}",
                 up=up,
-                filters=_filter_links(counts, len(ordered), verdict, site_up),
+                filters=_filter_links(counts, len(ordered), verdict, up),
                 pager=_pager(verdict, number, len(chunks), (first, last, len(shown)), up),
-                rows=[_index_row(ev, site_up) for ev in chunk],
+                rows=[_index_row(ev, up) for ev in chunk],
                 table=blocks.table,
                 grids=Markup(grids_panel) if path == "index.md" else "",
                 verdict=verdict,
@@ -74,9 +76,9 @@ def claims_index(
 def index_path(verdict: str | None, number: int = 1) -> str:
     """A page of the paged claims index, under claims/: every claim (verdict None) or one verdict's."""
     if verdict is None:
-        return "index.md" if number == 1 else f"{PAGES}/{number}.md"
+        return "index.md" if number == 1 else f"{PAGES}/{number}/index.md"
     slug = verdict.replace(" ", "-")
-    return f"{PAGES}/{slug}.md" if number == 1 else f"{PAGES}/{slug}-{number}.md"
+    return f"{PAGES}/{slug}/index.md" if number == 1 else f"{PAGES}/{slug}-{number}/index.md"
 
 
 def _index_row(ev: Evaluation, up: str) -> tuple[object, ...]:
@@ -102,7 +104,7 @@ def _filter_links(counts: Mapping[str, int], total: int, verdict: str | None, up
         label = f"{name} ({count:,})"
         if (name == "all" and verdict is None) or name == verdict:
             return f'<strong aria-current="page">{t.text(label)}</strong>'
-        url = up + path.removesuffix("index.md").removesuffix(".md") + ("/" if path != "index.md" else "")
+        url = up + path.removesuffix("index.md")
         return f'<a href="{url or "./"}" data-bl-verdict="{t.attr(name)}">{t.text(label)}</a>'
 
     parts = [choice("all", total, "index.md")] + [choice(v, n, index_path(v)) for v, n in sorted(counts.items())]

@@ -58,8 +58,8 @@ from .watching import QUIET_S, fast_watch, source_watches
 
 log = logging.getLogger("mkdocs.plugins.benchledger")
 # a run, claim or history series page, or a page of a paged index (runs/_pages/2.md,
-# claims/_pages/within-noise-2.md): kept out of the nav
-RUN_PAGE = re.compile(r"^(runs|claims|history)/([^/]+/index|_pages/[0-9a-z-]+)\.md$")
+# claims/_pages/within-noise-2/index.md): kept out of the nav
+RUN_PAGE = re.compile(r"^(runs|claims|history)/([^/]+/index|_pages/[0-9a-z-]+(/index)?)\.md$")
 USER_EPOCH = os.environ.get("SOURCE_DATE_EPOCH")  # a value the user set wins
 
 
