@@ -753,8 +753,11 @@ OVERFLOW = """() => {
     return found.length ? `${name(t, i)}: ${found.join('; ')}` : '';
   }).filter(line => line);
 }"""
+# Material has wrapped every table of the page (compare.js wraps its own in .bl-scroll: they may
+# come before the first poll, and Material never wraps them)
 WRAPPED = (
-    "() => [...document.querySelectorAll('article table:not([class])')].every(t => t.closest('.md-typeset__table'))"
+    "() => [...document.querySelectorAll('article table:not([class])')]"
+    ".every(t => t.closest('.md-typeset__table, .bl-scroll'))"
 )
 
 
