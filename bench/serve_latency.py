@@ -51,7 +51,7 @@ def main() -> None:
             time.sleep(3)
             names = sorted(p.name for p in (root / "runs").iterdir())
             # the first save reads every run again (their files changed within 3 s of the first
-            # build's read: `ledger.runs.RACY_NS`); the second, as in a session of edits, one
+            # build's read: `ledger.seen_runs.RACY_NS`); the second, as in a session of edits, one
             for which, run in (("first", names[args.runs // 2]), ("second", names[args.runs // 3])):
                 shown, rebuilds = _save(root, run, port, lines)
                 print(f"{which} save to served page: {shown:.2f} s; rebuilds caused by the save: {rebuilds}")

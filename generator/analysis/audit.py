@@ -15,7 +15,8 @@ from ..ledger.history import history_problems
 from ..ledger.load import load
 from ..ledger.records import DOCS_DIR, Ledger
 from ..ledger.references import check_references
-from ..ledger.runs import ParsedRuns, SeenRuns
+from ..ledger.runs import ParsedRuns
+from ..ledger.seen_runs import SeenRuns
 from .grid_checks import grid_problems
 from .receipts import Clock, RunReceipts, ledger_receipts, receipt_problems
 from .signatures import parse_allowed_signers

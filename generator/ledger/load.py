@@ -17,7 +17,8 @@ from .history import load_history
 from .publication import docs_problems, layout_problems, report_name_problems
 from .records import DOCS_DIR, REPORTS_DIR, RUNS_DIR, Ledger, Report, Run
 from .reports import load_report
-from .runs import ParsedRuns, SeenRuns, decode, keeps_change_times, load_run, measurement_keys, undeclared_metrics
+from .runs import ParsedRuns, decode, load_run, measurement_keys, undeclared_metrics
+from .seen_runs import SeenRuns, keeps_change_times
 
 
 def load(

@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-import sys
 import time
 from collections.abc import Callable, Mapping, MutableMapping
 from pathlib import Path
@@ -23,6 +22,7 @@ from ..format.paths import file_name, is_local_path, local_paths
 from .invocation import invocation_problems
 from .publication import chart_name_problems, published_file_problems, reserved_id
 from .records import RUNS_DIR, Receipt, Request, Results, Run
+from .seen_runs import SeenRuns, Signature, unchanged
 from .tables import mark_excluded, parse_requests, parse_results
 from .yamlio import Lines, line_for, load_model
 
@@ -80,16 +80,6 @@ def run_digest(blobs: Mapping[str, bytes]) -> str:
     return digest.hexdigest()
 
 
-# a file's run-relative name, size, mtime, ctime, inode and device; a folder's likewise, its name
-# ending in "/" and its size 0 (the run folder's own is "./")
-Signature = tuple[str, int, int, int, int, int]
-# folder name -> (its files' signatures, when they were read (ns), the run and its problems)
-SeenRuns = MutableMapping[str, tuple[tuple[Signature, ...], int, "Run", list[Problem]]]
-# A file changed within this long before it was read may change again with the same signature (a
-# file system's timestamps can be as coarse as 2 s: FAT): its folder is read again next time.
-RACY_NS = 3_000_000_000
-
-
 def load_run(
     folder: Path, cache: ParsedRuns | None = None, seen: SeenRuns | None = None
 ) -> tuple[Run | None, list[Problem]]:
@@ -98,7 +88,8 @@ def load_run(
     With `seen` (`serve`'s, across rebuilds), a folder is not read at all while every file's
     and folder's signature (name, size, mtime, change time, inode, device: a write changes the
     change time, which no one can set; an entry added, removed or renamed changes its folder's)
-    is the one it was read with, and every change time was over RACY_NS older than that read,
+    is the one it was read with, and every change time was over RACY_NS older than that read
+    (`seen_runs.unchanged`),
     as git trusts its index. `ledger.load` passes `seen` only where the file system keeps
     change times (`keeps_change_times`)."""
     rid, rel = folder.name, f"{RUNS_DIR}/{folder.name}"
@@ -111,7 +102,7 @@ def load_run(
     files = _walk(folder, rel, walked, stats=stats)
     signature = tuple(stats or ())
     held = seen.get(rid) if seen is not None else None
-    if held is not None and not walked and held[0] == signature and all(s[3] < held[1] - RACY_NS for s in signature):
+    if held is not None and not walked and unchanged(held, signature):
         return held[2], list(held[3])
     blobs = {f: (folder / f).read_bytes() for f in files}
     digest = run_digest(blobs)
@@ -375,32 +366,3 @@ def _receipts(blobs: Mapping[str, bytes], rel: str, problems: list[Problem]) -> 
         sig = name + ".sig"
         out.append(Receipt(name, data, sig if sig in blobs else None))
     return tuple(out)
-
-
-# File systems that keep a file's change time apart from its modification time, so `touch -d`
-# cannot put back what a write changed. Not FUSE (sshfs mirrors mtime), not NFS (attributes are
-# cached up to a minute), not FAT (no change time at all).
-CHANGE_TIMES = frozenset({"ext2", "ext3", "ext4", "xfs", "btrfs", "tmpfs", "overlay", "zfs", "f2fs", "bcachefs"})
-
-
-def keeps_change_times(folder: Path, mountinfo: Path = Path("/proc/self/mountinfo")) -> bool:
-    """Does the file system holding `folder` keep change times (`CHANGE_TIMES`)? On Linux, from the
-    longest mount point over it in `mountinfo`; on macOS, yes (APFS and HFS+ do); on any other
-    system, or if the mounts cannot be read, no."""
-    if sys.platform == "darwin":
-        return True
-    try:
-        mounts = mountinfo.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return False
-    real, best, kind = os.path.realpath(folder), "", ""
-    for line in mounts.splitlines():
-        fields, _, rest = line.partition(" - ")
-        parts = fields.split()
-        if len(parts) < 5 or not rest:
-            continue
-        point = parts[4].replace("\\040", " ")
-        inside = real == point or real.startswith(point.rstrip("/") + "/")
-        if inside and len(point) > len(best):
-            best, kind = point, rest.split()[0]
-    return kind in CHANGE_TIMES

@@ -79,7 +79,8 @@ from ..analysis.receipts import RunReceipts
 from ..analysis.series import KnownRows
 from ..analysis.summaries import RunSummary
 from ..forked import reduce_read_only
-from ..ledger.runs import ParsedRuns, SeenRuns
+from ..ledger.runs import ParsedRuns
+from ..ledger.seen_runs import SeenRuns
 from ..render.chart_templates import ChartTemplates
 from ..render.ledger_files import Fragments
 from ..render.outputs import ClaimPages

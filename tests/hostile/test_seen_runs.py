@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from generator.ledger import runs as runs_module
+from generator.ledger import seen_runs
 from generator.ledger.load import load
 from helpers import measured_run, publication, write_tree
 
@@ -34,6 +35,14 @@ def _root(tmp_path: Path) -> Path:
     return write_tree(tmp_path / "pub", publication(measured_run(RUN)))
 
 
+@pytest.fixture
+def settled(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, dict]:
+    """A publication whose files count as written long before they are read (no racy window),
+    and an empty memory of the folders read."""
+    monkeypatch.setattr(seen_runs, "RACY_NS", 0)
+    return _root(tmp_path), {}
+
+
 def test_an_unchanged_folder_is_not_read_again_once_out_of_the_racy_window(
     tmp_path: Path, reads: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -42,18 +51,15 @@ def test_an_unchanged_folder_is_not_read_again_once_out_of_the_racy_window(
     assert reads == ["read"] and RUN in seen
     again = load(root, seen=seen)  # its files were written just now: read again, as git does
     assert reads == ["read", "read"] and again.runs[RUN] == first.runs[RUN]
-    monkeypatch.setattr(runs_module, "RACY_NS", 0)  # as if the files were written long before
+    monkeypatch.setattr(seen_runs, "RACY_NS", 0)  # as if the files were written long before
     load(root, seen=seen)
     reads.clear()
     kept = load(root, seen=seen)
     assert reads == [] and kept.runs[RUN] is not None and kept.runs[RUN] == load(root).runs[RUN]
 
 
-def test_an_edit_that_keeps_size_and_modification_time_is_read(
-    tmp_path: Path, reads: list[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(runs_module, "RACY_NS", 0)
-    root, seen = _root(tmp_path), {}
+def test_an_edit_that_keeps_size_and_modification_time_is_read(settled: tuple[Path, dict], reads: list[str]) -> None:
+    root, seen = settled
     load(root, seen=seen)
     results = root / "runs" / RUN / "results.csv"
     before = results.stat()
@@ -70,11 +76,8 @@ def test_an_edit_that_keeps_size_and_modification_time_is_read(
     assert ledger.runs[RUN] == load(root).runs[RUN] and ledger.runs[RUN].digest != ""
 
 
-def test_a_file_added_or_removed_makes_the_folder_read_again(
-    tmp_path: Path, reads: list[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(runs_module, "RACY_NS", 0)
-    root, seen = _root(tmp_path), {}
+def test_a_file_added_or_removed_makes_the_folder_read_again(settled: tuple[Path, dict], reads: list[str]) -> None:
+    root, seen = settled
     first = load(root, seen=seen)
     extra = root / "runs" / RUN / "notes.txt"
     extra.write_text("warm machine\n")
@@ -87,11 +90,8 @@ def test_a_file_added_or_removed_makes_the_folder_read_again(
     assert reads == ["read"] and removed.runs[RUN].digest == first.runs[RUN].digest
 
 
-def test_a_folder_that_stops_loading_or_goes_is_forgotten(
-    tmp_path: Path, reads: list[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(runs_module, "RACY_NS", 0)
-    root, seen = _root(tmp_path), {}
+def test_a_folder_that_stops_loading_or_goes_is_forgotten(settled: tuple[Path, dict], reads: list[str]) -> None:
+    root, seen = settled
     load(root, seen=seen)
     (root / "runs" / RUN / "run.yaml").write_text("not: [valid\n")
     broken = load(root, seen=seen)
@@ -103,13 +103,10 @@ def test_a_folder_that_stops_loading_or_goes_is_forgotten(
     assert load(root, seen=seen).runs == {} and seen == {}
 
 
-def test_an_empty_folder_added_makes_the_run_read_and_refused(
-    tmp_path: Path, reads: list[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_an_empty_folder_added_makes_the_run_read_and_refused(settled: tuple[Path, dict], reads: list[str]) -> None:
     """An entry that holds no file (a folder named requests.csv, which `check` refuses) changes
     the run folder's own times: the folder is read again and refused as a fresh load refuses it."""
-    monkeypatch.setattr(runs_module, "RACY_NS", 0)
-    root, seen = _root(tmp_path), {}
+    root, seen = settled
     (root / "runs" / RUN / "requests.csv").unlink()  # a run without per-request rows
     assert RUN in load(root, seen=seen).runs
     (root / "runs" / RUN / "requests.csv").mkdir()
@@ -122,7 +119,7 @@ def test_an_empty_folder_added_makes_the_run_read_and_refused(
 def test_where_change_times_cannot_prove_a_file_unchanged_every_folder_is_read(tmp_path: Path) -> None:
     """sshfs mirrors mtime into the change time and NFS caches attributes: only file systems that
     keep change times (ext4, xfs, btrfs, tmpfs, overlay, ...) skip unchanged folders."""
-    from generator.ledger.runs import keeps_change_times
+    from generator.ledger.seen_runs import keeps_change_times
 
     info = tmp_path / "mountinfo"
     info.write_text(
