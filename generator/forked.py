@@ -31,7 +31,7 @@ from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 from multiprocessing.reduction import ForkingPickler
 from types import MappingProxyType
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -52,6 +52,26 @@ def read_only(mapping: dict[Any, Any]) -> MappingProxyType[Any, Any]:
 
 
 ForkingPickler.register(MappingProxyType, reduce_read_only)  # a report's lines, inside claim evaluations
+
+
+def interned(value: T) -> T:
+    """`value` with each string in it (through lists, tuples, sets and dicts) the one interned
+    copy: a worker's results are unpickled one by one, so strings equal across results (every
+    page's nav links, toc keys) are separate objects, 480,000 links of 39,000 distinct ones in
+    the crawl of 11,000 pages."""
+    if isinstance(value, str):
+        return cast(T, sys.intern(value))
+    if isinstance(value, list):
+        return cast(T, [interned(v) for v in value])
+    if isinstance(value, tuple):
+        return cast(T, tuple(interned(v) for v in value))
+    if isinstance(value, dict):
+        return cast(T, {interned(k): interned(v) for k, v in value.items()})
+    if isinstance(value, frozenset):
+        return cast(T, frozenset(interned(v) for v in value))
+    if isinstance(value, set):
+        return cast(T, {interned(v) for v in value})
+    return value
 
 
 class InWorker(logging.Handler):

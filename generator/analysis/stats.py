@@ -91,7 +91,7 @@ def _array(values: Values, what: str = "values") -> np.ndarray:
 IntervalKind = Literal["multiplicative", "t", "t, truncated at 0"]
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, slots=True)
 class Summary:
     """Per-trial summary of one metric at one condition.
 

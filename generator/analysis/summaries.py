@@ -35,7 +35,7 @@ def rate_trials(
     return trials, summarize_rate(num, den, confidence)
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, slots=True)
 class MetricAt:
     """One metric at one condition: the trials and their summary."""
 
@@ -76,7 +76,7 @@ class RequestsAt:
     left_out: int = 0  # warm-up and cool-down requests (requests.csv `phase`), out of the statistics
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RunSummary:
     metrics: tuple[MetricAt, ...]
     rates: tuple[RateAt, ...]

@@ -25,7 +25,7 @@ REPORTS_DIR = "reports"
 Lines = Mapping[tuple[str | int, ...], int]  # YAML path -> line number
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Row:
     """One row of results.csv: one trial at one condition."""
 

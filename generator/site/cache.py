@@ -60,6 +60,7 @@ import contextlib
 import functools
 import hashlib
 import importlib.metadata
+import itertools
 import logging
 import os
 import pickle
@@ -72,7 +73,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ..analysis.claims import Remembered
 from ..analysis.receipts import RunReceipts
@@ -85,8 +86,9 @@ from ..render.chart_templates import ChartTemplates
 from ..render.ledger_files import Fragments
 from ..render.outputs import ClaimPages
 from .collector import paused
-from .files import Stamp, stamp
+from .files import stamp
 from .links import Crawled
+from .packed_stamps import PackedStamps
 from .page_store import PageStore
 
 if TYPE_CHECKING:  # MkDocs and Markdown are imported only by a build that converts pages
@@ -157,6 +159,35 @@ def code_version() -> str:
     return digest.hexdigest()
 
 
+CHUNK = 500  # entries of a part pickled at a time
+
+
+def _dump_part(pickler: pickle.Pickler, part: dict[Any, Any]) -> None:
+    """A part as its number of chunks, then each chunk (a dict of up to `CHUNK` entries) with a
+    memo of its own: the pickler's memo of every object it wrote lasts one chunk, not the part
+    (at 10,000 runs a build's cache save grew the process by 80 MB), and loading one holds as little."""
+    items = iter(part.items())
+    pickler.dump(-(-len(part) // CHUNK))
+    pickler.clear_memo()
+    while chunk := dict(itertools.islice(items, CHUNK)):
+        pickler.dump(chunk)
+        pickler.clear_memo()
+
+
+def _load_part(fh: BinaryIO) -> dict[Any, Any]:
+    """A part as `_dump_part` wrote it."""
+    count = pickle.load(fh)
+    if not isinstance(count, int):
+        raise ValueError("not a part")
+    part: dict[Any, Any] = {}
+    for _ in range(count):
+        chunk = pickle.load(fh)
+        if not isinstance(chunk, dict):
+            raise ValueError("not a part")
+        part.update(chunk)
+    return part
+
+
 def _holds(path: str, sha: bytes) -> bool:
     """Does the file hold bytes of this sha256?"""
     try:
@@ -176,7 +207,7 @@ PARTS = (
 class BuildCache:
     parsed: ParsedRuns = field(default_factory=dict)
     rendered: dict[str, tuple[RenderKey, tuple[str, ...]]] = field(default_factory=dict)  # run id -> its files
-    written: dict[str, Stamp] = field(default_factory=dict)  # docs-relative path -> how it was left
+    written: PackedStamps = field(default_factory=PackedStamps)  # docs-relative path -> how it was left
     trial_lines: Fragments = field(default_factory=dict)  # each run's lines of ledger/trials.csv
     charts: ChartTemplates = field(default_factory=ChartTemplates)
     evaluations: Remembered = field(default_factory=dict)  # claim id -> (what it was evaluated from, its evaluation)
@@ -273,11 +304,11 @@ class BuildCache:
         try:
             with path.open("rb") as fh, paused():
                 version = pickle.load(fh)  # our own file: the code's version, then each part (`save`)
-                parts = [pickle.load(fh) for _ in PARTS] if version == code_version() else []
+                parts: list[Any] = [_load_part(fh) for _ in PARTS] if version == code_version() else []
             if len(parts) == len(PARTS) and all(isinstance(p, dict) for p in parts):
                 saved = dict(zip(PARTS, parts, strict=True))
-                templates = ChartTemplates(saved.pop("charts"))
-                return cls(**saved, charts=templates, path=path)
+                templates, written = ChartTemplates(saved.pop("charts")), PackedStamps(saved.pop("written"))
+                return cls(**saved, charts=templates, written=written, path=path)
         except Exception:  # an unreadable cache only makes this build slower
             pass
         return cls(path=path)
@@ -292,12 +323,14 @@ class BuildCache:
             if untrusted(self.path.parent, folder=True):
                 return  # checked when loading; a folder changed since is not written to
             with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as fh:
-                parts = [self.charts.known if name == "charts" else getattr(self, name) for name in PARTS]
+                held: dict[str, dict[Any, Any]] = {"charts": self.charts.known, "written": self.written.packed}
+                parts = [held.get(name, getattr(self, name)) for name in PARTS]
                 pickler = pickle.Pickler(fh, protocol=5)
                 pickler.dispatch_table = {MappingProxyType: reduce_read_only}  # a report's lines, inside evaluations
-                for part in (code_version(), *parts):  # one at a time: the pickler's memo of every object
-                    pickler.dump(part)  # held lasts one part (at 10,000 runs, 100 MB less at the peak of a
-                    pickler.clear_memo()  # build), and each pickle.load reads one part with a memo of its own
+                pickler.dump(code_version())
+                pickler.clear_memo()  # each pickle.load starts with a memo of its own
+                for part in parts:
+                    _dump_part(pickler, part)
             tmp.replace(self.path)
             self.store.keep_only(self.kept_pages())
             for old in self.path.parent.iterdir():

@@ -37,6 +37,37 @@ class LinkedFile(File):
     restore: dict[str, str] | None = None  # site folder -> its kept copy, "" once moved back (`restorable`)
     kept_copy: str | None = None  # the file itself, kept from the last build, when its folder is not moved back
 
+    # Worked out when asked, not kept on each file as MkDocs' cached properties keep them: 144,000
+    # such files at 10,000 runs held 110 MB of their paths and URLs to the end of the build. A
+    # value set (by another plugin) is kept, as MkDocs keeps it.
+    @property
+    def url(self) -> str:
+        return cast(str, self.__dict__.get("url") or self._get_url())
+
+    @url.setter
+    def url(self, value: str) -> None:
+        self.__dict__["url"] = value
+
+    @property
+    def abs_src_path(self) -> str | None:
+        if "abs_src_path" in self.__dict__:
+            return cast(str | None, self.__dict__["abs_src_path"])
+        return None if self.src_dir is None else os.path.normpath(os.path.join(self.src_dir, self.src_uri))
+
+    @abs_src_path.setter
+    def abs_src_path(self, value: str | None) -> None:
+        self.__dict__["abs_src_path"] = value
+
+    @property
+    def abs_dest_path(self) -> str:
+        return cast(
+            str, self.__dict__.get("abs_dest_path") or os.path.normpath(os.path.join(self.dest_dir, self.dest_uri))
+        )
+
+    @abs_dest_path.setter
+    def abs_dest_path(self, value: str) -> None:
+        self.__dict__["abs_dest_path"] = value
+
     def copy_file(self, dirty: bool = False) -> None:
         if self.restore is not None and self._restored():
             return
@@ -97,6 +128,9 @@ def link_generated(files: Files, written: Collection[str] | None = None) -> None
     folders = tuple(o for o in OWNED if o.endswith("/"))
     for file in files:
         if not file.is_documentation_page() and file.src_uri.startswith(folders) and type(file) is File:
+            if file.generated_by is None:  # read from docs_dir: its paths are worked out when asked
+                for cached in ("url", "abs_src_path", "abs_dest_path"):
+                    file.__dict__.pop(cached, None)
             file.__class__ = LinkedFile
             if written is not None:
                 cast(LinkedFile, file).fresh = file.src_uri in written

@@ -36,7 +36,7 @@ from mkdocs.structure.pages import Page, _RelativePathTreeprocessor
 from mkdocs.structure.toc import TableOfContents, get_toc
 from mkdocs.utils.meta import get_data
 
-from ..forked import InWorker, forked_map
+from ..forked import InWorker, forked_map, interned
 from ..render.templating import GENERATED_PREFIX
 from .built_pages import cacheable
 from .links import _parse
@@ -231,8 +231,15 @@ class PageConverter:
             return (self.key(text, file), *self._convert(text, file, config, files))
 
         for file, done in zip(pages, forked_map(one, pages, what="pages read and converted"), strict=True):
-            if done is not None:
-                self.fresh[file.src_uri] = done
+            if done is not None:  # its strings shared with the other pages' (nav links, toc keys)
+                key, converted, warned = done
+                shared = replace(
+                    converted,
+                    toc_tokens=interned(converted.toc_tokens),
+                    anchors=interned(converted.anchors),
+                    links=interned(converted.links),
+                )
+                self.fresh[file.src_uri] = (key, shared, warned)
 
     def _known(self, file: File, text: str, key: str | None = None) -> Converted | None:
         """The page's remembered HTML, when it was converted from this text (`key`, if known)
