@@ -39,34 +39,46 @@ class LinkedFile(File):
 
     # Worked out when asked, not kept on each file as MkDocs' cached properties keep them: 144,000
     # such files at 10,000 runs held 110 MB of their paths and URLs to the end of the build. A
-    # value set (by another plugin) is kept, as MkDocs keeps it.
+    # value another plugin set is kept, and deleting one goes back to working it out, as MkDocs does.
     @property
     def url(self) -> str:
-        return cast(str, self.__dict__.get("url") or self._get_url())
+        return cast(str, self.__dict__["url"]) if "url" in self.__dict__ else self._get_url()
 
     @url.setter
     def url(self, value: str) -> None:
         self.__dict__["url"] = value
 
+    @url.deleter
+    def url(self) -> None:
+        self.__dict__.pop("url", None)
+
     @property
     def abs_src_path(self) -> str | None:
         if "abs_src_path" in self.__dict__:
             return cast(str | None, self.__dict__["abs_src_path"])
-        return None if self.src_dir is None else os.path.normpath(os.path.join(self.src_dir, self.src_uri))
+        return _src_path(self)
 
     @abs_src_path.setter
     def abs_src_path(self, value: str | None) -> None:
         self.__dict__["abs_src_path"] = value
 
+    @abs_src_path.deleter
+    def abs_src_path(self) -> None:
+        self.__dict__.pop("abs_src_path", None)
+
     @property
     def abs_dest_path(self) -> str:
-        return cast(
-            str, self.__dict__.get("abs_dest_path") or os.path.normpath(os.path.join(self.dest_dir, self.dest_uri))
-        )
+        if "abs_dest_path" in self.__dict__:
+            return cast(str, self.__dict__["abs_dest_path"])
+        return _dest_path(self)
 
     @abs_dest_path.setter
     def abs_dest_path(self, value: str) -> None:
         self.__dict__["abs_dest_path"] = value
+
+    @abs_dest_path.deleter
+    def abs_dest_path(self) -> None:
+        self.__dict__.pop("abs_dest_path", None)
 
     def copy_file(self, dirty: bool = False) -> None:
         if self.restore is not None and self._restored():
@@ -120,6 +132,23 @@ class LinkedFile(File):
         return True
 
 
+WORKED_OUT = ("url", "abs_src_path", "abs_dest_path")  # what a LinkedFile works out when asked
+
+
+def _worked_out(file: File, name: str) -> str | None:
+    return file._get_url() if name == "url" else _src_path(file) if name == "abs_src_path" else _dest_path(file)
+
+
+def _src_path(file: File) -> str | None:
+    """MkDocs' `File.abs_src_path`, worked out."""
+    return None if file.src_dir is None else os.path.normpath(os.path.join(file.src_dir, file.src_uri))
+
+
+def _dest_path(file: File) -> str:
+    """MkDocs' `File.abs_dest_path`, worked out."""
+    return os.path.normpath(os.path.join(file.dest_dir, file.dest_uri))
+
+
 def link_generated(files: Files, written: Collection[str] | None = None) -> None:
     """Every generated static file (under benchledger's own folders of docs_dir) is linked into
     the site instead of copied; pages and the publisher's own files are left to MkDocs.
@@ -128,9 +157,9 @@ def link_generated(files: Files, written: Collection[str] | None = None) -> None
     folders = tuple(o for o in OWNED if o.endswith("/"))
     for file in files:
         if not file.is_documentation_page() and file.src_uri.startswith(folders) and type(file) is File:
-            if file.generated_by is None:  # read from docs_dir: its paths are worked out when asked
-                for cached in ("url", "abs_src_path", "abs_dest_path"):
-                    file.__dict__.pop(cached, None)
+            for name in WORKED_OUT:  # a value as MkDocs works it out is worked out again when asked;
+                if name in file.__dict__ and file.__dict__[name] == _worked_out(file, name):  # one another
+                    del file.__dict__[name]  # plugin set is kept
             file.__class__ = LinkedFile
             if written is not None:
                 cast(LinkedFile, file).fresh = file.src_uri in written

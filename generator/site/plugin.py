@@ -72,6 +72,7 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         self.checked: Checked | None = None  # the audit `benchledger build` made just before, for one build
         self.converter: PageConverter | None = None  # made per build, from the final markdown settings
         self.dirty = False
+        self.known_only = False  # are the plugins all known (`built_pages.cacheable`)? set per build
         self.serving = False  # `serve`: the build cache is saved as it stops, not after every rebuild
         self.watcher: Any = None  # serve's watch of runs/ through the kernel's file events (`fast_watch`)
         self.written: set[str] = set()  # the files under docs_dir this build's generation wrote
@@ -157,7 +158,8 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
         keeps dot-files), so even a build that fails half-way leaves a folder `build --site-dir`
         may empty again without --force."""
         self.converter, self.converted = None, {}
-        self.deferring = cacheable(config) and not self.dirty  # generated pages' content read from the store in on_env
+        self.known_only = cacheable(config)
+        self.deferring = self.known_only and not self.dirty  # generated pages' content read from the store in on_env
         self.contents: dict[str, str] = {}  # generated page -> its converted HTML's digest, while deferred
         self.unchanged: dict[str, str] = {}  # generated page -> the digest of the page the theme made of it
         self.keys: dict[str, str] = {}  # generated page -> its key, for the HTML the theme makes now
@@ -185,6 +187,9 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
             self.restore_epoch()
             if self.kept is not None:
                 drop(self.kept)
+            for file in self.files.documentation_pages():  # every page themed: their tables of contents
+                if isinstance(file.page, StubPage):  # are read no more (a theme may draw every page's
+                    file.page.toc = get_toc([])  # on each; 97,000 headings at 10,000 runs, 40 MB)
             add_search_entries(Path(config.site_dir), self.search, self.files)
             root = urlsplit(config.site_url or "/").path or "/"
             crawled = self.cache.crawled if self.cache is not None else None
@@ -304,8 +309,6 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
     @event_priority(-100)  # the page as every plugin left it
     def on_post_page(self, output: str, /, *, page: Page, config: MkDocsConfig) -> str:
         name = page.file.src_uri
-        if isinstance(page, StubPage):  # themed: its table of contents is read no more (97,000
-            page.toc = get_toc([])  # headings at 10,000 runs, 40 MB to the end of the build)
         if name in self.unchanged and self.converter is not None:
             return self.converter.html(self.unchanged.pop(name))
         key = self.keys.pop(name, None)
@@ -367,7 +370,8 @@ class BenchledgerPlugin(BasePlugin[PluginConfig]):
             return html
         page.links_to_anchors = converted.links_to_anchors(files)  # MkDocs checks them after every page is read
         page.toc = converted.toc
-        page.present_anchor_ids = cast(set[str], converted.anchors)  # only asked `in`: no copy of 11,000 sets
+        # with only known plugins (none adds to it; MkDocs asks `in`), not a copy of 11,000 sets
+        page.present_anchor_ids = cast(set[str], converted.anchors) if self.known_only else set(converted.anchors)
         if self.deferring:
             self.contents[page.file.src_uri] = converted.html
             return ""
