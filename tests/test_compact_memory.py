@@ -20,6 +20,7 @@ from generator.cli import app
 from generator.forked import interned
 from generator.ledger.load import load
 from generator.ledger.tables import NONE_BELOW
+from generator.render.compressed import decompressed
 from generator.site.linked import LinkedFile, link_generated
 from generator.site.packed_stamps import PackedStamps
 from helpers import measured_run, publication, write_tree
@@ -153,3 +154,23 @@ def test_a_hook_may_add_to_a_generated_pages_anchors(tmp_path: Path) -> None:
     )
     _build(root)
     assert (root / "site" / "claims" / "index.html").is_file()
+
+
+def test_history_files_kept_for_reuse_are_compressed_and_come_back_byte_for_byte(tmp_path: Path) -> None:
+    from generator.analysis.comparison import Settings
+    from generator.site.cache import BuildCache
+    from generator.site.pipeline import generate_site
+
+    root = copy_example(tmp_path / "pub")
+    cache = BuildCache()
+    generate_site(root, root / "site_src", Settings(), cache)
+    key, kept = cache.history["pages"]
+    written = {rel: (root / "site_src" / rel).read_bytes() for rel in kept}
+    assert {"history/index.md", "history/changes.md", "ledger/history.json"} <= set(kept)
+    assert sum(map(len, kept.values())) < sum(map(len, written.values())) / 4
+    assert decompressed(kept) == written
+    for rel in written:
+        (root / "site_src" / rel).unlink()
+    generate_site(root, root / "site_src", Settings(), cache)  # reused, not rendered: the same bytes again
+    assert cache.history["pages"][0] == key
+    assert {rel: (root / "site_src" / rel).read_bytes() for rel in kept} == written

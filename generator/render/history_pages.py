@@ -28,6 +28,7 @@ from ..ledger.records import Run
 from . import blocks
 from . import text as t
 from .chart_templates import ChartTemplates
+from .compressed import Compressed, compressed, decompressed
 from .history_charts import along_labels, order_of, series_chart, series_rows, status
 from .history_words import (
     CHANGE_COLUMNS,
@@ -100,7 +101,7 @@ def _at(ev: Evaluation, series: Series) -> bool:
     return wanted is None or any(all(k in here and same_condition(v, here[k]) for k, v in at.items()) for at in wanted)
 
 
-SeriesPages = dict[str, tuple[str, dict[str, bytes]]]  # series folder -> (what it was rendered from, its files)
+SeriesPages = dict[str, tuple[str, Compressed]]  # series folder -> (what it was rendered from, its files)
 
 
 def history_pages(
@@ -120,7 +121,7 @@ def history_pages(
             key = series_key(f, context, on) if remembered is not None else ""
             known = remembered.get(base) if remembered is not None else None
             if known is not None and known[0] == key:
-                out |= known[1]
+                out |= decompressed(known[1])
                 continue
             claims = [(run, claim_words(ev)) for run, ev in on]
             rows = series_rows(f, _trials(f, context), levels(f), incomplete, "../../compare/", claims)
@@ -130,7 +131,7 @@ def history_pages(
             files[f"{base}/index.md"] = series_page(f, context).encode()
             out |= files
             if remembered is not None:
-                remembered[base] = (key, files)
+                remembered[base] = (key, compressed(files))
     if remembered is not None:
         for gone in set(remembered) - shown:
             del remembered[gone]
