@@ -39,17 +39,21 @@ def test_a_linked_file_has_the_paths_and_url_mkdocs_gives_it_and_keeps_none_of_t
     docs, site = str(tmp_path / "docs"), str(tmp_path / "site")
     plain = [File(name, docs, site, directory_urls) for name in names]
     files = Files([File(name, docs, site, directory_urls) for name in names])
+    asked = [(f.name, f.url, f.abs_src_path, f.abs_dest_path) for f in files]  # cached, as MkDocs caches them
+    assert all(set(vars(f)) >= {"name", "url", "abs_src_path", "abs_dest_path"} for f in files)
     link_generated(files)
     kinds = [type(f) for f in files]
     assert kinds == [LinkedFile, LinkedFile, LinkedFile, File]  # the publisher's own file: MkDocs copies it
+    assert [(f.name, f.url, f.abs_src_path, f.abs_dest_path) for f in files] == asked
     for mine, theirs in zip(files, plain, strict=True):
-        assert (mine.url, mine.abs_src_path, mine.abs_dest_path) == (
+        assert (mine.name, mine.url, mine.abs_src_path, mine.abs_dest_path) == (
+            theirs.name,
             theirs.url,
             theirs.abs_src_path,
             theirs.abs_dest_path,
         )
     linked = next(iter(files))
-    assert not {"url", "abs_src_path", "abs_dest_path"} & set(vars(linked))
+    assert not {"name", "url", "abs_src_path", "abs_dest_path"} & set(vars(linked))
     assert linked.url == "runs/a%20b/charts/x.json"
     linked.abs_dest_path = "/elsewhere/x.json"  # set by another plugin: kept, as MkDocs keeps it
     assert linked.abs_dest_path == "/elsewhere/x.json"

@@ -97,6 +97,7 @@ def summarize_run(run: Run, confidence: float = CONFIDENCE) -> RunSummary:
     """Summaries of every metric and rate at every condition of one run."""
     results, meta = run.results, run.meta
     metrics, rates, requests = [], [], []
+    same: dict[tuple[int | None, ...], tuple[int | None, ...]] = {}  # one tuple of trial numbers, however many metrics
     for at in results.condition_values():
         label = label_of(run, at)
         rows, excluded = results.select(at), results.excluded_at(at)
@@ -106,6 +107,7 @@ def summarize_run(run: Run, confidence: float = CONFIDENCE) -> RunSummary:
             if not values:
                 continue
             trials = tuple(r.trial for r in kept)
+            trials = same.setdefault(trials, trials)
             left_out = tuple((r.trial, r.values[name], r.excluded or "") for r in excluded if name in r.values)
             reported = run.reported  # a figure a source gave: no summary, no warnings, its published spread
             metrics.append(
