@@ -20,7 +20,6 @@ from generator.cli import app
 from generator.forked import interned
 from generator.ledger.load import load
 from generator.ledger.tables import NONE_BELOW
-from generator.render.compressed import decompressed
 from generator.site.linked import LinkedFile, link_generated
 from generator.site.packed_stamps import PackedStamps
 from helpers import measured_run, publication, write_tree
@@ -168,13 +167,17 @@ def test_history_files_kept_for_reuse_are_compressed_and_come_back_byte_for_byte
     root = copy_example(tmp_path / "pub")
     cache = BuildCache()
     generate_site(root, root / "site_src", Settings(), cache)
-    key, kept = cache.history["pages"]
+    key, held = cache.history["pages"]
+    kept = held.files
     written = {rel: (root / "site_src" / rel).read_bytes() for rel in kept}
     assert {"history/index.md", "history/changes.md", "ledger/history.json"} <= set(kept)
     assert sum(map(len, kept.values())) < sum(map(len, written.values())) / 4
-    assert decompressed(kept) == written
+    assert held.compressed and held.unpacked() == written
     for rel in written:
         (root / "site_src" / rel).unlink()
     generate_site(root, root / "site_src", Settings(), cache)  # reused, not rendered: the same bytes again
     assert cache.history["pages"][0] == key
     assert {rel: (root / "site_src" / rel).read_bytes() for rel in kept} == written
+    serving = BuildCache(serving=True)  # serve keeps them as they are: no zlib in each rebuild
+    generate_site(root, root / "site_src", Settings(), serving)
+    assert not serving.history["pages"][1].compressed and serving.history["pages"][1].files == written

@@ -28,7 +28,7 @@ from ..ledger.records import Run
 from . import blocks
 from . import text as t
 from .chart_templates import ChartTemplates
-from .compressed import Compressed, compressed, decompressed
+from .compressed import KeptFiles
 from .history_charts import along_labels, order_of, series_chart, series_rows, status
 from .history_words import (
     CHANGE_COLUMNS,
@@ -101,15 +101,21 @@ def _at(ev: Evaluation, series: Series) -> bool:
     return wanted is None or any(all(k in here and same_condition(v, here[k]) for k, v in at.items()) for at in wanted)
 
 
-SeriesPages = dict[str, tuple[str, Compressed]]  # series folder -> (what it was rendered from, its files)
+SeriesPages = dict[str, tuple[str, KeptFiles]]  # series folder -> (what it was rendered from, its files)
 
 
 def history_pages(
-    followed: Sequence[Followed], context: Context, templates: ChartTemplates, remembered: SeriesPages | None = None
+    followed: Sequence[Followed],
+    context: Context,
+    templates: ChartTemplates,
+    remembered: SeriesPages | None = None,
+    *,
+    compress: bool = True,
 ) -> dict[str, bytes]:
     """history/index.md, history/changes.md, and each long enough series' page and chart.
     `remembered` (the build cache's) keeps each series' files by everything they are rendered
-    from (`series_key`): after one run changed, only the series holding it are rendered again."""
+    from (`series_key`), compressed unless `compress` is false (`serve`): after one run changed,
+    only the series holding it are rendered again."""
     out: dict[str, bytes] = {}
     incomplete = context.incomplete
     shown = set()
@@ -121,7 +127,7 @@ def history_pages(
             key = series_key(f, context, on) if remembered is not None else ""
             known = remembered.get(base) if remembered is not None else None
             if known is not None and known[0] == key:
-                out |= decompressed(known[1])
+                out |= known[1].unpacked()
                 continue
             claims = [(run, claim_words(ev)) for run, ev in on]
             rows = series_rows(f, _trials(f, context), levels(f), incomplete, "../../compare/", claims)
@@ -131,7 +137,7 @@ def history_pages(
             files[f"{base}/index.md"] = series_page(f, context).encode()
             out |= files
             if remembered is not None:
-                remembered[base] = (key, compressed(files))
+                remembered[base] = (key, KeptFiles.of(files, compress=compress))
     if remembered is not None:
         for gone in set(remembered) - shown:
             del remembered[gone]

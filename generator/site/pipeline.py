@@ -25,7 +25,7 @@ from ..render.assets import asset_outputs
 from ..render.attribution_pages import attribution_outputs
 from ..render.chart_templates import ChartTemplates
 from ..render.compare_page import compare_outputs
-from ..render.compressed import compressed, decompressed
+from ..render.compressed import KeptFiles
 from ..render.ledger_files import ledger_outputs
 from ..render.outputs import claim_outputs, index_outputs, run_outputs
 from ..render.sweeps import ReportSweep, report_sweep_outputs, report_sweeps
@@ -273,8 +273,8 @@ def history_outputs(judged: Judged, found: History, confidence: float, cache: Bu
     given = [found.key, confidence, chosen.site_url, chosen.site_name, list(chosen.along_keys), shown]
     key = hashlib.sha256(json.dumps(given, sort_keys=True, default=str).encode()).hexdigest()
     known = cache.history.get("pages")
-    if known is not None and known[0] == key:
-        return decompressed(known[1])
+    if known is not None and known[0] == key and isinstance(known[1], KeptFiles):
+        return known[1].unpacked()
     from ..render.history_feed import FEED, history_feed  # here: with `history: false`, never imported
     from ..render.history_json import HISTORY_JSON, history_json
     from ..render.history_pages import Context, history_pages
@@ -286,10 +286,10 @@ def history_outputs(judged: Judged, found: History, confidence: float, cache: Bu
     series = cache.history.get("series")  # (the confidence level, each series' files): `history_pages`
     if series is None or series[0] != confidence:
         series = cache.history["series"] = (confidence, {})
-    out = history_pages(found.series, context, cache.charts, series[1])
+    out = history_pages(found.series, context, cache.charts, series[1], compress=not cache.serving)
     out[HISTORY_JSON] = history_json(found.series)
     out[FEED] = history_feed(found.series, ledger.runs, chosen.site_url, chosen.site_name)
-    cache.history["pages"] = (key, compressed(out))
+    cache.history["pages"] = (key, KeptFiles.of(out, compress=not cache.serving))
     return out
 
 
