@@ -16,17 +16,42 @@ link), else only when it is read back and still holds the bytes benchledger wrot
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import shutil
 from collections.abc import Collection
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 from mkdocs.structure.files import File, Files
 
 from ..render.outputs import OWNED
 from .files import Stamps, stamp
+
+
+class _WorkedOut:
+    """One of MkDocs' cached properties of a `File`, worked out by MkDocs' own function each time
+    it is read instead of kept; a value set (by another plugin) is kept, as MkDocs keeps it, and
+    deleting it goes back to working it out."""
+
+    def __init__(self, cached: functools.cached_property[Any]) -> None:
+        self.work_out = cached.func
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, file: File | None, owner: type | None = None) -> Any:
+        if file is None:
+            return self
+        held = file.__dict__
+        return held[self.name] if self.name in held else self.work_out(file)
+
+    def __set__(self, file: File, value: Any) -> None:
+        file.__dict__[self.name] = value
+
+    def __delete__(self, file: File) -> None:
+        file.__dict__.pop(self.name, None)
 
 
 class LinkedFile(File):
@@ -38,59 +63,11 @@ class LinkedFile(File):
     kept_copy: str | None = None  # the file itself, kept from the last build, when its folder is not moved back
 
     # Worked out when asked, not kept on each file as MkDocs' cached properties keep them: 144,000
-    # such files at 10,000 runs held 120 MB of their names, paths and URLs to the end of the build. A
-    # value another plugin set is kept, and deleting one goes back to working it out, as MkDocs does.
-    @property
-    def name(self) -> str:
-        return cast(str, self.__dict__["name"]) if "name" in self.__dict__ else self._get_stem()
-
-    @name.setter
-    def name(self, value: str) -> None:
-        self.__dict__["name"] = value
-
-    @name.deleter
-    def name(self) -> None:
-        self.__dict__.pop("name", None)
-
-    @property
-    def url(self) -> str:
-        return cast(str, self.__dict__["url"]) if "url" in self.__dict__ else self._get_url()
-
-    @url.setter
-    def url(self, value: str) -> None:
-        self.__dict__["url"] = value
-
-    @url.deleter
-    def url(self) -> None:
-        self.__dict__.pop("url", None)
-
-    @property
-    def abs_src_path(self) -> str | None:
-        if "abs_src_path" in self.__dict__:
-            return cast(str | None, self.__dict__["abs_src_path"])
-        return _src_path(self)
-
-    @abs_src_path.setter
-    def abs_src_path(self, value: str | None) -> None:
-        self.__dict__["abs_src_path"] = value
-
-    @abs_src_path.deleter
-    def abs_src_path(self) -> None:
-        self.__dict__.pop("abs_src_path", None)
-
-    @property
-    def abs_dest_path(self) -> str:
-        if "abs_dest_path" in self.__dict__:
-            return cast(str, self.__dict__["abs_dest_path"])
-        return _dest_path(self)
-
-    @abs_dest_path.setter
-    def abs_dest_path(self, value: str) -> None:
-        self.__dict__["abs_dest_path"] = value
-
-    @abs_dest_path.deleter
-    def abs_dest_path(self) -> None:
-        self.__dict__.pop("abs_dest_path", None)
+    # such files at 10,000 runs held 120 MB of their names, paths and URLs to the end of the build.
+    name = _WorkedOut(File.__dict__["name"])
+    url = _WorkedOut(File.__dict__["url"])
+    abs_src_path = _WorkedOut(File.__dict__["abs_src_path"])
+    abs_dest_path = _WorkedOut(File.__dict__["abs_dest_path"])
 
     def copy_file(self, dirty: bool = False) -> None:
         if self.restore is not None and self._restored():
@@ -144,23 +121,7 @@ class LinkedFile(File):
         return True
 
 
-WORKED_OUT = ("name", "url", "abs_src_path", "abs_dest_path")  # what a LinkedFile works out when asked
-
-
-def _worked_out(file: File, name: str) -> str | None:
-    if name == "name":
-        return file._get_stem()
-    return file._get_url() if name == "url" else _src_path(file) if name == "abs_src_path" else _dest_path(file)
-
-
-def _src_path(file: File) -> str | None:
-    """MkDocs' `File.abs_src_path`, worked out."""
-    return None if file.src_dir is None else os.path.normpath(os.path.join(file.src_dir, file.src_uri))
-
-
-def _dest_path(file: File) -> str:
-    """MkDocs' `File.abs_dest_path`, worked out."""
-    return os.path.normpath(os.path.join(file.dest_dir, file.dest_uri))
+WORKED_OUT = (LinkedFile.name, LinkedFile.url, LinkedFile.abs_src_path, LinkedFile.abs_dest_path)
 
 
 def link_generated(files: Files, written: Collection[str] | None = None) -> None:
@@ -171,9 +132,10 @@ def link_generated(files: Files, written: Collection[str] | None = None) -> None
     folders = tuple(o for o in OWNED if o.endswith("/"))
     for file in files:
         if not file.is_documentation_page() and file.src_uri.startswith(folders) and type(file) is File:
-            for name in WORKED_OUT:  # a value as MkDocs works it out is worked out again when asked;
-                if name in file.__dict__ and file.__dict__[name] == _worked_out(file, name):  # one another
-                    del file.__dict__[name]  # plugin set is kept
+            for worked in WORKED_OUT:  # a value as MkDocs works it out is worked out again when asked;
+                held = file.__dict__  # one another plugin set is kept
+                if worked.name in held and held[worked.name] == worked.work_out(file):
+                    del held[worked.name]
             file.__class__ = LinkedFile
             if written is not None:
                 cast(LinkedFile, file).fresh = file.src_uri in written
