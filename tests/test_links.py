@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from builders import build_example, four_cells, grid_attribution, grid_report
 from generator.cli import app
 from generator.cli.site_builders import builder_executable
-from generator.site.links import Broken, broken_links
+from generator.site.links import Broken, _parse, anchor_ids, broken_links
 from helpers import measured_run, publication, write_tree
 
 
@@ -35,6 +35,23 @@ def test_every_internal_link_of_the_example_publication_resolves(example: Path) 
     ledger = (example / "claims" / "index.html").read_text()
     home = (example / "index.html").read_text()
     assert 'href="claims/#verdict=contradicted"' in home and 'id="verdict=contradicted"' in ledger
+
+
+def test_a_page_anchors_are_those_the_crawl_reads_from_it(example: Path) -> None:
+    """`anchor_ids` (what a converted page's anchors are taken from) reads only the tags that may
+    hold one, and finds what the crawl's full parse finds, on every built page and hostile ones."""
+    hostile = [
+        '<a name="n" href="x"><b id="b&amp;c">',  # an anchor and a link in one tag; an entity
+        '<div name="not-an-anchor" id=bare><A NAME=up>',  # name is an anchor on <a> alone
+        '<script>"<a id=in-script>"</script><\u017fcript><a id="after"></script><a id="out">',
+        '<STYLE><a id="in-style"></style><!-- <a id="in-comment"> --><p title="a&gt;b" id="late">',
+    ]
+    pages = [p.read_text() for p in sorted(example.rglob("*.html"))]
+    assert len(pages) > 40
+    for html in [*pages, *hostile]:
+        assert anchor_ids(html) == _parse(html).ids
+    assert [anchor_ids(h) for h in hostile[:2]] == [{"n", "b&c"}, {"bare", "up"}]
+    assert anchor_ids(hostile[2]) == {"out"} and anchor_ids(hostile[3]) == {"late"}
 
 
 def test_the_glance_marker_inside_inline_code_stays_as_written(example: Path) -> None:

@@ -82,10 +82,18 @@ def test_blocks_that_follow_each_other_line_by_line_are_each_put_aside() -> None
         "```\n\n<div>a</div>\n\n```\n",  # inside a fence
         "<span>a</span>\n",  # not block-level
         "<div>a</div> tail\n",  # text after the close
+        '<div data-a="1" MarKdown = "block">\na\n</div>\n',  # the attribute in any case, spaced
+        "<div>\n<div markdown=1>a</div>\n</div>\n",  # on an inner element, on a later line
+        "<div>a</div>\n<\u017fcript>x</script>\n",  # ſ: a regex that ignores case reads it as s
     ],
 )
 def test_what_cannot_be_proved_a_whole_block_is_left_to_markdown(text: str) -> None:
     assert _stashed(text)[1] == []
+
+
+def test_markdown_as_part_of_another_word_or_set_to_0_is_no_markdown_attribute() -> None:
+    text = '<div data-xmarkdown="1" markdown="0">\n<p>a</p>\n</div>\n'
+    assert _stashed(text)[1] == [text]
 
 
 def test_chart_specs_and_downloads_reach_the_site_without_a_second_copy(repo: Path) -> None:

@@ -17,8 +17,10 @@ from ..forked import forked_map, interned
 
 # The contents of scripts and styles are not markup; comments are not links.
 _INERT = re.compile(r"<script\b[^>]*>.*?</script\s*>|<style\b[^>]*>.*?</style\s*>|<!--.*?-->", re.S | re.I)
+_MAYBE_INERT = re.compile("<(?:[sS\u017f]|!--)")  # before any of those (ſ: re.I reads it as s)
 # A tag with an attribute that is a link or an anchor; the rest (most of a page) are skipped whole.
 _TAG = re.compile(r"<[a-zA-Z][^>]*\s(?:href|src|data-bl-spec|id|name)\s*=[^>]*>", re.I)
+_ANCHOR_TAG = re.compile(r"<[a-zA-Z][^>]*\s(?:id|name)\s*=[^>]*>", re.I)  # the same tags, with an anchor
 _ATTR = re.compile(r"""\s([a-zA-Z][\w:-]*)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
 _LINKS = ("href", "src", "data-bl-spec")
 _ENTITY = re.compile(r"&(#x[0-9a-fA-F]+|#[0-9]+|amp|quot|apos|lt|gt);")
@@ -61,9 +63,14 @@ def _unentity(value: str) -> str:
     return _ENTITY.sub(one, value)
 
 
+def _active(html: str) -> str:
+    """The page with its scripts, styles and comments blanked (`_INERT`)."""
+    return _INERT.sub(" ", html) if _MAYBE_INERT.search(html) else html
+
+
 def _parse(html: str) -> Page:
     page = Page(set(), [])
-    for tag in _TAG.finditer(_INERT.sub(" ", html)):
+    for tag in _TAG.finditer(_active(html)):
         for m in _ATTR.finditer(tag.group()):
             name = m.group(1).lower()
             if name not in _LINKS and name not in ("id", "name"):
@@ -75,6 +82,19 @@ def _parse(html: str) -> Page:
             elif name in _LINKS:
                 page.links.append(value)
     return page
+
+
+def anchor_ids(html: str) -> set[str]:
+    """The anchors of a page (`_parse(html).ids`), from only the tags that may hold one: a page's
+    tags that hold a link but no anchor (most of a run page's) are not read attribute by attribute."""
+    ids: set[str] = set()
+    for tag in _ANCHOR_TAG.finditer(_active(html)):
+        for m in _ATTR.finditer(tag.group()):
+            name = m.group(1).lower()
+            if name == "id" or (name == "name" and tag.group().lower().startswith("<a")):
+                value = next(v for v in m.groups()[1:] if v is not None)
+                ids.add(_unentity(value) if "&" in value else value)
+    return ids
 
 
 def _target(is_folder: Callable[[str], bool], page: str, link: str, root: str) -> tuple[str, str] | None:
