@@ -110,6 +110,58 @@ def test_a_read_only_mapping_comes_back_from_a_worker_read_only() -> None:
     assert done.stdout.splitlines() == ["True", "True"]
 
 
+LOAD = """
+    import logging, os, sys
+    from pathlib import Path
+    from generator.ledger.load import load
+    logging.basicConfig(stream=sys.stdout, level=logging.DEBUG, format="%(message)s")
+    root = Path(sys.argv[1])
+    cache = {}
+    first = load(root, "site_src", cache)
+    again = load(root, "site_src", cache)  # every run known: put together from the cache's entries
+    print([str(p) for p in first.problems])
+    print(sorted(first.failed_runs), len(first.runs), len(cache))
+    print(first.runs == again.runs)
+    print(all(run.meta is cache[(run.id, run.digest)][0] for run in again.runs.values()))
+"""
+
+
+def test_run_folders_read_by_workers_give_the_ledger_one_process_reads(tmp_path: Path) -> None:
+    """The runs, their problems in folder order (a broken run, a symlink, a scratch folder, a
+    stray file among them) and the parse cache's entries are those one process finds; a run
+    the cache knows shares the cache's parsed parts, in a worker's load as in one process's."""
+    root = tmp_path / "pub"
+    make_publication(root, 80)
+    runs = sorted((root / "runs").iterdir())
+    (runs[10] / "run.yaml").write_text("id: [unclosed\n")
+    (runs[40] / "manifest.yaml").write_text("schema: benchledger.manifest/1\nhost: {name: b, cores: 2}\ngpu_ms: 3\n")
+    (root / "runs" / "2026-09-15-zz-link").symlink_to(runs[0])
+    (root / "runs" / "2026-09-15-zz-run.partial-ab12").mkdir()
+    (root / "runs" / "2026-09-15-zz-run.partial-ab12" / "PARTIAL-RUN.txt").write_text("")
+    (root / "runs" / "notes.txt").write_text("a stray file\n")
+    script = textwrap.dedent(LOAD)
+    outputs = []
+    for jobs in ("2", "1"):
+        done = subprocess.run(
+            [sys.executable, "-c", script, str(root)],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env={**os.environ, "BENCHLEDGER_JOBS": jobs},
+            timeout=600,
+        )
+        assert done.returncode == 0, done.stderr
+        outputs.append(done.stdout.splitlines())
+    forked, alone = outputs
+    assert forked[0] == "benchledger: 80 run folders read by 2 forked workers"  # twice: known runs too
+    assert forked.pop(0) == forked.pop(0) and not alone[0].startswith("benchledger:")
+    assert forked == alone
+    problems = forked[0]
+    assert runs[10].name in problems and "runs/2026-09-15-zz-link" in problems and "gpu_ms" in problems
+    assert "runs/notes.txt" in problems and "zz-run.partial-ab12" in problems
+    assert forked[1:4] == [f"['{runs[10].name}'] 79 79", "True", "True"]
+
+
 def _build(root: Path, jobs: str, *extra: str) -> str:
     done = subprocess.run(
         [sys.executable, "-m", "generator.cli", "build", "--verbose", "--repo", str(root), *extra],

@@ -108,7 +108,7 @@ def load_run(
     digest = run_digest(blobs)
     known = cache.get((rid, digest)) if cache is not None and not walked else None
     if known is not None:
-        run: Run | None = _assembled(rid, blobs, digest, known)
+        run: Run | None = assembled(rid, blobs, digest, known)
         problems: list[Problem] = []
     else:
         run, problems = parse_run(folder, blobs, walked, digest)
@@ -215,10 +215,10 @@ def parse_run(
         problems += _imported_problems(meta, blobs, rel)
     if problems or meta is None or manifest is None or results is None:
         return None, problems
-    return _assembled(rid, blobs, digest, (meta, manifest, results, requests, receipts)), problems
+    return assembled(rid, blobs, digest, (meta, manifest, results, requests, receipts)), problems
 
 
-def _assembled(rid: str, blobs: dict[str, bytes], digest: str, parsed: Parsed) -> Run:
+def assembled(rid: str, blobs: dict[str, bytes], digest: str, parsed: Parsed) -> Run:
     """A run from its files' parsed parts (freshly parsed, or as the build cache kept them)."""
     meta, manifest, results, requests, receipts = parsed
     return Run(
