@@ -85,6 +85,8 @@ def test_blocks_that_follow_each_other_line_by_line_are_each_put_aside() -> None
         '<div data-a="1" MarKdown = "block">\na\n</div>\n',  # the attribute in any case, spaced
         "<div>\n<div markdown=1>a</div>\n</div>\n",  # on an inner element, on a later line
         "<div>a</div>\n<\u017fcript>x</script>\n",  # ſ: a regex that ignores case reads it as s
+        "<div markdown=0\n>x</div>\n",  # a 0 that ends its line is no markdown="0": Markdown's
+        "<div markdown='0\n'>x</div>\n",
     ],
 )
 def test_what_cannot_be_proved_a_whole_block_is_left_to_markdown(text: str) -> None:

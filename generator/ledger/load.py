@@ -103,23 +103,29 @@ def _loaded(
     folders: list[Path], cache: ParsedRuns | None, seen: SeenRuns | None
 ) -> list[tuple[Run | None, list[Problem]]]:
     """Each run folder read and parsed (`runs.load_run`), with the warnings about its names, by
-    forked workers when there are many (`generator.forked`: 10,000 runs are 17 s of reading
+    forked workers when there are many (`generator.forked`: 10,000 runs are 11 s of reading
     YAML and CSV on one core); in this process under `serve`, whose `seen` is kept across
     rebuilds. A run the cache knows comes back from a worker as its files alone, and is put
     together here from the cache's entry: its parsed parts are not copied."""
-    known = frozenset(cache) if cache is not None else frozenset()
+    known = frozenset(cache) if cache is not None and seen is None else frozenset()
 
-    def one(folder: Path) -> tuple[Run | Known | None, list[Problem]]:
+    def read(folder: Path) -> tuple[Run | None, list[Problem]]:
         run, found = load_run(folder, cache, seen)
         if run is not None:
             found += [*undeclared_metrics(run), *measurement_keys(run)]
-            if (run.id, run.digest) in known:
-                return Known(run.id, dict(run.blobs), run.digest), found
         return run, found
 
-    done = forked(one, folders, what="run folders read") if seen is None else None
+    def in_worker(folder: Path) -> tuple[Run | Known | None, list[Problem]]:
+        run, found = read(folder)
+        if run is not None and (run.id, run.digest) in known:
+            return Known(run.id, dict(run.blobs), run.digest), found
+        return run, found
+
+    done = forked(in_worker, folders, what="run folders read") if seen is None else None
+    if done is None:  # in this process, where `load_run` itself reuses and fills the cache
+        return [read(folder) for folder in folders]
     out: list[tuple[Run | None, list[Problem]]] = []
-    for run, found in done if done is not None else map(one, folders):
+    for run, found in done:
         if isinstance(run, Known):
             assert cache is not None  # only a cache's runs are Known
             out.append((assembled(run.id, run.blobs, run.digest, cache[(run.id, run.digest)]), found))

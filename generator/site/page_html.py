@@ -48,7 +48,8 @@ _OPEN = re.compile(r"<([a-zA-Z][a-zA-Z0-9]*)[\s>/]")
 # Inside these the balance of tags cannot be counted by text; a block holding one is left to Markdown:
 # a comment, a script, style, textarea or title element, a markdown attribute but markdown="0".
 _OPAQUE_TAG = re.compile(r"<(?:!--|(?:script|style|textarea|title)\b)", re.I)
-_MARKDOWN_ON = re.compile(r"markdown\s*=\s*(?![\"']?0[\"'\s>])", re.I)  # as a word of its own: `_opaque`
+# as a word of its own (`_opaque`); the 0 of markdown="0" is followed by a quote, > or a space on its line
+_MARKDOWN_ON = re.compile(r"markdown\s*=\s*(?![\"']?0(?:[\"'>]|[^\S\n]))", re.I)
 _WORD = re.compile(r"\w")
 _FENCE = re.compile(r"^(?:```|~~~)")
 
