@@ -58,9 +58,7 @@ def test_an_unchanged_folder_is_not_read_again_once_out_of_the_racy_window(
     assert reads == [] and kept.runs[RUN] is not None and kept.runs[RUN] == load(root).runs[RUN]
 
 
-def test_an_unchanged_folder_is_handed_out_as_the_run_serve_holds(
-    settled: tuple[Path, dict], reads: list[str]
-) -> None:
+def test_an_unchanged_folder_is_handed_out_as_the_run_serve_holds(settled: tuple[Path, dict], reads: list[str]) -> None:
     """With the build cache too, as `serve` loads: the run kept in `seen` is the ledger's, not one
     put together again from the cache on every rebuild."""
     root, seen = settled
