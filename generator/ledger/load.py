@@ -107,7 +107,7 @@ def _loaded(
     YAML and CSV on one core); in this process under `serve`, whose `seen` is kept across
     rebuilds. A run the cache knows comes back from a worker as its files alone, and is put
     together here from the cache's entry: its parsed parts are not copied."""
-    known = frozenset(cache) if cache is not None and seen is None else frozenset()
+    known = frozenset(cache or ())  # read by the workers
 
     def read(folder: Path) -> tuple[Run | None, list[Problem]]:
         run, found = load_run(folder, cache, seen)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -68,33 +68,32 @@ def _active(html: str) -> str:
     return _INERT.sub(" ", html) if _MAYBE_INERT.search(html) else html
 
 
-def _parse(html: str) -> Page:
-    page = Page(set(), [])
-    for tag in _TAG.finditer(_active(html)):
+def _read(tags: re.Pattern[str], html: str, *, links: bool) -> Iterator[tuple[bool, str]]:
+    """(is it an anchor, its value) for each anchor (id, and name on <a>) and, with `links`, each
+    link of the tags `tags` finds, in page order."""
+    for tag in tags.finditer(_active(html)):
         for m in _ATTR.finditer(tag.group()):
             name = m.group(1).lower()
-            if name not in _LINKS and name not in ("id", "name"):
-                continue
-            value = next(v for v in m.groups()[1:] if v is not None)
-            value = _unentity(value) if "&" in value else value
-            if name == "id" or (name == "name" and tag.group().lower().startswith("<a")):
-                page.ids.add(value)
-            elif name in _LINKS:
-                page.links.append(value)
+            anchor = name == "id" or (name == "name" and tag.group().lower().startswith("<a"))
+            if anchor or (links and name in _LINKS):
+                value = next(v for v in m.groups()[1:] if v is not None)
+                yield anchor, _unentity(value) if "&" in value else value
+
+
+def _parse(html: str) -> Page:
+    page = Page(set(), [])
+    for anchor, value in _read(_TAG, html, links=True):
+        if anchor:
+            page.ids.add(value)
+        else:
+            page.links.append(value)
     return page
 
 
 def anchor_ids(html: str) -> set[str]:
     """The anchors of a page (`_parse(html).ids`), from only the tags that may hold one: a page's
     tags that hold a link but no anchor (most of a run page's) are not read attribute by attribute."""
-    ids: set[str] = set()
-    for tag in _ANCHOR_TAG.finditer(_active(html)):
-        for m in _ATTR.finditer(tag.group()):
-            name = m.group(1).lower()
-            if name == "id" or (name == "name" and tag.group().lower().startswith("<a")):
-                value = next(v for v in m.groups()[1:] if v is not None)
-                ids.add(_unentity(value) if "&" in value else value)
-    return ids
+    return {value for _, value in _read(_ANCHOR_TAG, html, links=False)}
 
 
 def _target(is_folder: Callable[[str], bool], page: str, link: str, root: str) -> tuple[str, str] | None:

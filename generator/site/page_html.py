@@ -157,7 +157,7 @@ def _block_end(lines: list[str], start: int, block_level: Callable[[str], bool],
         if depth <= 0 and line_end == -1:
             line_end = text.find("\n", tag_at.end())
             line_end = len(text) if line_end == -1 else line_end
-        elif depth > 0 and line_end != -1 and tag_at.start() <= line_end:
+        elif depth > 0:
             line_end = -1  # opened again on the same line
     if line_end == -1 or depth < 0:
         return None
