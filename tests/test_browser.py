@@ -516,6 +516,9 @@ def test_the_compare_page_shows_a_changed_manifest_key_and_the_ratios_diff_print
     watched.page.goto(f"{server}/runs/{B}/")
     watched.page.click("a:has-text('this run with any other')")
     watched.page.wait_for_url(f"**/compare/?a={B}")
+    # the address's run is picked once runs.json has loaded ("yes"; "pending" until then): read it
+    # then, whatever the machine's speed
+    watched.page.wait_for_function("() => document.querySelector('.bl-compare[data-bl-ready=\"yes\"]')")
     assert watched.page.input_value("select[name=a]") == B
     watched.page.select_option("select[name=a]", A)
     watched.page.select_option("select[name=b]", B)
