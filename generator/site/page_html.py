@@ -41,6 +41,7 @@ from ..render.templating import GENERATED_PREFIX
 from .built_pages import cacheable
 from .links import anchor_ids
 from .page_store import PageStore
+from .plain_markdown import PlainPages
 
 Remembered = dict[str, tuple[str, "Converted"]]  # generated page -> (what it was converted from, its HTML)
 
@@ -232,6 +233,12 @@ class PageConverter:
         stashed: set[str] = set()  # the stash keys of this page's raw blocks
         self.md.preprocessors.register(_RawBlocks(self.md, stashed), "benchledger_raw_blocks", 22)  # after fences
         self.md.parser.blockprocessors.register(_Stashed(self.md.parser, stashed), "benchledger_stashed", 200)
+        self.plain = PlainPages(
+            self.md,
+            lambda lines, store: raw_blocks(lines, self.md.is_block_level, store),
+            extensions=config.markdown_extensions,
+            settings=config.mdx_configs or {},
+        )
         self.remembered = remembered if remembered is not None else {}
         self.store = store if store is not None else PageStore()
         self.seen: set[str] = set()
@@ -308,13 +315,17 @@ class PageConverter:
 
     def _convert(self, text: str, file: File, config: MkDocsConfig, files: Files) -> tuple[Converted, bool]:
         md = self.md
-        md.reset()
         links = _RelativePathTreeprocessor(file, files, config)
-        links._register(md)
         warnings, mkdocs = _Warnings(), logging.getLogger("mkdocs")
         mkdocs.addHandler(warnings)
         try:
-            html = md.convert(text)
+            plain = self.plain.convert(text, links.path_to_url)
+            if plain is None:
+                md.reset()
+                links._register(md)
+                html, tokens = md.convert(text), list(getattr(md, "toc_tokens", []))
+            else:
+                html, tokens = plain
         finally:
             mkdocs.removeHandler(warnings)
         found = tuple(
@@ -322,7 +333,6 @@ class PageConverter:
             for target, anchors in links.links_to_anchors.items()
             for anchor, link in anchors.items()
         )
-        tokens = list(getattr(md, "toc_tokens", []))
         anchors = frozenset(anchor_ids(html))
         return Converted(self.store.put(html), tokens, anchors, found), warnings.count > 0
 

@@ -1,0 +1,263 @@
+"""A generated page converted without Markdown's passes, when what Markdown would do to it is known.
+
+What benchledger writes on a run page, besides its raw HTML blocks (`page_html.raw_blocks`), is
+one-line headings and one-line paragraphs of escaped text: entities, `code`, a link to a page of
+the site, an inline tag. For such a page Python-Markdown's dozens of passes (block parser, 20
+inline patterns, tree walks, serializer, postprocessors) give an HTML that follows from the text
+directly; `PlainPages` writes it so, with Markdown's own functions wherever a value is computed
+(the heading ids, the table of contents, the escaping) and MkDocs' own link rewriting.
+
+It is used only when nothing could make Markdown's HTML differ:
+- the extensions are a known set with known settings (`_KNOWN`), whose inline and block rules
+  the grammar below leaves no opening to;
+- every block of the page is one of the shapes below, else the whole page is Markdown's;
+- a canary page holding each shape converts the same both ways in this process (`PlainPages`),
+  so another Markdown version that writes something differently turns it off instead of
+  writing something else. tests/test_plain_markdown.py compares both ways on every generated
+  page of the example site and on seeded random pages.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Callable
+from typing import Any
+
+import markdown
+from markdown.extensions.toc import nest_toc_tokens, strip_tags, unique
+from markdown.serializers import _escape_attrib_html
+from markdown.util import code_escape
+
+# extension -> the settings it may have: these, and MkDocs' defaults (toc, tables, fenced_code)
+_KNOWN: dict[str, tuple[dict[str, Any], ...]] = {
+    "toc": ({}, {"permalink": True}),
+    "tables": ({},),
+    "fenced_code": ({},),
+    "admonition": ({},),
+    "attr_list": ({},),
+    "md_in_html": ({},),
+    "pymdownx.tilde": ({}, {"subscript": False}, {"subscript": True}),  # one ~ at most: never a subscript
+}
+# what Markdown's source normalisation would change, and what no shape below holds: left to Markdown
+_UNUSUAL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f\x85\u2028\u2029]")
+_HEADING = re.compile(r"(#{1,6}) ([^#\s](?:.*[^#\s])?)")  # a # of its own is not plain text (`_PLAIN`)
+_COMMENT = re.compile(r"<!--(?:(?!--)[^<>])*-->")
+_CODE = re.compile(r"`([^`\\]+)`")
+_LINK = re.compile(r"\[([^\[\]]*)\]\(([A-Za-z0-9._/#-]+)\)")
+_INLINE_TAGS = ("a", "abbr", "b", "code", "del", "em", "i", "ins", "kbd", "mark", "s", "small", "span", "strong", "sub")
+_TAG = re.compile(r'</?([a-zA-Z][a-zA-Z0-9]*)(?: [a-zA-Z][a-zA-Z-]*="[^"<>`\[\]\\@&{}]*")*>')
+_ENTITY = re.compile(r"&(?:#[0-9]+|#x[0-9a-fA-F]+|[a-zA-Z0-9]+);")
+# text no inline pattern reads: none of their marks (an entity, a tag, a code span or a link is read first)
+_PLAIN = re.compile(r"[^`\\\[\]<>&{}#!|\x00-\x1f]*")
+_EMPHASIS = "*_~"  # one of each at most: every emphasis or strike-through pattern needs two
+# a paragraph's first character: not a list, quote, rule, table, fence, definition or block tag
+_BLOCK_START = re.compile(r"[A-Za-z(\"'&]|\[[^\]]*\]\(|[0-9]+(?![0-9]*[.)])|<(?:" + "|".join(_INLINE_TAGS) + r")[ >]")
+
+
+Raw = Callable[[list[str], Callable[[str], str]], list[str]]  # `page_html.raw_blocks`, given its store
+
+
+class PlainPages:
+    """Writes a page's HTML and table of contents as `md` (a `page_html.PageConverter`'s, with the
+    publication's extensions) would, or says it cannot (`convert` gives None). `raw` puts a
+    page's raw blocks aside, each as the line its store gives for it, as `md` does."""
+
+    def __init__(self, md: markdown.Markdown, raw: Raw, *, extensions: list[Any], settings: dict[str, Any]) -> None:
+        self.md, self.raw = md, raw
+        toc = md.treeprocessors["toc"] if "toc" in md.treeprocessors else None  # noqa: SIM401  # a Registry has no get
+        self.on = toc is not None and _known(extensions, settings)
+        if toc is not None:
+            self.slugify: Callable[[str, str], str] = toc.slugify
+            self.sep: str = toc.sep
+            self.permalink = toc.use_permalinks is True
+            self.permalink_class: str = toc.permalink_class
+            self.permalink_title: str = toc.permalink_title
+        if self.on:
+            self.on = self._agrees(_CANARY)
+
+    def convert(self, text: str, url: Callable[[str], str]) -> tuple[str, list[Any]] | None:
+        """The page's HTML and toc tokens, or None when a block is not a known shape. `url` is
+        MkDocs' link rewriting, called only once the whole page is known to be plain, in the
+        order Markdown's tree walk meets the links (a heading's permalink after its text)."""
+        if not self.on or _UNUSUAL.search(text):
+            return None
+        stashed: list[str] = []
+
+        def store(block: str) -> str:
+            stashed.append(block)
+            return f"\0{len(stashed) - 1}"  # no page holds a NUL (`_UNUSUAL`)
+
+        parts: list[tuple[str, Any]] = []
+        for block in _blocks(self.raw(text.split("\n"), store)):
+            shaped = _shape(block, stashed)
+            if shaped is None:
+                return None
+            parts += shaped
+        return self._write(parts, url)
+
+    def _write(self, parts: list[tuple[str, Any]], url: Callable[[str], str]) -> tuple[str, list[Any]]:
+        used: set[str] = set()
+        counters: dict[str, int] = {}
+        out: list[str] = []
+        tokens: list[dict[str, Any]] = []
+        for kind, value in parts:
+            if kind == "raw":
+                out.append(value)
+            elif kind == "heading":
+                level, title = value
+                name = strip_tags(title)  # the toc's: its id from the unescaped text, as unique as the toc makes it
+                anchor = unique(self.slugify(html.unescape(name), self.sep), used, counters)
+                tokens.append({"level": level, "id": anchor, "name": name, "html": title, "data-toc-label": ""})
+                out.append(
+                    f'<h{level} id="{_escape_attrib_html(anchor)}">{title}{self._permalink(anchor, url)}</h{level}>'
+                )
+            else:
+                out.append(
+                    "<p>"
+                    + "".join(_link(piece, url) if isinstance(piece, tuple) else piece for piece in value)
+                    + "</p>"
+                )
+        return "\n".join(out).strip(), nest_toc_tokens(tokens)
+
+    def _permalink(self, anchor: str, url: Callable[[str], str]) -> str:
+        """The toc's permalink after a heading's text (`add_permalink`), its link rewritten as MkDocs does."""
+        if not self.permalink:
+            return ""
+        names = f'class="{_escape_attrib_html(self.permalink_class)}" href="{_escape_attrib_html(url("#" + anchor))}"'
+        if self.permalink_title:
+            names += f' title="{_escape_attrib_html(self.permalink_title)}"'
+        return f"<a {names}>&para;</a>"
+
+    def _agrees(self, page: str) -> bool:
+        """Does the canary convert the same both ways (links left as written)?"""
+        self.md.reset()
+        expected = (self.md.convert(page), list(getattr(self.md, "toc_tokens", [])))
+        self.md.reset()
+        return self.convert(page, lambda link: link) == expected
+
+
+def _link(piece: tuple[str, str], url: Callable[[str], str]) -> str:
+    return f'<a href="{_escape_attrib_html(url(piece[1]))}">{piece[0]}</a>'
+
+
+def _shape(block: list[str], stashed: list[str]) -> list[tuple[str, Any]] | None:
+    """A block as the parts `_write` writes: a raw block, a comment, headings or a paragraph."""
+    first = block[0]
+    if len(block) == 1 and first.startswith("\0"):
+        return [("raw", stashed[int(first[1:])])]
+    if len(block) == 1 and _COMMENT.fullmatch(first):
+        return [("raw", first + "\n")]  # as md_in_html keeps it
+    headings = [_HEADING.fullmatch(line) for line in block]
+    if all(headings):
+        out: list[tuple[str, Any]] = []
+        for found in headings:
+            assert found is not None
+            if _inline(found.group(2), headings=True) is None:
+                return None
+            out.append(("heading", (len(found.group(1)), found.group(2))))
+        return out
+    if len(block) == 1 and first == first.strip() and _BLOCK_START.match(first):
+        pieces = _inline(first, headings=False)
+        return None if pieces is None else [("paragraph", pieces)]
+    return None
+
+
+def _blocks(lines: list[str]) -> list[list[str]]:
+    """The page's blocks: its runs of lines between blank ones."""
+    blocks: list[list[str]] = []
+    current: list[str] = []
+    for line in lines:
+        if line.strip(" "):
+            current.append(line)
+        elif current:
+            blocks.append(current)
+            current = []
+    if current:
+        blocks.append(current)
+    return blocks
+
+
+def _inline(text: str, *, headings: bool) -> list[Any] | None:
+    """The HTML pieces of a line of text (a link as (its HTML text, its address)), or None when
+    an inline pattern could read it otherwise: code spans, then links, then tags, then entities,
+    as Markdown's patterns take them; a heading holds only text and entities."""
+    if "``" in text or "![" in text:
+        return None
+    pieces: list[Any] = []
+    marks = {mark: 0 for mark in _EMPHASIS}
+    at = 0
+    for code in [] if headings else _CODE.finditer(text):
+        if not _outside(text[at : code.start()], pieces, marks, headings=headings):
+            return None
+        pieces.append(f"<code>{code_escape(code.group(1).strip())}</code>")
+        at = code.end()
+    if not _outside(text[at:], pieces, marks, headings=headings):
+        return None
+    return pieces if all(count <= 1 for count in marks.values()) else None
+
+
+def _outside(text: str, pieces: list[Any], marks: dict[str, int], *, headings: bool) -> bool:
+    """Adds the pieces of text outside code spans: links (not in a heading), then tags and text."""
+    at = 0
+    for link in [] if headings else _LINK.finditer(text):
+        if not _tagged(text[at : link.start()], pieces, marks, tags=True):
+            return False
+        words: list[Any] = []
+        if not _tagged(link.group(1), words, marks, tags=False) or not words:
+            return False
+        pieces.append(("".join(words), link.group(2)))
+        at = link.end()
+    return _tagged(text[at:], pieces, marks, tags=not headings)
+
+
+def _tagged(text: str, pieces: list[Any], marks: dict[str, int], *, tags: bool) -> bool:
+    at = 0
+    for tag in _TAG.finditer(text) if tags else []:
+        if not _words(text[at : tag.start()], pieces, marks) or tag.group(1).lower() not in _INLINE_TAGS:
+            return False
+        pieces.append(tag.group(0))
+        at = tag.end()
+    return _words(text[at:], pieces, marks)
+
+
+def _words(text: str, pieces: list[Any], marks: dict[str, int]) -> bool:
+    """Text and entities, each as written; any other mark of Markdown's: False."""
+    at = 0
+    for entity in _ENTITY.finditer(text):
+        if not _plain(text[at : entity.start()], marks):
+            return False
+        at = entity.end()
+    if not _plain(text[at:], marks):
+        return False
+    if text:
+        pieces.append(text)
+    return True
+
+
+def _plain(text: str, marks: dict[str, int]) -> bool:
+    if not _PLAIN.fullmatch(text):
+        return False
+    for mark in _EMPHASIS:
+        marks[mark] += text.count(mark)
+    return True
+
+
+def _known(extensions: list[Any], settings: dict[str, Any]) -> bool:
+    if not all(isinstance(name, str) and name in _KNOWN for name in extensions):
+        return False
+    return all(name in extensions and settings[name] in _KNOWN[name] for name in settings)
+
+
+_CANARY = "\n\n".join(
+    [
+        "<!-- generated -->",
+        "# Run &#95;one (tok&#47;s)",
+        "## Summary\n### Summary",
+        'Intervals: s_log / √n (see [methods](../methods.md)), <span class="x">unverified</span> and `a<b & c`.',
+        "A lone * and ~ and 2 trials &#37; 50.",
+        '<div class="bl-x" markdown="0">\n<p>kept</p>\n</div>',
+        "## Files",
+        "<details>\n<summary>3 files</summary>\n</details>",
+    ]
+)
