@@ -5,7 +5,6 @@ anchors, links and warnings must be exactly what Markdown gives."""
 from __future__ import annotations
 
 import random
-import re
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +42,7 @@ def _both(converter: PageConverter, text: str, file: Any, config: Any, files: An
     return markdown, converter._convert(text, file, config, files), plain
 
 
-def test_every_run_page_of_the_example_is_written_plain_and_as_markdown_writes_it(
+def test_every_run_page_of_the_example_is_written_plain_as_markdown_writes_it(
     example: tuple[Any, Any, Path],
 ) -> None:
     from mkdocs.utils.meta import get_data
@@ -51,7 +50,7 @@ def test_every_run_page_of_the_example_is_written_plain_and_as_markdown_writes_i
     config, files, _ = example
     converter = PageConverter(config, files)
     assert converter.plain.on
-    plain, simple = [], []  # simple: a run page with no list and no bold text, which only Markdown writes
+    plain, runs = [], []
     for file in files.documentation_pages():
         text = get_data(file.content_string)[0]
         if not text.startswith(GENERATED_PREFIX):
@@ -59,23 +58,22 @@ def test_every_run_page_of_the_example_is_written_plain_and_as_markdown_writes_i
         markdown, ours, was_plain = _both(converter, text, file, config, files)
         assert ours == markdown, file.src_uri  # the HTML's digest, toc tokens, anchors, links; warned
         assert converter.html(ours[0].html) == converter.html(markdown[0].html)
-        if was_plain:
-            plain.append(file.src_uri)
-        if file.src_uri.startswith("runs/") and not re.search(r"^(?:- |\*\*)", text, re.M):
-            simple.append(file.src_uri)
-    assert [name for name in plain if name.startswith("runs/")] == simple
-    assert len(simple) == 11  # the runs index and 10 of the 18 runs: the others list a rate or a rerun
+        plain += [file.src_uri] if was_plain else []
+        runs += [file.src_uri] if file.src_uri.startswith("runs/") else []
+    assert [name for name in plain if name.startswith("runs/")] == runs
+    assert len(runs) == 19  # the runs index and the 18 runs, rates, reruns and receipts included
+    assert len(plain) > len(runs)  # claim pages too
 
 
 _SAFE = [
-    "word", "&#40;a&#41;", "[run](../index.md)", "<span>", '"q', "'s", "Run 7", "two  spaces", "s_log", "*", "~", "`code`", "`a<b & c`", "` `", "[methods](../methods.md)",
-    "[a](#summary)", "[x](missing.md)", "[b](/abs.md)", '<span class="bl-x">in</span>', "&#95;", "&amp;", "&nosuch;",
+    "word", "&#40;a&#41;", "[run](../index.md)", "<span>", '"q', "'s", "Run 7", "two  spaces", "s_log", "*", "~",
+    "**bold**", "**a&#95;b c**", "`code`", "`a<b & c`", "` `", "[methods](../methods.md)", "[a](#summary)", "[x](missing.md)", "[b](/abs.md)", '<span class="bl-x">in</span>', "&#95;", "&amp;", "&nosuch;",
     ":", "é", "(tok&#47;s)", "http://x.y", '"q"', "'s", "...", "√n", "2", "-",
 ]  # fmt: skip
 _EDGE = [
     "a_b_c", "**", "~~", "_", "``", "`x", "![i](x.png)", "[ref]", "<div>d</div>", "<br>", '<a href="x">a</a>',
     "<!-- c -->", "&", "#", "\\*", "|", "{: .x}", "{", "1.", "2)", "+", ">", "<", "\t", "\u00a0", "\u2028",
-    "<http://x.y>", "a@b.c", "!", "*a*", "~~a~~", "_a_", "<span>",
+    "<http://x.y>", "a@b.c", "!", "*a*", "~~a~~", "_a_", "<span>", "** a**", "**a **", "***a***", "- ", "* ",
 ]  # fmt: skip
 
 
@@ -86,7 +84,7 @@ def _line(draw: random.Random) -> str:
 def _page(draw: random.Random) -> str:
     blocks = [MARK.rstrip("\n")]
     for _ in range(draw.randint(1, 4)):
-        kind = draw.randint(0, 6)
+        kind = draw.randint(0, 8)
         if kind == 0:
             blocks.append("\n".join("#" * draw.randint(1, 7) + " " + _line(draw) for _ in range(draw.randint(1, 2))))
         elif kind == 1:
@@ -95,6 +93,8 @@ def _page(draw: random.Random) -> str:
             blocks.append('<div class="bl-x" markdown="0">\n<p>kept</p>\n</div>')
         elif kind == 3:
             blocks.append(_line(draw) + "\n" + _line(draw))  # never plain: Markdown's
+        elif kind in (4, 5):  # a list; two a blank line apart are one loose list
+            blocks.append("\n".join("- " + _line(draw) for _ in range(draw.randint(1, 3))))
         else:
             blocks.append(_line(draw))
     return "\n\n".join(blocks) + draw.choice(["", "\n", " \n"])

@@ -1,11 +1,12 @@
 """A generated page converted without Markdown's passes, when what Markdown would do to it is known.
 
 What benchledger writes on a run page, besides its raw HTML blocks (`page_html.raw_blocks`), is
-one-line headings and one-line paragraphs of escaped text: entities, `code`, a link to a page of
-the site, an inline tag. For such a page Python-Markdown's dozens of passes (block parser, 20
-inline patterns, tree walks, serializer, postprocessors) give an HTML that follows from the text
-directly; `PlainPages` writes it so, with Markdown's own functions wherever a value is computed
-(the heading ids, the table of contents, the escaping) and MkDocs' own link rewriting.
+one-line headings, one-line paragraphs and lists of one-line items, of escaped text: entities,
+`code`, **bold**, a link to a page of the site, an inline tag. For such a page Python-Markdown's
+dozens of passes (block parser, 20 inline patterns, tree walks, serializer, postprocessors) give
+an HTML that follows from the text directly; `PlainPages` writes it so, with Markdown's own
+functions wherever a value is computed (the heading ids, the table of contents, the escaping)
+and MkDocs' own link rewriting.
 
 It is used only when nothing could make Markdown's HTML differ:
 - the extensions are a known set with known settings (`_KNOWN`), whose inline and block rules
@@ -51,8 +52,12 @@ _ENTITY = re.compile(r"&(?:#[0-9]+|#x[0-9a-fA-F]+|[a-zA-Z0-9]+);")
 # text no inline pattern reads: none of their marks (an entity, a tag, a code span or a link is read first)
 _PLAIN = re.compile(r"[^`\\\[\]<>&{}#!|\x00-\x1f]*")
 _EMPHASIS = "*_~"  # one of each at most: every emphasis or strike-through pattern needs two
+_ITEM = re.compile(r"- (\S(?:.*\S)?)")  # a list item of one line
+_STRONG = re.compile(r"\*\*([^*\s](?:[^*]*[^*\s])?)\*\*")
 # a paragraph's first character: not a list, quote, rule, table, fence, definition or block tag
-_BLOCK_START = re.compile(r"[A-Za-z(\"'&]|\[[^\]]*\]\(|[0-9]+(?![0-9]*[.)])|<(?:" + "|".join(_INLINE_TAGS) + r")[ >]")
+_BLOCK_START = re.compile(
+    r"\*\*[^*\s]|[A-Za-z(\"'&]|\[[^\]]*\]\(|[0-9]+(?![0-9]*[.)])|<(?:" + "|".join(_INLINE_TAGS) + r")[ >]"
+)
 
 
 Raw = Callable[[list[str], Callable[[str], str]], list[str]]  # `page_html.raw_blocks`, given its store
@@ -91,8 +96,8 @@ class PlainPages:
         parts: list[tuple[str, Any]] = []
         for block in _blocks(self.raw(text.split("\n"), store)):
             shaped = _shape(block, stashed)
-            if shaped is None:
-                return None
+            if shaped is None or (shaped[0][0] == "list" and parts and parts[-1][0] == "list"):
+                return None  # two lists a blank line apart are one loose list
             parts += shaped
         return self._write(parts, url)
 
@@ -112,12 +117,11 @@ class PlainPages:
                 out.append(
                     f'<h{level} id="{_escape_attrib_html(anchor)}">{title}{self._permalink(anchor, url)}</h{level}>'
                 )
+            elif kind == "list":
+                items = "".join(f"<li>{_text(item, url)}</li>\n" for item in value)
+                out.append(f"<ul>\n{items}</ul>")
             else:
-                out.append(
-                    "<p>"
-                    + "".join(_link(piece, url) if isinstance(piece, tuple) else piece for piece in value)
-                    + "</p>"
-                )
+                out.append(f"<p>{_text(value, url)}</p>")
         return "\n".join(out).strip(), nest_toc_tokens(tokens)
 
     def _permalink(self, anchor: str, url: Callable[[str], str]) -> str:
@@ -137,8 +141,12 @@ class PlainPages:
         return self.convert(page, lambda link: link) == expected
 
 
-def _link(piece: tuple[str, str], url: Callable[[str], str]) -> str:
-    return f'<a href="{_escape_attrib_html(url(piece[1]))}">{piece[0]}</a>'
+def _text(pieces: list[Any], url: Callable[[str], str]) -> str:
+    """A line's HTML from its pieces (`_inline`), a link's address rewritten by `url`."""
+    return "".join(
+        f'<a href="{_escape_attrib_html(url(piece[1]))}">{piece[0]}</a>' if isinstance(piece, tuple) else piece
+        for piece in pieces
+    )
 
 
 def _shape(block: list[str], stashed: list[str]) -> list[tuple[str, Any]] | None:
@@ -160,6 +168,14 @@ def _shape(block: list[str], stashed: list[str]) -> list[tuple[str, Any]] | None
     if len(block) == 1 and first == first.strip() and _BLOCK_START.match(first):
         pieces = _inline(first, headings=False)
         return None if pieces is None else [("paragraph", pieces)]
+    items = [_ITEM.fullmatch(line) for line in block]
+    if all(items):  # a tight list: each item's text as a paragraph's, without the <p>
+        texts = [
+            _inline(found.group(1), headings=False) if _BLOCK_START.match(found.group(1)) else None
+            for found in items
+            if found
+        ]
+        return None if any(text is None for text in texts) else [("list", texts)]
     return None
 
 
@@ -212,12 +228,27 @@ def _outside(text: str, pieces: list[Any], marks: dict[str, int], *, headings: b
 
 
 def _tagged(text: str, pieces: list[Any], marks: dict[str, int], *, tags: bool) -> bool:
+    """Adds the pieces of text outside code spans and links: inline tags, then bold text (not in a
+    link's text or a heading, `tags` False), then text."""
     at = 0
     for tag in _TAG.finditer(text) if tags else []:
-        if not _words(text[at : tag.start()], pieces, marks) or tag.group(1).lower() not in _INLINE_TAGS:
+        if not _bold(text[at : tag.start()], pieces, marks) or tag.group(1).lower() not in _INLINE_TAGS:
             return False
         pieces.append(tag.group(0))
         at = tag.end()
+    return _bold(text[at:], pieces, marks) if tags else _words(text[at:], pieces, marks)
+
+
+def _bold(text: str, pieces: list[Any], marks: dict[str, int]) -> bool:
+    """`**text**` (two asterisks each side, text without one and not starting or ending in a space) as
+    <strong>: the only asterisks left, so no other emphasis pattern can read them."""
+    at = 0
+    for bold in _STRONG.finditer(text):
+        words: list[Any] = []
+        if not _words(text[at : bold.start()], pieces, marks) or not _words(bold.group(1), words, marks):
+            return False
+        pieces.append("<strong>" + "".join(words) + "</strong>")
+        at = bold.end()
     return _words(text[at:], pieces, marks)
 
 
