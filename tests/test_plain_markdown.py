@@ -116,6 +116,45 @@ def test_seeded_random_pages_are_written_plain_only_as_markdown_writes_them(exam
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        f"{MARK}x *a **b****c**\n",  # a run of * pairs a lone * with one of a bold's: <em>
+        f"{MARK}x***a****b**\n",
+        f"{MARK}- a *b **c****d**\n",
+        f"{MARK}x**b***a**b**\n",
+        f"{MARK}a*b **x** c **y**_ ~**z**\n",  # Markdown 3.11 writes <strong>~</strong>z**
+        f"{MARK}a* **b** c\n",  # any other * _ or ~ beside bold text
+        f'{MARK}<div class="x">\n~~~\na\n~~~\n</div>\n',  # fenced code is read before raw blocks
+        f"{MARK}<summary />x\n```\n!!! note\n```\n[a](x.md)</summary>\n",
+        f"{MARK}<div/x>a</div>\n",  # not block-level to Markdown's postprocessor: kept in a <p>
+        f'{MARK}<div\u00a0class="x">a</div>\n',
+        "    \n# a\n",  # a first line of spaces is an indented code block
+        f"{MARK}a\n\n<!-- c -->\n\nb\n",  # a comment after the first block is kept without a blank line
+    ],
+)
+def test_what_a_review_found_written_otherwise_is_left_to_markdown(example: tuple[Any, Any, Path], text: str) -> None:
+    config, files, _ = example
+    converter = PageConverter(config, files)
+    file = next(file for file in files.documentation_pages() if file.src_uri.startswith("runs/"))
+    markdown, ours, plain = _both(converter, text, file, config, files)
+    assert not plain
+    assert ours == markdown
+
+
+def test_bold_text_with_no_other_emphasis_mark_is_written_plain(example: tuple[Any, Any, Path]) -> None:
+    config, files, _ = example
+    converter = PageConverter(config, files)
+    file = next(file for file in files.documentation_pages() if file.src_uri.startswith("runs/"))
+    text = f"{MARK}- **acceptance** = draft&#95;accepted / **draft** (higher is better)\n"
+    markdown, ours, plain = _both(converter, text, file, config, files)
+    assert plain
+    assert ours == markdown
+    assert "<li><strong>acceptance</strong> = draft&#95;accepted / <strong>draft</strong> (higher" in converter.html(
+        ours[0].html
+    )
+
+
+@pytest.mark.parametrize(
     ("extension", "settings"),
     [
         ("smarty", {}),

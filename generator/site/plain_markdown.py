@@ -40,8 +40,10 @@ _KNOWN: dict[str, tuple[dict[str, Any], ...]] = {
     "md_in_html": ({},),
     "pymdownx.tilde": ({}, {"subscript": False}, {"subscript": True}),  # one ~ at most: never a subscript
 }
-# what Markdown's source normalisation would change, and what no shape below holds: left to Markdown
+# left to Markdown (`_unusual`): what its source normalisation would change, what no shape below
+# holds, and a fence, in a raw block too
 _UNUSUAL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f\x85\u2028\u2029]")
+_FENCE = re.compile(r"^[ ]*(?:```|~~~)", re.M)
 _HEADING = re.compile(r"(#{1,6}) ([^#\s](?:.*[^#\s])?)")  # a # of its own is not plain text (`_PLAIN`)
 _COMMENT = re.compile(r"<!--(?:(?!--)[^<>])*-->")
 _CODE = re.compile(r"`([^`\\]+)`")
@@ -53,7 +55,7 @@ _ENTITY = re.compile(r"&(?:#[0-9]+|#x[0-9a-fA-F]+|[a-zA-Z0-9]+);")
 _PLAIN = re.compile(r"[^`\\\[\]<>&{}#!|\x00-\x1f]*")
 _EMPHASIS = "*_~"  # one of each at most: every emphasis or strike-through pattern needs two
 _ITEM = re.compile(r"- (\S(?:.*\S)?)")  # a list item of one line
-_STRONG = re.compile(r"\*\*([^*\s](?:[^*]*[^*\s])?)\*\*")
+_STRONG = re.compile(r"(?<!\*)\*\*([^*\s](?:[^*]*[^*\s])?)\*\*(?!\*)")  # a third * would pair otherwise
 # a paragraph's first character: not a list, quote, rule, table, fence, definition or block tag
 _BLOCK_START = re.compile(
     r"\*\*[^*\s]|[A-Za-z(\"'&]|\[[^\]]*\]\(|[0-9]+(?![0-9]*[.)])|<(?:" + "|".join(_INLINE_TAGS) + r")[ >]"
@@ -70,6 +72,7 @@ class PlainPages:
 
     def __init__(self, md: markdown.Markdown, raw: Raw, *, extensions: list[Any], settings: dict[str, Any]) -> None:
         self.md, self.raw = md, raw
+        self.block_level: Callable[[str], bool] = md.postprocessors["raw_html"].isblocklevel  # its own test
         toc = md.treeprocessors["toc"] if "toc" in md.treeprocessors else None  # noqa: SIM401  # a Registry has no get
         self.on = toc is not None and _known(extensions, settings)
         if toc is not None:
@@ -85,7 +88,7 @@ class PlainPages:
         """The page's HTML and toc tokens, or None when a block is not a known shape. `url` is
         MkDocs' link rewriting, called only once the whole page is known to be plain, in the
         order Markdown's tree walk meets the links (a heading's permalink after its text)."""
-        if not self.on or _UNUSUAL.search(text):
+        if not self.on or _unusual(text):
             return None
         stashed: list[str] = []
 
@@ -93,9 +96,13 @@ class PlainPages:
             stashed.append(block)
             return f"\0{len(stashed) - 1}"  # no page holds a NUL (`_UNUSUAL`)
 
+        lines = self.raw(text.split("\n"), store)
+        if not all(map(self.block_level, stashed)):  # Markdown would keep it in a <p> (`<div/x>`)
+            return None
+
         parts: list[tuple[str, Any]] = []
-        for block in _blocks(self.raw(text.split("\n"), store)):
-            shaped = _shape(block, stashed)
+        for block in _blocks(lines):
+            shaped = _shape(block, stashed, opening=not parts)
             if shaped is None or (shaped[0][0] == "list" and parts and parts[-1][0] == "list"):
                 return None  # two lists a blank line apart are one loose list
             parts += shaped
@@ -149,12 +156,13 @@ def _text(pieces: list[Any], url: Callable[[str], str]) -> str:
     )
 
 
-def _shape(block: list[str], stashed: list[str]) -> list[tuple[str, Any]] | None:
-    """A block as the parts `_write` writes: a raw block, a comment, headings or a paragraph."""
+def _shape(block: list[str], stashed: list[str], *, opening: bool) -> list[tuple[str, Any]] | None:
+    """A block as the parts `_write` writes: a raw block, the page's opening comment (the
+    generated mark: one later in the page is kept otherwise), headings, a paragraph or a list."""
     first = block[0]
     if len(block) == 1 and first.startswith("\0"):
         return [("raw", stashed[int(first[1:])])]
-    if len(block) == 1 and _COMMENT.fullmatch(first):
+    if len(block) == 1 and opening and _COMMENT.fullmatch(first):
         return [("raw", first + "\n")]  # as md_in_html keeps it
     headings = [_HEADING.fullmatch(line) for line in block]
     if all(headings):
@@ -179,6 +187,14 @@ def _shape(block: list[str], stashed: list[str]) -> list[tuple[str, Any]] | None
     return None
 
 
+def _unusual(text: str) -> bool:
+    """Does the page hold what `_UNUSUAL` or `_FENCE` names, or open with a space (a first line of
+    spaces is an indented code block, not a blank line)? One regex of all three took 0.5 ms."""
+    if text.startswith(" ") or _UNUSUAL.search(text):
+        return True
+    return ("```" in text or "~~~" in text) and _FENCE.search(text) is not None
+
+
 def _blocks(lines: list[str]) -> list[list[str]]:
     """The page's blocks: its runs of lines between blank ones."""
     blocks: list[list[str]] = []
@@ -201,7 +217,7 @@ def _inline(text: str, *, headings: bool) -> list[Any] | None:
     if "``" in text or "![" in text:
         return None
     pieces: list[Any] = []
-    marks = {mark: 0 for mark in _EMPHASIS}
+    marks = {mark: 0 for mark in _EMPHASIS} | {"**": 0}  # and the bold spans
     at = 0
     for code in [] if headings else _CODE.finditer(text):
         if not _outside(text[at : code.start()], pieces, marks, headings=headings):
@@ -210,7 +226,9 @@ def _inline(text: str, *, headings: bool) -> list[Any] | None:
         at = code.end()
     if not _outside(text[at:], pieces, marks, headings=headings):
         return None
-    return pieces if all(count <= 1 for count in marks.values()) else None
+    lone = [marks[mark] for mark in _EMPHASIS]
+    # Markdown pairs the delimiters of a line as a whole: beside bold text, no other * _ or ~
+    return pieces if max(lone) <= 1 and not (marks["**"] and any(lone)) else None
 
 
 def _outside(text: str, pieces: list[Any], marks: dict[str, int], *, headings: bool) -> bool:
@@ -240,14 +258,15 @@ def _tagged(text: str, pieces: list[Any], marks: dict[str, int], *, tags: bool) 
 
 
 def _bold(text: str, pieces: list[Any], marks: dict[str, int]) -> bool:
-    """`**text**` (two asterisks each side, text without one and not starting or ending in a space) as
-    <strong>: the only asterisks left, so no other emphasis pattern can read them."""
+    """`**text**` (two asterisks each side, text without one and not starting or ending in a space,
+    no third * beside them) as <strong>, on a line with no other * _ or ~ (`_inline`)."""
     at = 0
     for bold in _STRONG.finditer(text):
         words: list[Any] = []
         if not _words(text[at : bold.start()], pieces, marks) or not _words(bold.group(1), words, marks):
             return False
         pieces.append("<strong>" + "".join(words) + "</strong>")
+        marks["**"] += 1
         at = bold.end()
     return _words(text[at:], pieces, marks)
 
