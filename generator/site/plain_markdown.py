@@ -294,6 +294,7 @@ def _plain(text: str, marks: dict[str, int]) -> bool:
 
 
 def _known(extensions: list[Any], settings: dict[str, Any]) -> bool:
+    """Are the extensions (by name) and their settings all in `_KNOWN`, in any order?"""
     if not all(isinstance(name, str) and name in _KNOWN for name in extensions):
         return False
     return all(name in extensions and settings[name] in _KNOWN[name] for name in settings)
@@ -306,6 +307,7 @@ _CANARY = "\n\n".join(
         "## Summary\n### Summary",
         'Intervals: s_log / √n (see [methods](../methods.md)), <span class="x">unverified</span> and `a<b & c`.',
         "A lone * and ~ and 2 trials &#37; 50.",
+        "- **acceptance** = accepted / drafted\n- (per trial) [charts](#charts)",
         '<div class="bl-x" markdown="0">\n<p>kept</p>\n</div>',
         "## Files",
         "<details>\n<summary>3 files</summary>\n</details>",
