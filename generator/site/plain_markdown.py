@@ -144,7 +144,6 @@ class PlainPages:
         """Does the canary convert the same both ways (links left as written)?"""
         self.md.reset()
         expected = (self.md.convert(page), list(getattr(self.md, "toc_tokens", [])))
-        self.md.reset()
         return self.convert(page, lambda link: link) == expected
 
 
@@ -169,20 +168,16 @@ def _shape(block: list[str], stashed: list[str], *, opening: bool) -> list[tuple
         out: list[tuple[str, Any]] = []
         for found in headings:
             assert found is not None
-            if _inline(found.group(2), headings=True) is None:
+            if not _heading_text(found.group(2)):
                 return None
             out.append(("heading", (len(found.group(1)), found.group(2))))
         return out
     if len(block) == 1 and first == first.strip() and _BLOCK_START.match(first):
-        pieces = _inline(first, headings=False)
+        pieces = _inline(first)
         return None if pieces is None else [("paragraph", pieces)]
     items = [_ITEM.fullmatch(line) for line in block]
     if all(items):  # a tight list: each item's text as a paragraph's, without the <p>
-        texts = [
-            _inline(found.group(1), headings=False) if _BLOCK_START.match(found.group(1)) else None
-            for found in items
-            if found
-        ]
+        texts = [_inline(found.group(1)) if _BLOCK_START.match(found.group(1)) else None for found in items if found]
         return None if any(text is None for text in texts) else [("list", texts)]
     return None
 
@@ -210,31 +205,37 @@ def _blocks(lines: list[str]) -> list[list[str]]:
     return blocks
 
 
-def _inline(text: str, *, headings: bool) -> list[Any] | None:
+def _heading_text(text: str) -> bool:
+    """Is a heading's text only text and entities, which Markdown writes as they are?"""
+    marks = dict.fromkeys(_EMPHASIS, 0)
+    return _words(text, [], marks) and max(marks.values()) <= 1
+
+
+def _inline(text: str) -> list[Any] | None:
     """The HTML pieces of a line of text (a link as (its HTML text, its address)), or None when
     an inline pattern could read it otherwise: code spans, then links, then tags, then entities,
-    as Markdown's patterns take them; a heading holds only text and entities."""
+    as Markdown's patterns take them."""
     if "``" in text or "![" in text:
         return None
     pieces: list[Any] = []
-    marks = {mark: 0 for mark in _EMPHASIS} | {"**": 0}  # and the bold spans
+    marks = dict.fromkeys(_EMPHASIS, 0) | {"**": 0}  # and the bold spans
     at = 0
-    for code in [] if headings else _CODE.finditer(text):
-        if not _outside(text[at : code.start()], pieces, marks, headings=headings):
+    for code in _CODE.finditer(text):
+        if not _outside(text[at : code.start()], pieces, marks):
             return None
         pieces.append(f"<code>{code_escape(code.group(1).strip())}</code>")
         at = code.end()
-    if not _outside(text[at:], pieces, marks, headings=headings):
+    if not _outside(text[at:], pieces, marks):
         return None
     lone = [marks[mark] for mark in _EMPHASIS]
     # Markdown pairs the delimiters of a line as a whole: beside bold text, no other * _ or ~
     return pieces if max(lone) <= 1 and not (marks["**"] and any(lone)) else None
 
 
-def _outside(text: str, pieces: list[Any], marks: dict[str, int], *, headings: bool) -> bool:
-    """Adds the pieces of text outside code spans: links (not in a heading), then tags and text."""
+def _outside(text: str, pieces: list[Any], marks: dict[str, int]) -> bool:
+    """Adds the pieces of text outside code spans: links, then tags and text."""
     at = 0
-    for link in [] if headings else _LINK.finditer(text):
+    for link in _LINK.finditer(text):
         if not _tagged(text[at : link.start()], pieces, marks, tags=True):
             return False
         words: list[Any] = []
@@ -242,12 +243,12 @@ def _outside(text: str, pieces: list[Any], marks: dict[str, int], *, headings: b
             return False
         pieces.append(("".join(words), link.group(2)))
         at = link.end()
-    return _tagged(text[at:], pieces, marks, tags=not headings)
+    return _tagged(text[at:], pieces, marks, tags=True)
 
 
 def _tagged(text: str, pieces: list[Any], marks: dict[str, int], *, tags: bool) -> bool:
     """Adds the pieces of text outside code spans and links: inline tags, then bold text (not in a
-    link's text or a heading, `tags` False), then text."""
+    link's text, `tags` False), then text."""
     at = 0
     for tag in _TAG.finditer(text) if tags else []:
         if not _bold(text[at : tag.start()], pieces, marks) or tag.group(1).lower() not in _INLINE_TAGS:
